@@ -1,0 +1,86 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Every Swift target gets the same strictness: Swift 6 language mode (strict concurrency).
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Courier",
+    products: [
+        .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "CourierURL", targets: ["CourierURL"]),
+        .library(name: "CourierManifest", targets: ["CourierManifest"]),
+        .library(name: "Courier", targets: ["Courier"]),
+        .executable(name: "courierd", targets: ["courierd"]),
+        .executable(name: "courier", targets: ["courier"]),
+        .executable(name: "todolist", targets: ["todolist"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // libdbus-1 through pkg-config; only the DBus module imports it.
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(name: "CourierURL"),
+        .target(name: "CourierManifest", dependencies: ["CourierURL"]),
+        .target(
+            name: "CourierBroker",
+            dependencies: [
+                "DBus", "CourierURL", "CourierManifest",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "Courier", dependencies: ["DBus", "CourierURL"]),
+        .executableTarget(
+            name: "courierd",
+            dependencies: [
+                "CourierBroker",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "courier",
+            dependencies: [
+                "Courier", "CourierURL", "CourierManifest",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "todolist",
+            dependencies: [
+                "Courier", "CourierURL",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Release-built benchmark harness: `swift run -c release courier-bench`.
+        .executableTarget(
+            name: "courier-bench",
+            dependencies: ["DBus", "CourierURL", "CourierManifest", "Courier", "CourierBroker"]
+        ),
+        // A private dbus-daemon per test suite, shared by every test that says "bus".
+        .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
+        .testTarget(name: "CourierURLTests", dependencies: ["CourierURL"]),
+        .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest"]),
+        .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["Courier", "CourierBroker", "DBus", "BusTestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

@@ -1,0 +1,13 @@
+import ArgumentParser
+
+/// `courier`: open URLs, drop files and inspect the registry from the shell.
+@main
+struct CourierCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "courier",
+        abstract: "Open URLs and files in the app that owns them, and inspect the Courier registry.",
+        subcommands: [
+            // Each subcommand lives in its own file: <Name>Command.swift.
+        ]
+    )
+}
