@@ -32,10 +32,12 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "CourierURL"),
         .target(name: "CourierManifest", dependencies: ["CourierURL"]),
+        // fd -> atomic file in an app's Documents/Inbox; the file system edge of DropFiles.
+        .target(name: "CourierInbox", dependencies: ["CourierManifest"]),
         .target(
             name: "CourierBroker",
             dependencies: [
-                "DBus", "CourierURL", "CourierManifest",
+                "DBus", "CourierURL", "CourierManifest", "CourierInbox",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -72,6 +74,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest"]),
+        .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CourierManifest"]),
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest"]),
         .testTarget(
             name: "IntegrationTests",
