@@ -57,10 +57,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The todolist example's model: its URL format, items and store (testable without the app).
+        .target(name: "TodoListKit", dependencies: ["CourierURL"]),
         .executableTarget(
             name: "todolist",
             dependencies: [
-                "Courier", "CourierURL",
+                "Courier", "CourierURL", "TodoListKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -74,6 +76,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest"]),
+        .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CourierManifest"]),
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest"]),
         .testTarget(
