@@ -1,0 +1,26 @@
+/// What the broker core needs to know about one registered app, independent of how manifests are
+/// stored: its identity, how to start it, how long it may take, and which schemes it may query.
+public struct AppDescriptor: Sendable, Hashable {
+    /// Reverse-DNS bundle identifier; also the app's bus name.
+    public var bundleID: String
+    /// The command to launch the app, executed directly (no shell); `argv[0]` is a path containing
+    /// `/` or a bare name looked up on `PATH`. `nil` when the app is started by other means and
+    /// only checks in (the broker then cannot launch it).
+    public var launchArguments: [String]?
+    /// How long a launched process has to call `CheckIn` before it is terminated.
+    public var launchTimeout: Duration
+    /// `LSApplicationQueriesSchemes`: the schemes this app may ask about with `CanOpenURL`.
+    public var queriesSchemes: Set<String>
+
+    public init(
+        bundleID: String,
+        launchArguments: [String]?,
+        launchTimeout: Duration = .seconds(10),
+        queriesSchemes: Set<String> = []
+    ) {
+        self.bundleID = bundleID
+        self.launchArguments = launchArguments
+        self.launchTimeout = launchTimeout
+        self.queriesSchemes = queriesSchemes
+    }
+}

@@ -1,0 +1,53 @@
+/// The edge of the broker core that calls an app: the D-Bus adapter implements it with
+/// `org.courier.Application1.OpenURL`; tests implement it in process.
+public protocol Deliverer: Sendable {
+    /// Delivers one request to the app behind `endpoint` and returns its answer.
+    ///
+    /// Throws `AppFailed` when the app errs, leaves the bus or dies before answering, and
+    /// `LaunchTimeout`-free errors only: the core handles launching. Must return (or throw) within
+    /// `delivery.timeout`.
+    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer
+}
+
+/// The address of a checked-in app on the bus.
+public struct AppEndpoint: Sendable, Hashable {
+    public var bundleID: String
+    /// The unique connection name that checked in (e.g. `:1.42`).
+    public var uniqueName: String
+
+    public init(bundleID: String, uniqueName: String) {
+        self.bundleID = bundleID
+        self.uniqueName = uniqueName
+    }
+}
+
+/// One request on its way to an app.
+public struct Delivery: Sendable {
+    public var requestID: UInt64
+    public var url: String
+    public var sourceApplication: String
+    public var appOptions: [String: any Sendable]
+    /// True when this is the request the app was launched for (its `CheckIn` returned it).
+    public var isLaunchRequest: Bool
+    public var timeout: Duration?
+
+    public init(requestID: UInt64, url: String, sourceApplication: String, appOptions: [String: any Sendable], isLaunchRequest: Bool, timeout: Duration?) {
+        self.requestID = requestID
+        self.url = url
+        self.sourceApplication = sourceApplication
+        self.appOptions = appOptions
+        self.isLaunchRequest = isLaunchRequest
+        self.timeout = timeout
+    }
+}
+
+/// The app's answer to a delivery.
+public struct DeliveryAnswer: Sendable {
+    public var handled: Bool
+    public var reply: [String: any Sendable]
+
+    public init(handled: Bool, reply: [String: any Sendable] = [:]) {
+        self.handled = handled
+        self.reply = reply
+    }
+}

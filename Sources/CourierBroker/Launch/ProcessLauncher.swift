@@ -1,0 +1,105 @@
+public import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Spawns app processes with `posix_spawn` — argv executed directly, never through a shell — and
+/// reaps them.
+///
+/// The child gets the launcher's base environment plus `DBUS_SESSION_BUS_ADDRESS` (the bus the
+/// broker is on), `COURIER_BUNDLE_ID` and `COURIER_CONTAINER`; its container (with `Documents/`) is
+/// created first. Signal dispositions and the mask are reset to defaults in the child (the broker
+/// ignores SIGPIPE; apps should not inherit that). Every child is reaped by a small dedicated
+/// thread blocked in `waitpid(pid)`: libdispatch has no process sources on Linux, and a
+/// `waitpid(-1)` reaper would steal the children of other parts of the process.
+public final class ProcessLauncher: Launcher {
+    private let baseEnvironment: [String: String]
+    private let containers: ContainerLocation
+    /// pids spawned and not yet reaped: `terminate` never signals a pid that may have been reused.
+    private let live = Mutex<Set<Int32>>([])
+
+    /// - Parameters:
+    ///   - environment: the base environment of every app (defaults to the broker's own).
+    ///   - busAddress: exported as `DBUS_SESSION_BUS_ADDRESS` when given.
+    ///   - containers: where containers are created (defaults to the XDG data home of `environment`).
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, busAddress: String? = nil, containers: ContainerLocation? = nil) {
+        var environment = environment
+        if let busAddress { environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
+        self.baseEnvironment = environment
+        self.containers = containers ?? ContainerLocation(environment: environment)
+    }
+
+    public func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(BrokerError) -> Int32 {
+        guard let name = spec.arguments.first, !name.isEmpty else {
+            throw BrokerError(.launchFailed, "\(spec.bundleID) has an empty launch command; set CourierLaunchArguments in its manifest")
+        }
+        guard !spec.arguments.contains(where: { $0.contains("\0") }) else {
+            throw BrokerError(.launchFailed, "the launch command of \(spec.bundleID) contains a NUL byte")
+        }
+        var environment = baseEnvironment.merging(spec.environment) { _, new in new }
+        let path = try executablePath(for: name, bundleID: spec.bundleID, searchPath: environment["PATH"])
+        let container = try containers.prepareContainer(for: spec.bundleID)
+        environment["COURIER_BUNDLE_ID"] = spec.bundleID
+        environment["COURIER_CONTAINER"] = container.path
+
+        let pid = try spawn(path: path, arguments: spec.arguments, environment: environment, bundleID: spec.bundleID)
+        live.withLock { _ = $0.insert(pid) }
+        let reaper = Thread { [self] in
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            live.withLock { _ = $0.remove(pid) }
+            onExit(pid, ExitStatus(waitStatus: status))
+        }
+        reaper.stackSize = 256 * 1024
+        reaper.name = "courier-reaper-\(pid)"
+        reaper.start()
+        return pid
+    }
+
+    public func terminate(pid: Int32, grace: Duration) {
+        guard live.withLock({ $0.contains(pid) }) else { return }
+        kill(pid, SIGTERM)
+        Task { [self] in
+            try? await Task.sleep(for: grace)
+            if live.withLock({ $0.contains(pid) }) { kill(pid, SIGKILL) }
+        }
+    }
+
+    /// Resolves argv[0]: a path containing `/` is used as it is; a bare name is looked up on `PATH`.
+    private func executablePath(for name: String, bundleID: String, searchPath: String?) throws(BrokerError) -> String {
+        if name.contains("/") { return name }
+        let directories = (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map(String.init)
+        for directory in directories where !directory.isEmpty {
+            let candidate = directory + "/" + name
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        throw BrokerError(.launchFailed, "cannot launch \(bundleID): '\(name)' was not found on PATH (\(searchPath ?? "unset")); install it or give a path in CourierLaunchArguments")
+    }
+
+    private func spawn(path: String, arguments: [String], environment: [String: String], bundleID: String) throws(BrokerError) -> Int32 {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, nil, &attributes, argv, envp)
+        guard result == 0 else {
+            throw BrokerError(.launchFailed, "cannot launch \(bundleID): exec of \(path) failed: \(String(cString: strerror(result))) (errno \(result)); check CourierLaunchArguments in its manifest")
+        }
+        return pid
+    }
+}
