@@ -42,6 +42,8 @@ let package = Package(
             ]
         ),
         .target(name: "Courier", dependencies: ["DBus", "CourierURL"]),
+        // The freedesktop edge: desktop entries, mimeapps.list, hand-off to gio / xdg-open.
+        .target(name: "CourierDesktop"),
         .executableTarget(
             name: "courierd",
             dependencies: [
@@ -78,6 +80,7 @@ let package = Package(
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest"]),
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CourierManifest"]),
+        .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop"]),
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest"]),
         .testTarget(
             name: "IntegrationTests",

@@ -1,0 +1,71 @@
+/// A Courier app as the desktop sees it: one desktop entry that hands the URL schemes the app owns
+/// to Courier.
+///
+/// Validated on creation, so everything it holds is safe to put in a file name, a desktop entry
+/// key and a `mimeapps.list` key: invalid values cannot be represented.
+public struct DesktopApp: Sendable, Equatable, Hashable {
+    /// The app's bundle identifier (`com.acme.todolist`).
+    public let bundleIdentifier: String
+    /// What desktop pickers show (`CFBundleDisplayName` / `CFBundleName`; the id when empty).
+    public let name: String
+    /// The schemes the app owns, lowercased, without duplicates, in declaration order.
+    public let schemes: [String]
+
+    public init(bundleIdentifier: String, name: String, schemes: [String]) throws(DesktopIntegrationError) {
+        guard Self.isValidBundleIdentifier(bundleIdentifier) else {
+            throw .invalidBundleIdentifier(bundleIdentifier)
+        }
+        var seen = Set<String>()
+        var normalized: [String] = []
+        for scheme in schemes {
+            guard Self.isValidScheme(scheme) else { throw .invalidScheme(scheme) }
+            let lowered = scheme.lowercased()
+            if seen.insert(lowered).inserted { normalized.append(lowered) }
+        }
+        self.bundleIdentifier = bundleIdentifier
+        let trimmed = name.trimmingWhitespace
+        self.name = trimmed.isEmpty ? bundleIdentifier : trimmed
+        self.schemes = normalized
+    }
+
+    /// The desktop file id: `courier-<bundle-id>.desktop`.
+    public var desktopFileID: String { "courier-\(bundleIdentifier).desktop" }
+
+    /// The MIME types the entry declares: `x-scheme-handler/<scheme>` for each owned scheme.
+    public var mimeTypes: [String] { schemes.map { "x-scheme-handler/\($0)" } }
+
+    /// Reverse-DNS letters, digits, `.`, `-`, `_`; no empty label; not a path.
+    static func isValidBundleIdentifier(_ id: String) -> Bool {
+        guard !id.isEmpty, id.utf8.count <= 200 else { return false }
+        let allowed = id.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2E || byte == 0x2D || byte == 0x5F
+        }
+        guard allowed else { return false }
+        return id.split(separator: ".", omittingEmptySubsequences: false).allSatisfy {
+            !$0.isEmpty && !$0.hasPrefix("-")
+        }
+    }
+
+    /// RFC 3986: `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`.
+    static func isValidScheme(_ scheme: String) -> Bool {
+        let bytes = Array(scheme.utf8)
+        guard let first = bytes.first, bytes.count <= 255, isAlpha(first) else { return false }
+        return bytes.dropFirst().allSatisfy {
+            isAlpha($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E
+        }
+    }
+
+    private static func isAlpha(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        var view = Substring(self)
+        while let first = view.first, first.isWhitespace { view = view.dropFirst() }
+        while let last = view.last, last.isWhitespace { view = view.dropLast() }
+        return String(view)
+    }
+}

@@ -1,0 +1,184 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Every C call of CourierDesktop goes through this file, so the unsafe surface is one screen.
+enum Syscalls {
+    // MARK: Files
+
+    /// The whole content of a regular file, or `nil` when it does not exist (`ENOENT`).
+    static func readFile(_ path: String) throws(DesktopIntegrationError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw .fileSystem(operation: "open", path: path, errno: errno)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .fileSystem(operation: "read", path: path, errno: errno)
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Replaces `path` atomically: a temporary file in the same folder, `fsync`, `rename(2)`.
+    ///
+    /// Readers see the old content or the new, never a mix. The existing file's permission bits
+    /// are kept; a new file gets `mode`. When `path` is a symbolic link its target is replaced, so
+    /// a dotfile manager's link keeps working. Missing parent folders are created with 0700 (XDG).
+    static func writeFileAtomically(
+        _ path: String, _ bytes: [UInt8], mode: mode_t = 0o644
+    ) throws(DesktopIntegrationError) {
+        let target = try resolvedTarget(path)
+        let directory = Path.directory(of: target)
+        try makeDirectories(directory)
+        var mode = mode
+        var info = stat()
+        if stat(target, &info) == 0 { mode = info.st_mode & 0o7777 }
+
+        var template = Array(Path.join(directory, ".\(Path.lastComponent(of: target)).XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd < 0 { throw .fileSystem(operation: "create a temporary file in", path: directory, errno: errno) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var succeeded = false
+        defer {
+            close(fd)
+            if !succeeded { unlink(temporary) }
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .fileSystem(operation: "write", path: temporary, errno: errno)
+            }
+            offset += written
+        }
+        if fchmod(fd, mode) != 0 { throw .fileSystem(operation: "chmod", path: temporary, errno: errno) }
+        if fsync(fd) != 0 { throw .fileSystem(operation: "fsync", path: temporary, errno: errno) }
+        if rename(temporary, target) != 0 { throw .fileSystem(operation: "rename onto", path: target, errno: errno) }
+        succeeded = true
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            _ = fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    /// Removes a file; a file that is already gone is not an error. Returns whether it existed.
+    @discardableResult
+    static func removeFile(_ path: String) throws(DesktopIntegrationError) -> Bool {
+        let target = try resolvedTarget(path)
+        if unlink(target) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw .fileSystem(operation: "remove", path: target, errno: errno)
+    }
+
+    /// `mkdir -p` with mode 0700 for the folders it creates, as the XDG specification asks.
+    static func makeDirectories(_ path: String) throws(DesktopIntegrationError) {
+        if isDirectory(path) { return }
+        let parent = Path.directory(of: path)
+        if parent != path { try makeDirectories(parent) }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw .fileSystem(operation: "create folder", path: path, errno: errno)
+        }
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    static func isExecutableFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
+    }
+
+    /// Names of the entries of a folder (without `.` and `..`); empty when it does not exist.
+    static func directoryEntries(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// The final target of `path` when it is a symbolic link, else `path` itself.
+    private static func resolvedTarget(_ path: String) throws(DesktopIntegrationError) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return path }
+        guard let resolved = realpath(path, nil) else {
+            throw .fileSystem(operation: "resolve symbolic link", path: path, errno: errno)
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    // MARK: Processes
+
+    /// Starts `path` with exactly `arguments` as its argv (argv[0] included) and `environment`:
+    /// `posix_spawn(3)`, no shell. Standard input is `/dev/null`; the signal mask is emptied and
+    /// every signal handler reset, so the child does not inherit the parent's choices (an ignored
+    /// SIGPIPE, a blocked SIGCHLD).
+    static func spawn(
+        path: String, arguments: [String], environment: [String: String], discardOutput: Bool
+    ) throws(DesktopIntegrationError) -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if discardOutput {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal: Int32 in 1..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        if result != 0 { throw .spawnFailed(program: path, errno: result) }
+        return pid
+    }
+
+    /// Waits for `pid` to end (retrying on `EINTR`) and decodes its wait status.
+    static func wait(for pid: pid_t, program: String) throws(DesktopIntegrationError) -> ExitStatus {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno == EINTR { continue }
+            throw .fileSystem(operation: "waitpid for", path: program, errno: errno)
+        }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift cannot import.
+        let signal = status & 0x7f
+        if signal == 0 { return .exited((status >> 8) & 0xff) }
+        return .signaled(signal)
+    }
+}

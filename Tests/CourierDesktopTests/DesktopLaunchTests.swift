@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import CourierDesktop
+
+/// End to end without the broker: the entry's `Exec` points at a recorder instead of courier, and
+/// the real `gio open` and `xdg-open` launch it for hostile URLs; the recorded argv must be the
+/// fixed arguments, `--`, then the URL byte for byte.
+@Suite struct DesktopLaunchTests {
+    static let fixed = ["open", "--desktop-entry", "--"]
+
+    func registerRecorder(in home: TemporaryDesktopHome) throws -> (output: String, recorder: String) {
+        let output = home.root + "/argv"
+        let recorder = try home.makeRecorder(output: output)
+        let exec = try DesktopExec(command: [recorder, "open", "--desktop-entry"])
+        let desktop = DesktopIntegration(directories: home.directories, exec: exec, environment: home.environment())
+        try desktop.register(DesktopApp(bundleIdentifier: "com.acme.todolist", name: "Todo List", schemes: ["todolist"]))
+        return (output, recorder)
+    }
+
+    @Test(arguments: hostileURLs)
+    func gioOpenDeliversTheURLByteExact(_ url: String) throws {
+        let home = try TemporaryDesktopHome()
+        let (output, _) = try registerRecorder(in: home)
+        let result = try run("/usr/bin/gio", ["open", "--", url], environment: home.environment())
+        #expect(result.status == 0)
+        #expect(home.recordedArguments(at: output) == Self.fixed + [url])
+    }
+
+    @Test(arguments: hostileURLs)
+    func xdgOpenGenericPathDeliversTheURLByteExact(_ url: String) throws {
+        let home = try TemporaryDesktopHome()
+        let (output, _) = try registerRecorder(in: home)
+        let result = try run("/usr/bin/xdg-open", [url], environment: home.environment(display: true))
+        #expect(result.status == 0)
+        #expect(home.recordedArguments(at: output) == Self.fixed + [url])
+    }
+
+    /// GLib implements the Exec quoting rules, so a courier installed under a path with blanks and
+    /// shell characters still runs, and fixed arguments with `\\` and `%` arrive intact
+    /// (xdg-utils 1.1.3 splits Exec on blanks: see docs/desktop.md).
+    @Test func gioRunsACommandWhosePathAndArgumentsNeedQuoting() throws {
+        let home = try TemporaryDesktopHome()
+        let output = home.root + "/argv"
+        let recorder = try home.makeRecorder(named: "../My $Apps `x` \"q\"/recorder", output: output)
+        let exec = try DesktopExec(command: [recorder, "a\\b", "100%", "it's"])
+        #expect(!exec.isSafeForXDGOpen)
+        let desktop = DesktopIntegration(directories: home.directories, exec: exec, environment: home.environment())
+        try desktop.register(DesktopApp(bundleIdentifier: "com.acme.todolist", name: "Todo List", schemes: ["todolist"]))
+        let validation = try run("/usr/bin/desktop-file-validate", [desktop.entryPath(for: "com.acme.todolist")], environment: home.environment())
+        #expect(validation.status == 0 && validation.output.isEmpty, "\(validation.output)")
+        let url = hostileURLs[3]
+        let result = try run("/usr/bin/gio", ["open", url], environment: home.environment())
+        #expect(result.status == 0)
+        #expect(home.recordedArguments(at: output) == ["a\\b", "100%", "it's", "--", url])
+    }
+}
+
+/// Out of Courier: the hand-off to the desktop's handler for schemes no Courier app owns.
+@Suite struct DesktopHandoffTests {
+    /// A desktop application (not Courier's) that is the default for `mailto`.
+    func installMailApp(in home: TemporaryDesktopHome) throws -> String {
+        let output = home.root + "/mail-argv"
+        let recorder = try home.makeRecorder(named: "mail", output: output)
+        try home.write("""
+            [Desktop Entry]
+            Type=Application
+            Name=Mail
+            Exec=\(recorder) --compose %u
+            MimeType=x-scheme-handler/mailto;
+
+            """, to: home.directories.applications + "/mail.desktop")
+        try home.write("[Default Applications]\nx-scheme-handler/mailto=mail.desktop\n", to: home.directories.mimeAppsList)
+        return output
+    }
+
+    @Test(arguments: [DesktopHandoff.Opener.gio, .xdgOpen])
+    func handsTheURLToTheDesktopDefaultHandler(_ opener: DesktopHandoff.Opener) throws {
+        let home = try TemporaryDesktopHome()
+        let output = try installMailApp(in: home)
+        let url = "mailto:someone@example.com?subject=$(id)%20`x`&body=\"hi\";-x"
+        let handoff = DesktopHandoff(openers: [opener], environment: home.environment(display: true))
+        let result = try handoff.open(url)
+        #expect(result.status == .exited(0))
+        #expect(result.opener.hasSuffix("/" + opener.program))
+        #expect(home.recordedArguments(at: output) == ["--compose", url])
+    }
+
+    @Test func gioComesFirstAndAnUnhandledSchemeFailsWithItsStatus() throws {
+        let home = try TemporaryDesktopHome()
+        let result = try DesktopHandoff(environment: home.environment()).open("nosuchscheme://x")
+        #expect(result.opener == "/usr/bin/gio")
+        #expect(!result.status.succeeded)
+    }
+
+    @Test func missingOpenersAreReported() throws {
+        let home = try TemporaryDesktopHome()
+        let handoff = DesktopHandoff(environment: home.environment(path: home.root + "/empty"))
+        #expect(throws: DesktopIntegrationError.noDesktopOpener(searched: ["gio", "xdg-open"])) {
+            try handoff.open("https://example.com")
+        }
+    }
+
+    @Test(arguments: ["-x", "--help", "no-scheme", ":x", "1http://x", "a\u{0}:b"])
+    func onlyAbsoluteURLsAreHandedOff(_ url: String) throws {
+        #expect(throws: DesktopIntegrationError.notAnAbsoluteURL(url)) {
+            try DesktopHandoff().open(url)
+        }
+    }
+}
