@@ -8,6 +8,7 @@ struct CourierCommand: AsyncParsableCommand {
         abstract: "Open URLs and files in the app that owns them, and inspect the Courier registry.",
         subcommands: [
             // Each subcommand lives in its own file: <Name>Command.swift.
+            ParseCommand.self,
         ]
     )
 }

@@ -9,6 +9,7 @@ struct TodoListCommand: AsyncParsableCommand {
         abstract: "The todolist example app of Courier (the App Programming Guide's worked example).",
         subcommands: [
             // Each subcommand lives in its own file: <Name>Command.swift.
+            DecodeCommand.self,
         ]
     )
 }

@@ -1,0 +1,67 @@
+/// The RFC 3986 character classes (appendix A) as one 256-entry table of bit flags, so the
+/// parser tests a byte against a whole production with one load and one mask.
+///
+/// Bytes ≥ 0x80 belong to no class: a URI is ASCII, and anything else must be percent-encoded.
+enum CharacterClass {
+    /// `ALPHA / DIGIT / "+" / "-" / "."` (scheme characters after the first).
+    static let scheme: UInt8 = 1 << 0
+    /// `unreserved / sub-delims` (reg-name; userinfo adds `":"`).
+    static let regName: UInt8 = 1 << 1
+    /// `unreserved / sub-delims / ":"`.
+    static let userinfo: UInt8 = 1 << 2
+    /// `pchar = unreserved / sub-delims / ":" / "@"` (pct-encoded handled apart).
+    static let pchar: UInt8 = 1 << 3
+    /// `pchar / "/"`: the characters of a path.
+    static let path: UInt8 = 1 << 4
+    /// `pchar / "/" / "?"`: the characters of a query or a fragment.
+    static let queryOrFragment: UInt8 = 1 << 5
+    /// `unreserved`: the characters that never need percent-encoding.
+    static let unreserved: UInt8 = 1 << 6
+    /// `HEXDIG`.
+    static let hexDigit: UInt8 = 1 << 7
+
+    /// The table, indexed by byte value.
+    static let table: [UInt8] = {
+        var table = [UInt8](repeating: 0, count: 256)
+        func add(_ characters: String, _ flags: UInt8) {
+            for byte in characters.utf8 { table[Int(byte)] |= flags }
+        }
+        let alpha = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+        let digit = "0123456789"
+        let unreservedMarks = "-._~"
+        let subDelims = "!$&'()*+,;="
+        let all: UInt8 = regName | userinfo | pchar | path | queryOrFragment
+        add(alpha + digit, all | unreserved | scheme)
+        add("+-.", scheme)
+        add(unreservedMarks, all | unreserved)
+        add(subDelims, all)
+        add(":", userinfo | pchar | path | queryOrFragment)
+        add("@", pchar | path | queryOrFragment)
+        add("/", path | queryOrFragment)
+        add("?", queryOrFragment)
+        add("0123456789ABCDEFabcdef", hexDigit)
+        return table
+    }()
+
+    /// The value of a hexadecimal digit; only called on bytes in `hexDigit`.
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte &- UInt8(ascii: "a") &+ 10
+        default: return byte &- UInt8(ascii: "A") &+ 10
+        }
+    }
+
+    /// Whether `byte` is an ASCII letter.
+    @inline(__always)
+    static func isAlpha(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
+
+    /// Whether `byte` is an ASCII digit.
+    @inline(__always)
+    static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+}

@@ -1,0 +1,255 @@
+/// The RFC 3986 parser: one forward pass over UTF-8 bytes that validates every byte against the
+/// grammar of appendix A and records where each component lies (``URILayout``).
+///
+/// It never allocates and never repairs: the first byte that breaks the grammar ends the parse
+/// with a positioned ``URIError``. Only the authority is looked at twice (to tell a userinfo from
+/// a host once the `@` is or is not found), and the authority is short.
+enum URIParser {
+    private static let slash = UInt8(ascii: "/")
+    private static let question = UInt8(ascii: "?")
+    private static let hash = UInt8(ascii: "#")
+    private static let colon = UInt8(ascii: ":")
+    private static let at = UInt8(ascii: "@")
+    private static let percent = UInt8(ascii: "%")
+    private static let openBracket = UInt8(ascii: "[")
+    private static let closeBracket = UInt8(ascii: "]")
+
+    /// Parses `input`, refusing inputs longer than `maximumLength` bytes.
+    static func parse(_ input: UnsafeBufferPointer<UInt8>, maximumLength: Int) throws(URIError) -> URILayout {
+        if input.count > maximumLength {
+            throw URIError(
+                code: .tooLong, offset: maximumLength, component: nil,
+                message: "the URL is \(input.count) bytes long, over the limit of \(maximumLength) bytes",
+                advice: "shorten it, or raise the limit if such URLs are expected")
+        }
+        return try CharacterClass.table.withUnsafeBufferPointer { table throws(URIError) in
+            try Scanner(p: input, table: table).parse()
+        }
+    }
+
+    /// The state of one parse.
+    private struct Scanner {
+        let p: UnsafeBufferPointer<UInt8>
+        let table: UnsafeBufferPointer<UInt8>
+
+        @inline(__always)
+        func has(_ byte: UInt8, _ flags: UInt8) -> Bool { table[Int(byte)] & flags != 0 }
+
+        /// Checks the `%XX` at `i` and returns the offset after it.
+        @inline(__always)
+        func escape(at i: Int, in component: URIComponent) throws(URIError) -> Int {
+            let n = p.count
+            if i + 2 < n, has(p[i + 1], CharacterClass.hexDigit), has(p[i + 2], CharacterClass.hexDigit) {
+                return i + 3
+            }
+            let end = min(n, i + 3)
+            let text = Substring(decoding: UnsafeBufferPointer(rebasing: p[i..<end]), as: UTF8.self)
+            throw URIError.badEscape(at: i, in: component, text: text)
+        }
+
+        /// Scans bytes of class `flags` (and escapes) from `start`; returns the offset of the first
+        /// byte outside the class (which the caller judges).
+        @inline(__always)
+        func scan(from start: Int, _ flags: UInt8, in component: URIComponent) throws(URIError) -> Int {
+            var i = start
+            let n = p.count
+            while i < n {
+                let c = p[i]
+                if table[Int(c)] & flags != 0 {
+                    i &+= 1
+                } else if c == percent {
+                    i = try escape(at: i, in: component)
+                } else {
+                    break
+                }
+            }
+            return i
+        }
+
+        func parse() throws(URIError) -> URILayout {
+            var layout = URILayout()
+            let n = p.count
+            layout.end = Int32(n)
+            var i = 0
+
+            // scheme ":" — only when the first byte is a letter and scheme bytes lead to a colon.
+            if n > 0 {
+                if CharacterClass.isAlpha(p[0]) {
+                    var j = 1
+                    while j < n, has(p[j], CharacterClass.scheme) { j &+= 1 }
+                    if j < n, p[j] == colon {
+                        layout.schemeEnd = Int32(j)
+                        i = j + 1
+                    }
+                } else if p[0] == colon {
+                    throw URIError(
+                        code: .emptyScheme, offset: 0, component: .scheme,
+                        message: "the URL starts with ':' at offset 0: its scheme is empty",
+                        advice: "put the scheme name before the colon, e.g. todolist:")
+                }
+            }
+
+            // "//" authority
+            if i + 1 < n, p[i] == slash, p[i + 1] == slash {
+                i = try parseAuthority(from: i + 2, into: &layout)
+            }
+
+            // path
+            layout.pathStart = Int32(i)
+            i = try scan(from: i, CharacterClass.path, in: .path)
+            if i < n, p[i] != question, p[i] != hash {
+                throw URIError.disallowed(p[i], at: i, in: .path)
+            }
+            layout.pathEnd = Int32(i)
+            if layout.schemeEnd < 0, layout.authorityStart < 0 {
+                try checkFirstSegment(from: Int(layout.pathStart), to: i)
+            }
+
+            // "?" query
+            if i < n, p[i] == question {
+                i += 1
+                layout.queryStart = Int32(i)
+                i = try scan(from: i, CharacterClass.queryOrFragment, in: .query)
+                if i < n, p[i] != hash {
+                    throw URIError.disallowed(p[i], at: i, in: .query)
+                }
+            }
+
+            // "#" fragment
+            if i < n, p[i] == hash {
+                i += 1
+                layout.fragmentStart = Int32(i)
+                i = try scan(from: i, CharacterClass.queryOrFragment, in: .fragment)
+                if i < n {
+                    if p[i] == hash {
+                        throw URIError(
+                            code: .disallowedCharacter, offset: i, component: .fragment,
+                            message: "a second '#' at offset \(i) is not allowed in a fragment",
+                            advice: "escape it as %23")
+                    }
+                    throw URIError.disallowed(p[i], at: i, in: .fragment)
+                }
+            }
+            return layout
+        }
+
+        /// A relative reference's first segment must not contain ':' (RFC 3986 §4.2).
+        func checkFirstSegment(from start: Int, to end: Int) throws(URIError) {
+            var j = start
+            while j < end, p[j] != slash {
+                if p[j] == colon {
+                    let isSchemeLike = start < j && !CharacterClass.isAlpha(p[start])
+                    throw URIError(
+                        code: isSchemeLike ? .invalidScheme : .colonInFirstSegment, offset: j, component: .path,
+                        message: isSchemeLike
+                            ? "the scheme before ':' at offset \(j) does not start with a letter (a scheme is ALPHA *( ALPHA / DIGIT / \"+\" / \"-\" / \".\" ))"
+                            : "':' at offset \(j) in the first segment of a relative path would read as a scheme",
+                        advice: isSchemeLike
+                            ? "start the scheme with a letter, or write ./ before a relative path"
+                            : "write ./ before the path or escape the colon as %3A")
+                }
+                j += 1
+            }
+        }
+
+        /// Parses `authority = [ userinfo "@" ] host [ ":" port ]` from `start` (just after `//`)
+        /// and returns the offset where the path starts.
+        func parseAuthority(from start: Int, into layout: inout URILayout) throws(URIError) -> Int {
+            let n = p.count
+            layout.authorityStart = Int32(start)
+            // userinfo "@"? Userinfo bytes are a superset of host bytes except brackets.
+            var i: Int
+            do {
+                i = try scan(from: start, CharacterClass.userinfo, in: .userinfo)
+            } catch {
+                i = start  // not a userinfo after all, or a bad escape: the host scan reports it
+            }
+            if i < n, p[i] == at {
+                layout.userinfoEnd = Int32(i)
+                i += 1
+            } else {
+                i = start
+            }
+            layout.hostStart = Int32(i)
+
+            if i < n, p[i] == openBracket {
+                var j = i + 1
+                while j < n, p[j] != closeBracket, p[j] != slash, p[j] != question, p[j] != hash { j += 1 }
+                guard j < n, p[j] == closeBracket else {
+                    throw URIError(
+                        code: .unbalancedBracket, offset: i, component: .host,
+                        message: "'[' at offset \(i) opens an IP literal host that is never closed",
+                        advice: "close it with ']' or, if the bracket is data, escape it as %5B")
+                }
+                layout.hostKind = try ipLiteralKind(from: i + 1, to: j)
+                i = j + 1
+            } else {
+                i = try scan(from: i, CharacterClass.regName, in: .host)
+                layout.hostKind = IPv4.isAddress(p, from: Int(layout.hostStart), to: i) ? .ipv4 : .regName
+            }
+            layout.hostEnd = Int32(i)
+
+            if i < n, p[i] == colon {
+                i += 1
+                layout.portStart = Int32(i)
+                var value = 0
+                while i < n, CharacterClass.isDigit(p[i]) {
+                    value = min(value * 10 + Int(p[i] &- UInt8(ascii: "0")), 1 << 20)
+                    i += 1
+                }
+                if i < n, p[i] != slash, p[i] != question, p[i] != hash {
+                    throw URIError(
+                        code: .invalidPort, offset: i, component: .port,
+                        message: "\(URIError.name(of: p[i])) at offset \(i) is not allowed in a port: a port is decimal digits",
+                        advice: "write the port as digits only (e.g. :8080), or remove it")
+                }
+                if value > 65535 {
+                    throw URIError(
+                        code: .invalidPort, offset: Int(layout.portStart), component: .port,
+                        message: "the port at offset \(layout.portStart) is above 65535",
+                        advice: "use a port between 0 and 65535")
+                }
+                if Int32(i) > layout.portStart { layout.port = Int32(value) }
+            }
+            if i < n, p[i] != slash, p[i] != question, p[i] != hash {
+                if p[i] == at {
+                    throw URIError(
+                        code: .disallowedCharacter, offset: i, component: .host,
+                        message: "a second '@' at offset \(i) is not allowed in the authority",
+                        advice: "escape the '@' that belongs to the user name or password as %40")
+                }
+                if p[i] == closeBracket {
+                    throw URIError(
+                        code: .unbalancedBracket, offset: i, component: .host,
+                        message: "']' at offset \(i) closes no '['",
+                        advice: "enclose an IPv6 host in brackets, e.g. [::1], or escape the bracket as %5D")
+                }
+                throw URIError.disallowed(p[i], at: i, in: layout.hostKind == .ipv6 || layout.hostKind == .ipvFuture ? .port : .host)
+            }
+            return i
+        }
+
+        /// Validates `IPv6address / IPvFuture` between the brackets.
+        func ipLiteralKind(from start: Int, to end: Int) throws(URIError) -> URIHostKind {
+            if start < end, p[start] | 0x20 == UInt8(ascii: "v") {
+                var j = start + 1
+                while j < end, has(p[j], CharacterClass.hexDigit) { j += 1 }
+                if j > start + 1, j < end, p[j] == UInt8(ascii: ".") {
+                    j += 1
+                    let bodyStart = j
+                    while j < end, has(p[j], CharacterClass.userinfo) { j += 1 }
+                    if j == end, j > bodyStart { return .ipvFuture }
+                }
+                throw URIError(
+                    code: .invalidIPLiteral, offset: start, component: .host,
+                    message: "the IP literal at offset \(start) is not a valid IPvFuture address (v HEXDIG \".\" …)",
+                    advice: "write an IPv6 address between the brackets, e.g. [2001:db8::1]")
+            }
+            if IPv6.isAddress(p, from: start, to: end) { return .ipv6 }
+            throw URIError(
+                code: .invalidIPLiteral, offset: start, component: .host,
+                message: "the IP literal at offset \(start) is not a valid IPv6 address",
+                advice: "write eight groups of hexadecimal digits separated by ':' (or use '::' once), e.g. [2001:db8::1]")
+        }
+    }
+}

@@ -1,0 +1,168 @@
+/// A validated RFC 3986 URI reference: an absolute URI (`todolist://www.acme.com?Task#today`)
+/// or a relative reference (`../a?b`).
+///
+/// The value keeps the input string exactly as given and the byte ranges of its components, so
+/// reading a raw component is a slice (no copy, no allocation) and serializing is the identity.
+/// Raw components are percent-encoded as in the input; ``decoded(_:plusAsSpace:)`` gives the
+/// strict UTF-8 decoded view. Two references are equal when their strings are equal; compare
+/// ``normalized()`` values for RFC 3986 §6.2.2 equivalence.
+public struct URIReference: Sendable, Hashable, CustomStringConvertible {
+    /// The reference exactly as parsed.
+    public let string: String
+    let layout: URILayout
+
+    /// Parses `string`, refusing anything RFC 3986 does not allow (no repair).
+    /// - Throws: ``URIError`` with the byte offset of the first problem and advice.
+    public init(_ string: String, options: URIParsingOptions = .default) throws(URIError) {
+        var string = string
+        let result = string.withUTF8 { bytes in
+            Result { () throws(URIError) in try URIParser.parse(bytes, maximumLength: options.maximumLength) }
+        }
+        self.string = string
+        self.layout = try result.get()
+    }
+
+    /// Parses raw bytes (for example from a file or a fuzzer). Non-ASCII bytes are refused by the
+    /// grammar, so a successful parse is always valid text.
+    public init(utf8 bytes: UnsafeBufferPointer<UInt8>, options: URIParsingOptions = .default) throws(URIError) {
+        self.layout = try URIParser.parse(bytes, maximumLength: options.maximumLength)
+        self.string = String(decoding: bytes, as: UTF8.self)
+    }
+
+    init(string: String, layout: URILayout) {
+        self.string = string
+        self.layout = layout
+    }
+
+    public var description: String { string }
+
+    public static func == (lhs: URIReference, rhs: URIReference) -> Bool { lhs.string == rhs.string }
+    public func hash(into hasher: inout Hasher) { hasher.combine(string) }
+
+    // MARK: - Raw components
+
+    @inline(__always)
+    func slice(_ start: Int32, _ end: Int32) -> Substring {
+        let utf8 = string.utf8
+        let lower = utf8.index(utf8.startIndex, offsetBy: Int(start))
+        let upper = utf8.index(lower, offsetBy: Int(end &- start))
+        return string[lower..<upper]
+    }
+
+    /// The scheme as written (case preserved), without the colon; nil for a relative reference.
+    public var rawScheme: Substring? {
+        layout.schemeEnd >= 0 ? slice(0, layout.schemeEnd) : nil
+    }
+
+    /// The scheme, lowercased (schemes compare case-insensitively); nil for a relative reference.
+    public var scheme: String? {
+        guard let raw = rawScheme else { return nil }
+        return raw.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+            ? raw.lowercased() : String(raw)
+    }
+
+    /// Whether the reference has a scheme (it is a URI, not a relative reference).
+    public var hasScheme: Bool { layout.schemeEnd >= 0 }
+
+    /// The authority without `//`, or nil when there is no authority (`mailto:x`, `/a`).
+    public var authority: Substring? {
+        layout.authorityStart >= 0 ? slice(layout.authorityStart, layout.pathStart) : nil
+    }
+
+    /// The userinfo before `@`, or nil.
+    public var userinfo: Substring? {
+        layout.userinfoEnd >= 0 ? slice(layout.authorityStart, layout.userinfoEnd) : nil
+    }
+
+    /// The userinfo up to its first `:`, or nil when there is no userinfo.
+    public var user: Substring? {
+        guard let info = userinfo else { return nil }
+        return info.firstIndex(of: ":").map { info[..<$0] } ?? info
+    }
+
+    /// The userinfo after its first `:`, or nil when there is none.
+    public var password: Substring? {
+        guard let info = userinfo, let colon = info.firstIndex(of: ":") else { return nil }
+        return info[info.index(after: colon)...]
+    }
+
+    /// The host as written (IP literals keep their brackets), or nil when there is no authority.
+    /// An authority always has a host, possibly empty (`file:///etc`).
+    public var host: Substring? {
+        layout.hostStart >= 0 ? slice(layout.hostStart, layout.hostEnd) : nil
+    }
+
+    /// Which kind of host this is, or nil when there is no authority.
+    public var hostKind: URIHostKind? { layout.hostKind }
+
+    /// The port digits as written (possibly empty: `http://h:/`), or nil when there is no `:`.
+    public var rawPort: Substring? {
+        layout.portStart >= 0 ? slice(layout.portStart, layout.pathStart) : nil
+    }
+
+    /// The port number (0…65535), or nil when absent or empty.
+    public var port: Int? { layout.port >= 0 ? Int(layout.port) : nil }
+
+    /// The path as written (always present, possibly empty).
+    public var path: Substring { slice(layout.pathStart, layout.pathEnd) }
+
+    /// The query without `?`, or nil when there is no `?`. The empty query (`a?`) is "".
+    public var query: Substring? {
+        layout.queryStart >= 0 ? slice(layout.queryStart, layout.queryEnd) : nil
+    }
+
+    /// The fragment without `#`, or nil when there is no `#`.
+    public var fragment: Substring? {
+        layout.fragmentStart >= 0 ? slice(layout.fragmentStart, layout.end) : nil
+    }
+
+    /// The raw text of `component`, or nil when absent.
+    public func raw(_ component: URIComponent) -> Substring? {
+        switch component {
+        case .scheme: rawScheme
+        case .userinfo: userinfo
+        case .user: user
+        case .password: password
+        case .host: host
+        case .port: rawPort
+        case .path: path
+        case .query: query
+        case .fragment: fragment
+        }
+    }
+
+    /// The UTF-8 byte offset where `component` starts in ``string``, or nil when absent.
+    public func offset(of component: URIComponent) -> Int? {
+        switch component {
+        case .scheme: layout.schemeEnd >= 0 ? 0 : nil
+        case .userinfo, .user: layout.userinfoEnd >= 0 ? Int(layout.authorityStart) : nil
+        case .password:
+            password.map { Int(layout.authorityStart) + string.utf8.distance(from: userinfo!.startIndex, to: $0.startIndex) }
+        case .host: layout.hostStart >= 0 ? Int(layout.hostStart) : nil
+        case .port: layout.portStart >= 0 ? Int(layout.portStart) : nil
+        case .path: Int(layout.pathStart)
+        case .query: layout.queryStart >= 0 ? Int(layout.queryStart) : nil
+        case .fragment: layout.fragmentStart >= 0 ? Int(layout.fragmentStart) : nil
+        }
+    }
+
+    // MARK: - Decoded views
+
+    /// The percent-decoded text of `component` as strict UTF-8, or nil when absent.
+    /// - Parameter plusAsSpace: decode `+` as a space (HTML form encoding); off by default, so `+`
+    ///   stays a plus.
+    /// - Throws: ``URIError`` with code ``URIError/Code/invalidUTF8`` when the decoded bytes are
+    ///   not UTF-8 (the offset is that of the escape that starts the bad sequence).
+    public func decoded(_ component: URIComponent, plusAsSpace: Bool = false) throws(URIError) -> String? {
+        guard let raw = raw(component), let offset = offset(of: component) else { return nil }
+        return try PercentEncoding.decode(raw, plusAsSpace: plusAsSpace, baseOffset: offset, component: component)
+    }
+
+    // MARK: - Kinds
+
+    /// Whether this is a relative reference (no scheme).
+    public var isRelative: Bool { layout.schemeEnd < 0 }
+
+    /// Whether the path starts with `/`.
+    public var hasAbsolutePath: Bool { layout.pathEnd > layout.pathStart && path.utf8.first == UInt8(ascii: "/") }
+}
