@@ -33,7 +33,9 @@ let package = Package(
         .target(name: "CourierURL"),
         .target(name: "CourierManifest", dependencies: ["CourierURL"]),
         // fd -> atomic file in an app's Documents/Inbox; the file system edge of DropFiles.
-        .target(name: "CourierInbox", dependencies: ["CourierManifest"]),
+        .target(name: "CourierInbox", dependencies: ["CInbox", "CourierManifest"]),
+        // Linux calls Swift's Glibc module does not import (copy_file_range, renameat2, O_TMPFILE).
+        .target(name: "CInbox"),
         .target(
             name: "CourierBroker",
             dependencies: [
@@ -79,7 +81,7 @@ let package = Package(
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest"]),
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
-        .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CourierManifest"]),
+        .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "CourierManifest"]),
         .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop"]),
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest"]),
         .testTarget(

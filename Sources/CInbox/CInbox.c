@@ -1,0 +1,40 @@
+#define _GNU_SOURCE
+#include "CInbox.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+const int cinbox_O_PATH = O_PATH;
+const int cinbox_O_TMPFILE = O_TMPFILE;
+const int cinbox_SEEK_DATA = SEEK_DATA;
+const int cinbox_SEEK_HOLE = SEEK_HOLE;
+
+int64_t cinbox_copy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t length) {
+    off64_t in = (off64_t)*off_in, out = (off64_t)*off_out;
+    ssize_t copied = copy_file_range(fd_in, &in, fd_out, &out, length, 0);
+    *off_in = (int64_t)in;
+    *off_out = (int64_t)out;
+    return (int64_t)copied;
+}
+
+int cinbox_renameat_noreplace(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path) {
+    return (int)syscall(SYS_renameat2, old_dirfd, old_path, new_dirfd, new_path, RENAME_NOREPLACE);
+}
+
+int cinbox_openat(int dirfd, const char *path, int flags, unsigned int mode) {
+    return openat(dirfd, path, flags, (mode_t)mode);
+}
+
+int cinbox_open_tmpfile(int dirfd, unsigned int mode) {
+    return openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, (mode_t)mode);
+}
+
+int cinbox_get_status_flags(int fd) {
+    return fcntl(fd, F_GETFL);
+}

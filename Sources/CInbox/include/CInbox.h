@@ -1,0 +1,35 @@
+#ifndef CINBOX_H
+#define CINBOX_H
+
+// Linux calls and constants that Swift's Glibc module does not import (they need _GNU_SOURCE,
+// or are macros/variadics Swift cannot call). Only CourierInbox's Syscalls.swift uses them.
+// The header stays free of system headers on purpose: the definitions are compiled in CInbox.c
+// with _GNU_SOURCE, so they never depend on how the Glibc module was built.
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// O_PATH: an fd that names a file but cannot read it.
+extern const int cinbox_O_PATH;
+/// O_TMPFILE (with O_DIRECTORY, as the kernel requires).
+extern const int cinbox_O_TMPFILE;
+/// lseek whence values for sparse files.
+extern const int cinbox_SEEK_DATA;
+extern const int cinbox_SEEK_HOLE;
+
+/// copy_file_range(2) with explicit offsets (the fds' own file offsets are left alone).
+int64_t cinbox_copy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t length);
+
+/// renameat2(2) with RENAME_NOREPLACE, through syscall(2) so it works on any glibc.
+int cinbox_renameat_noreplace(int old_dirfd, const char *old_path, int new_dirfd, const char *new_path);
+
+/// openat(2) (variadic in C, so not callable from Swift as it is).
+int cinbox_openat(int dirfd, const char *path, int flags, unsigned int mode);
+
+/// An unnamed, readable and writable file in the directory `dirfd` (O_TMPFILE | O_RDWR | O_CLOEXEC).
+int cinbox_open_tmpfile(int dirfd, unsigned int mode);
+
+/// fcntl(fd, F_GETFL) (variadic in C).
+int cinbox_get_status_flags(int fd);
+
+#endif

@@ -1,0 +1,213 @@
+public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Delivers open files into an app's `Documents/Inbox`, the file-system half of `DropFiles`.
+///
+/// A drop is all or nothing and never shows a partial file:
+/// 1. every descriptor is checked (readable regular file, still linked), the names sanitized,
+///    the limits and the type policy applied — before anything is written;
+/// 2. the Inbox is reached from the containers root without following links;
+/// 3. free space is checked (`fstatvfs`);
+/// 4. each file is copied into an unnamed (`O_TMPFILE`) or hidden temporary file in the Inbox,
+///    set to mode 0444 and `fsync`ed;
+/// 5. only then are the files published under their names, in order, with no-replace semantics;
+///    if one fails, those already published are removed again.
+///
+/// `drop` blocks while it copies: call it from a thread of its own, or use the `async` overload,
+/// which runs it on a dedicated thread so the cooperative pool is never blocked by disk I/O.
+public struct Inbox: Sendable {
+    /// `<containersRoot>/<bundle-id>/Documents/Inbox` is where files go.
+    public let containersRoot: String
+    public var limits: DropLimits
+    public var staging: StagingStrategy
+
+    public init(containersRoot: String, limits: DropLimits = .standard, staging: StagingStrategy = .automatic) {
+        self.containersRoot = containersRoot
+        self.limits = limits
+        self.staging = staging
+    }
+
+    /// The prefix of the temporary files a drop writes (and `sweepLeftovers` removes).
+    public static let temporaryNamePrefix = StagedFile.temporaryNamePrefix
+
+    /// `$XDG_DATA_HOME/courier/containers` (`~/.local/share/courier/containers` by default).
+    public static func defaultContainersRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let dataHome: String
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            dataHome = xdg
+        } else {
+            let home = environment["HOME"] ?? NSHomeDirectory()
+            dataHome = home + "/.local/share"
+        }
+        return dataHome + "/courier/containers"
+    }
+
+    /// The Inbox path of `bundleIdentifier` (whether or not it exists yet).
+    public func inboxPath(for bundleIdentifier: String) -> String {
+        ([containersRoot] + ContainerPath.components(bundleIdentifier: bundleIdentifier)).joined(separator: "/")
+    }
+
+    /// Places `files` in the Inbox of `bundleIdentifier`, in order, and returns where they went.
+    ///
+    /// - Parameters:
+    ///   - files: the sender's open descriptors and suggested names; borrowed, never closed here.
+    ///   - typePolicy: consulted for every file before anything is written.
+    ///   - progress: called on this thread as bytes are copied.
+    /// - Throws: `InboxError`; when it throws, the Inbox is as it was (apart from folders created
+    ///   on the way to it).
+    public func drop(_ files: [DropFile], to bundleIdentifier: String,
+                     typePolicy: some DropTypePolicy = AcceptAnyType(),
+                     progress: (DropProgress) -> Void = { _ in }) throws(InboxError) -> [DeliveredFile] {
+        guard !files.isEmpty else {
+            throw InboxError(code: .invalidRequest, message: "the drop has no files; pass at least one open file.")
+        }
+        guard files.count <= limits.maximumFileCount else {
+            throw InboxError(code: .tooManyFiles,
+                             message: "the drop has \(files.count) files, more than the limit of \(limits.maximumFileCount); send them in several drops.")
+        }
+        try ContainerPath.validate(bundleIdentifier: bundleIdentifier)
+
+        // 1. Check everything before writing anything.
+        var sources: [SourceFile] = []
+        var totalBytes: Int64 = 0
+        for (index, file) in files.enumerated() {
+            let source = try SourceFile(inspecting: file, index: index)
+            if source.size > limits.maximumFileBytes {
+                throw InboxError(code: .fileTooLarge,
+                                 message: "\(source.label) is \(Self.format(bytes: source.size)), larger than the limit of \(Self.format(bytes: limits.maximumFileBytes)) per file; send a smaller file.",
+                                 fileIndex: index)
+            }
+            totalBytes += source.size
+            sources.append(source)
+        }
+        if totalBytes > limits.maximumDropBytes {
+            throw InboxError(code: .dropTooLarge,
+                             message: "the drop holds \(Self.format(bytes: totalBytes)), more than the limit of \(Self.format(bytes: limits.maximumDropBytes)) per drop; send the files in several drops.")
+        }
+        for source in sources {
+            try typePolicy.check(source.candidate)
+        }
+
+        // 2. The Inbox, reached without following links.
+        guard let inbox = try ContainerPath.openInbox(root: containersRoot, bundleIdentifier: bundleIdentifier, create: true) else {
+            throw InboxError(code: .ioFailure, message: "the Inbox of \(bundleIdentifier) could not be created under \(containersRoot.debugDescription).")
+        }
+        let inboxPath = inboxPath(for: bundleIdentifier)
+
+        // 3. Room for all of it, plus the reserve.
+        try checkFreeSpace(on: inbox, for: sources, inboxPath: inboxPath)
+
+        // 4. Copy into staged files.
+        var staged: [StagedFile] = []
+        var doneBefore: Int64 = 0
+        let copier = FileCopier()
+        for source in sources {
+            let file: StagedFile
+            do {
+                file = try StagedFile.create(in: inbox.rawValue, strategy: staging)
+            } catch {
+                throw InboxError.io(error, "creating a temporary file in \(inboxPath.debugDescription)", file: source.label, index: source.index)
+            }
+            staged.append(file)
+            let report = { (done: Int64) in
+                progress(DropProgress(fileIndex: source.index, fileCount: sources.count, fileBytesCopied: done,
+                                      fileBytes: source.size, bytesCopied: doneBefore + done, totalBytes: totalBytes))
+            }
+            do {
+                try copier.copy(from: source.descriptor, size: source.size, to: file.descriptor.rawValue, progress: report)
+            } catch {
+                switch error {
+                case .sourceShrank(let offset):
+                    throw InboxError(code: .sourceChanged,
+                                     message: "\(source.label) shrank while it was copied (it ended at byte \(offset) of \(source.size)); nothing was delivered. Drop it again once nothing is writing to it.",
+                                     fileIndex: source.index)
+                case .system(let errno, let operation):
+                    throw InboxError.io(errno, "copying (\(operation))", file: source.label, index: source.index)
+                }
+            }
+            do {
+                try Sys.changeMode(file.descriptor.rawValue, to: 0o444)
+                try Sys.synchronize(file.descriptor.rawValue)
+            } catch {
+                throw InboxError.io(error, "making the copy read-only and durable", file: source.label, index: source.index)
+            }
+            doneBefore += source.size
+        }
+
+        // 5. Publish, in order; undo on failure.
+        var delivered: [DeliveredFile] = []
+        for (source, file) in zip(sources, staged) {
+            do {
+                let name = try file.publish(as: source.fileName)
+                delivered.append(DeliveredFile(index: source.index, name: name, path: inboxPath + "/" + name, size: source.size))
+            } catch {
+                staged.forEach { $0.unpublish() }
+                switch error {
+                case .system(let errno):
+                    throw InboxError.io(errno, "naming the copy in \(inboxPath.debugDescription)", file: source.label, index: source.index)
+                case .namesExhausted(let lastTried):
+                    throw InboxError(code: .namesExhausted,
+                                     message: "\(source.label): every name up to \(lastTried.debugDescription) is taken in \(inboxPath.debugDescription); the app should clear its Inbox.",
+                                     fileIndex: source.index)
+                }
+            }
+        }
+        // The names themselves must survive a crash too.
+        try? Sys.synchronize(inbox.rawValue)
+        return delivered
+    }
+
+    /// `drop` on a thread of its own, so that awaiting it never blocks the concurrency pool.
+    public func drop(_ files: [DropFile], to bundleIdentifier: String,
+                     typePolicy: some DropTypePolicy = AcceptAnyType(),
+                     progress: @escaping @Sendable (DropProgress) -> Void = { _ in }) async throws(InboxError) -> [DeliveredFile] {
+        let result: Result<[DeliveredFile], InboxError> = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(returning: Result { () throws(InboxError) in
+                    try self.drop(files, to: bundleIdentifier, typePolicy: typePolicy, progress: progress)
+                })
+            }
+            thread.name = "courier-inbox-drop"
+            thread.start()
+        }
+        return try result.get()
+    }
+
+    /// Refuses the drop unless the Inbox's file system keeps `limits.reservedFreeBytes` free after it.
+    private func checkFreeSpace(on inbox: borrowing OwnedDescriptor, for sources: [SourceFile], inboxPath: String) throws(InboxError) {
+        let status: statvfs
+        do {
+            status = try Sys.fileSystemStatus(inbox.rawValue)
+        } catch {
+            throw InboxError.io(error, "reading the free space of \(inboxPath.debugDescription) (fstatvfs)", file: nil)
+        }
+        let blockSize = Int64(max(status.f_frsize, 1))
+        let needed = sources.reduce(Int64(0)) { sum, source in
+            sum + (source.allocatedBytes + blockSize - 1) / blockSize * blockSize
+        }
+        let available = Int64(clamping: status.f_bavail) * blockSize
+        if needed + limits.reservedFreeBytes > available {
+            throw InboxError(code: .insufficientSpace,
+                             message: "the drop needs \(Self.format(bytes: needed)) but only \(Self.format(bytes: max(0, available - limits.reservedFreeBytes))) can be used on the file system of \(inboxPath.debugDescription) (\(Self.format(bytes: limits.reservedFreeBytes)) are kept free); nothing was written. Free some space and drop again.")
+        }
+        if status.f_files > 0 && UInt64(status.f_favail) < UInt64(sources.count) {
+            throw InboxError(code: .insufficientSpace,
+                             message: "the file system of \(inboxPath.debugDescription) has no free inodes left for \(sources.count) files; nothing was written. Delete some files and drop again.")
+        }
+    }
+
+    /// "1.5 GiB", "12 KiB", "300 bytes".
+    static func format(bytes: Int64) -> String {
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        guard bytes >= 1024 else { return "\(bytes) bytes" }
+        var value = Double(bytes)
+        var unit = -1
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return value >= 10 || value == value.rounded() ? "\(Int(value.rounded())) \(units[unit])" : String(format: "%.1f %@", value, units[unit])
+    }
+}
