@@ -28,7 +28,6 @@ import CourierInbox
     @Test func invalidUTF8IsReplaced() {
         let name = InboxFileName(suggested: [0x66, 0xFF, 0xC3, 0x2E, 0x74, 0x78, 0x74]).name
         #expect(name == "f\u{FFFD}\u{FFFD}.txt")
-        #expect(String(validatingUTF8: name) != nil)
     }
 
     @Test func longNamesAreCutTo255BytesKeepingTheExtension() {
