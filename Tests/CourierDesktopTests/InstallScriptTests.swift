@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// scripts/install then scripts/uninstall into a temporary prefix leaves it as it was. Uses the
+/// binaries of the build that runs the tests (`--bin-dir`), so nothing is built here.
+@Suite struct InstallScriptTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+    /// The folder of the running test executable: the build's products, courier among them.
+    static let binDirectory = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        .map { ($0 as NSString).deletingLastPathComponent } ?? ""
+    static let built = FileManager.default.isExecutableFile(atPath: binDirectory + "/courier")
+        && FileManager.default.isExecutableFile(atPath: binDirectory + "/courierd")
+
+    /// Every path under `root` with a digest of its content (folders as "dir").
+    func snapshot(_ root: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for case let path as String in FileManager.default.enumerator(atPath: root)! {
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory)
+            result[path] = isDirectory.boolValue ? "dir" : (FileManager.default.contents(atPath: root + "/" + path)?.base64EncodedString() ?? "?")
+        }
+        return result
+    }
+
+    @Test(.enabled(if: built, "courier and courierd are not built beside the tests"))
+    func installThenUninstallLeavesThePrefixAsItWas() throws {
+        let home = try TemporaryDesktopHome()
+        let prefix = home.root + "/prefix"
+        try home.write("mine\n", to: prefix + "/share/keep.txt")
+        try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        let before = snapshot(prefix)
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.root
+
+        let install = try run("/bin/bash", [Self.repository + "/scripts/install", "--prefix", prefix, "--bin-dir", Self.binDirectory], environment: environment)
+        #expect(install.status == 0)
+        let installed = snapshot(prefix)
+        let expected = [
+            "bin/courier", "bin/courierd", "share/dbus-1/services/org.courier.Broker.service",
+            "share/systemd/user/courierd.service", "share/bash-completion/completions/courier",
+            "share/zsh/site-functions/_courier", "share/fish/vendor_completions.d/courier.fish",
+            "share/courier/install-manifest",
+        ]
+        for path in expected { #expect(installed[path] != nil, "\(path) was not installed") }
+        if FileManager.default.isExecutableFile(atPath: Self.binDirectory + "/generate-manual") {
+            #expect(installed["share/man/man1/courier.1"] != nil, "the man page was not installed")
+        }
+
+        let manifest = String(decoding: home.read(prefix + "/share/courier/install-manifest") ?? Data(), as: UTF8.self)
+        let listedFiles = Set(manifest.split(separator: "\n").filter { $0.hasPrefix("f ") }.map { String($0.dropFirst(2)) })
+        let newFiles = Set(installed.filter { $0.value != "dir" && before[$0.key] == nil }.map { prefix + "/" + $0.key })
+        #expect(listedFiles == newFiles, "the manifest must list every installed file")
+
+        let service = String(decoding: home.read(prefix + "/share/dbus-1/services/org.courier.Broker.service") ?? Data(), as: UTF8.self)
+        #expect(service.contains("\nName=org.courier.Broker\nExec=\(prefix)/bin/courierd\n"))
+        let unit = String(decoding: home.read(prefix + "/share/systemd/user/courierd.service") ?? Data(), as: UTF8.self)
+        #expect(unit.contains("\nType=dbus\nBusName=org.courier.Broker\nExecStart=\(prefix)/bin/courierd\n"))
+        let syntax = try run("/bin/bash", ["-n", prefix + "/share/bash-completion/completions/courier"], environment: environment)
+        #expect(syntax.status == 0)
+
+        let uninstall = try run("/bin/bash", [Self.repository + "/scripts/uninstall", "--prefix", prefix], environment: environment)
+        #expect(uninstall.status == 0)
+        #expect(snapshot(prefix) == before)
+    }
+
+    @Test func uninstallWithoutAnInstallRefusesAndTouchesNothing() throws {
+        let home = try TemporaryDesktopHome()
+        let result = try run("/bin/bash", [Self.repository + "/scripts/uninstall", "--prefix", home.root], environment: ProcessInfo.processInfo.environment)
+        #expect(result.status == 66)
+    }
+}
