@@ -53,9 +53,9 @@ import Testing
         #expect(listedFiles == newFiles, "the manifest must list every installed file")
 
         let service = String(decoding: home.read(prefix + "/share/dbus-1/services/org.courier.Broker.service") ?? Data(), as: UTF8.self)
-        #expect(service.contains("\nName=org.courier.Broker\nExec=\(prefix)/bin/courierd\n"))
+        #expect(service.contains("\nName=org.courier.Broker\nExec=\(prefix)/bin/courierd --started-by=bus-activation\n"))
         let unit = String(decoding: home.read(prefix + "/share/systemd/user/courierd.service") ?? Data(), as: UTF8.self)
-        #expect(unit.contains("\nType=dbus\nBusName=org.courier.Broker\nExecStart=\(prefix)/bin/courierd\n"))
+        #expect(unit.contains("\nType=dbus\nBusName=org.courier.Broker\nExecStart=\(prefix)/bin/courierd --started-by=systemd\n"))
         let syntax = try run("/bin/bash", ["-n", prefix + "/share/bash-completion/completions/courier"], environment: environment)
         #expect(syntax.status == 0)
 
