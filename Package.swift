@@ -73,7 +73,7 @@ let package = Package(
         // Release-built benchmark harness: `swift run -c release courier-bench`.
         .executableTarget(
             name: "courier-bench",
-            dependencies: ["DBus", "CourierURL", "CourierManifest", "Courier", "CourierBroker"]
+            dependencies: ["DBus", "CourierURL", "CourierManifest", "Courier", "CourierBroker", "CourierInbox"]
         ),
         // A private dbus-daemon per test suite, shared by every test that says "bus".
         .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),

@@ -38,3 +38,7 @@ int cinbox_open_tmpfile(int dirfd, unsigned int mode) {
 int cinbox_get_status_flags(int fd) {
     return fcntl(fd, F_GETFL);
 }
+
+int cinbox_start_writeback(int fd, int64_t offset, int64_t length) {
+    return sync_file_range(fd, (off64_t)offset, (off64_t)length, SYNC_FILE_RANGE_WRITE);
+}

@@ -17,6 +17,8 @@ struct FileCopier {
     var chunkBytes = 32 << 20
     /// Bytes per `pread`/`pwrite` in the fallback.
     var bufferBytes = 1 << 20
+    /// Start writeback of each chunk as soon as it is copied (the caller will `fsync`).
+    var startsWriteback = true
 
     /// Why a copy stopped.
     enum Failure: Error {
@@ -70,6 +72,11 @@ struct FileCopier {
                     if copied == 0 { throw .sourceShrank(offset: inputOffset) }
                 } else {
                     try copyThroughBuffer(from: source, at: &inputOffset, to: destination, at: &outputOffset, length: wanted)
+                }
+                if startsWriteback {
+                    // Overlap the disk writes with the copy: the fsync that follows then waits for
+                    // little. Advisory: a failure here only costs time.
+                    try? Sys.startWriteback(destination, offset: outputOffset - Int64(wanted), length: Int64(wanted))
                 }
                 progress(inputOffset)
             }

@@ -132,6 +132,11 @@ enum Sys {
         _ = try retrying { fsync(fd) }
     }
 
+    /// `sync_file_range(SYNC_FILE_RANGE_WRITE)`: starts writeback of a range, does not wait.
+    static func startWriteback(_ fd: Int32, offset: Int64, length: Int64) throws(Errno) {
+        _ = try retrying { cinbox_start_writeback(fd, offset, length) }
+    }
+
     /// `flock(2)`.
     static func lock(_ fd: Int32, _ operation: Int32) throws(Errno) {
         _ = try retrying { flock(fd, operation) }

@@ -1,1 +1,6 @@
-print("bench: not yet")
+// `swift run -c release courier-bench <benchmark> [options]`: one line per benchmark below.
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "drop": try DropBenchmark.run(arguments: Array(arguments.dropFirst()))
+default: print("usage: courier-bench drop [options]")
+}

@@ -32,4 +32,8 @@ int cinbox_open_tmpfile(int dirfd, unsigned int mode);
 /// fcntl(fd, F_GETFL) (variadic in C).
 int cinbox_get_status_flags(int fd);
 
+/// sync_file_range(SYNC_FILE_RANGE_WRITE): starts writing back a range without waiting for it, so
+/// that the final fsync has little left to wait for.
+int cinbox_start_writeback(int fd, int64_t offset, int64_t length);
+
 #endif

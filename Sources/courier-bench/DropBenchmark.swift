@@ -1,0 +1,133 @@
+import CourierInbox
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `courier-bench drop [--size-mib N] [--runs N] [--dir PATH]`: a file (1 GiB by default) dropped
+/// into an Inbox by `Inbox.drop`, against `cp` of the same file to the same folder, in the same run.
+///
+/// After an untimed warm-up round, the runs alternate (cp, cp+fsync, drop, then the reverse order)
+/// so that all see the same cache and disk state; the
+/// page cache cannot be dropped here, so the source is read once beforehand and stays cached for
+/// both. Each destination is removed and `sync` is called between runs (not timed). Reported: the
+/// median throughput of each, and the ratio drop / cp (target ≥ 0.9). `cp` does not `fsync`, the
+/// drop does (a delivered file must survive a crash), so `cp` followed by an `fsync` of the copy is
+/// measured too, as the like-for-like baseline.
+enum DropBenchmark {
+    static func run(arguments: [String]) throws {
+        var sizeMiB = 1024, runs = 5
+        var directory = NSTemporaryDirectory()
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--size-mib": sizeMiB = Int(iterator.next() ?? "") ?? sizeMiB
+            case "--runs": runs = Int(iterator.next() ?? "") ?? runs
+            case "--dir": directory = iterator.next() ?? directory
+            default: print("usage: courier-bench drop [--size-mib N] [--runs N] [--dir PATH]"); return
+            }
+        }
+        let work = directory + "/courier-bench-drop-\(getpid())"
+        try FileManager.default.createDirectory(atPath: work + "/cp", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let source = work + "/source.bin"
+        let bytes = Int64(sizeMiB) << 20
+        try makeSource(source, bytes: bytes)
+        let inbox = Inbox(containersRoot: work + "/containers")
+        print("drop benchmark: \(sizeMiB) MiB, \(runs) runs each, alternating, in \(work)")
+
+        let copy = work + "/cp/copy.bin"
+        func timeCp(fsyncAfter: Bool) throws -> Double {
+            let seconds = try time { try runCp(source, copy, fsyncAfter: fsyncAfter) }
+            try FileManager.default.removeItem(atPath: copy)
+            sync()
+            return seconds
+        }
+        func timeDrop() throws -> Double {
+            let fd = open(source, O_RDONLY | O_CLOEXEC)
+            defer { close(fd) }
+            var delivered: [DeliveredFile] = []
+            let seconds = try time {
+                delivered = try inbox.drop([DropFile(descriptor: fd, suggestedName: "source.bin")], to: "org.courier.bench")
+            }
+            for file in delivered { try FileManager.default.removeItem(atPath: file.path) }
+            sync()
+            return seconds
+        }
+        // One untimed round warms caches and allocations for all three.
+        _ = try timeCp(fsyncAfter: false); _ = try timeCp(fsyncAfter: true); _ = try timeDrop()
+
+        var cpSeconds: [Double] = [], cpSyncSeconds: [Double] = [], dropSeconds: [Double] = []
+        for run in 1...runs {
+            // Rotate who goes first, so that neither always follows the other.
+            let order = run % 2 == 1 ? [0, 1, 2] : [2, 1, 0]
+            for contestant in order {
+                switch contestant {
+                case 0: cpSeconds.append(try timeCp(fsyncAfter: false))
+                case 1: cpSyncSeconds.append(try timeCp(fsyncAfter: true))
+                default: dropSeconds.append(try timeDrop())
+                }
+            }
+            print(String(format: "  run %d: cp %.0f MiB/s, cp+fsync %.0f MiB/s, drop %.0f MiB/s", run,
+                         Double(sizeMiB) / cpSeconds.last!, Double(sizeMiB) / cpSyncSeconds.last!,
+                         Double(sizeMiB) / dropSeconds.last!))
+        }
+        let cp = Double(sizeMiB) / median(cpSeconds)
+        let cpSync = Double(sizeMiB) / median(cpSyncSeconds)
+        let drop = Double(sizeMiB) / median(dropSeconds)
+        print(String(format: "median: cp %.0f MiB/s, cp+fsync %.0f MiB/s, drop %.0f MiB/s", cp, cpSync, drop))
+        print(String(format: "ratio drop/cp = %.2f (target >= 0.90), drop/(cp+fsync) = %.2f", drop / cp, drop / cpSync))
+    }
+
+    /// Writes `bytes` of non-repeating-looking data (no holes, nothing a file system could dedupe).
+    static func makeSource(_ path: String, bytes: Int64) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var block = [UInt64](repeating: 0, count: (8 << 20) / 8)
+        var written: Int64 = 0
+        while written < bytes {
+            for index in block.indices {  // xorshift64
+                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                block[index] = state
+            }
+            let count = Int(min(Int64(block.count * 8), bytes - written))
+            let result = block.withUnsafeBytes { write(fd, $0.baseAddress, count) }
+            guard result == count else { throw POSIXError(.EIO) }
+            written += Int64(count)
+        }
+        fsync(fd)
+        // Read it once so that both contestants start from a cached source.
+        let reader = open(path, O_RDONLY | O_CLOEXEC)
+        var buffer = [UInt8](repeating: 0, count: 8 << 20)
+        while read(reader, &buffer, buffer.count) > 0 {}
+        close(reader)
+    }
+
+    /// `/bin/cp SOURCE DESTINATION`, then (if asked) `fsync` of the copy, as `cp` leaves it.
+    static func runCp(_ source: String, _ destination: String, fsyncAfter: Bool) throws {
+        let cp = Process()
+        cp.executableURL = URL(fileURLWithPath: "/bin/cp")
+        cp.arguments = ["--", source, destination]
+        try cp.run()
+        cp.waitUntilExit()
+        guard cp.terminationStatus == 0 else { throw POSIXError(.EIO) }
+        if fsyncAfter {
+            let fd = open(destination, O_RDONLY | O_CLOEXEC)
+            fsync(fd)
+            close(fd)
+        }
+    }
+
+    static func time(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+}
