@@ -30,8 +30,10 @@ let package = Package(
             providers: [.apt(["libdbus-1-dev"])]
         ),
         .target(name: "DBus", dependencies: ["CDBus"]),
+        // libmagic through pkg-config; only CourierManifest's ContentSniffer imports it.
+        .systemLibrary(name: "CMagic", pkgConfig: "libmagic", providers: [.apt(["libmagic-dev"])]),
         .target(name: "CourierURL"),
-        .target(name: "CourierManifest", dependencies: ["CourierURL"]),
+        .target(name: "CourierManifest", dependencies: ["CourierURL", "CMagic"]),
         // fd -> atomic file in an app's Documents/Inbox; the file system edge of DropFiles.
         .target(name: "CourierInbox", dependencies: ["CInbox", "CourierManifest"]),
         // Linux calls Swift's Glibc module does not import (copy_file_range, renameat2, O_TMPFILE).

@@ -9,6 +9,9 @@ struct CourierCommand: AsyncParsableCommand {
         subcommands: [
             // Each subcommand lives in its own file: <Name>Command.swift.
             ParseCommand.self,
+            DumpCommand.self,
+            HandlersCommand.self,
+            DefaultCommand.self,
         ]
     )
 }

@@ -1,0 +1,2 @@
+// libmagic (Debian libmagic-dev): content sniffing for CourierManifest's ContentSniffer.
+#include <magic.h>

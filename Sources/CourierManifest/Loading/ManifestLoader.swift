@@ -1,0 +1,148 @@
+import Foundation
+
+/// Reads manifests from files and folders: the only part of the manifest machinery that touches
+/// the file system (besides the watcher).
+///
+/// Every file is read with ``SafeFileReader`` (no blocking on FIFOs or devices, size-limited),
+/// decoded as an XML or binary property list, and parsed by ``ManifestParser``. A file's problems
+/// are reported as diagnostics and never stop the other files.
+public struct ManifestLoader: Sendable {
+    /// The default size limit: far above any real Info.plist (tens of KiB), low enough that a
+    /// stray large file in a manifest folder costs nothing.
+    public static let defaultMaximumFileSize = 1 << 20
+
+    public var maximumFileSize: Int
+    public var parser: ManifestParser
+
+    public init(maximumFileSize: Int = ManifestLoader.defaultMaximumFileSize, parser: ManifestParser = ManifestParser()) {
+        self.maximumFileSize = maximumFileSize
+        self.parser = parser
+    }
+
+    /// What one file gave.
+    public struct FileResult: Sendable {
+        /// The absolute path.
+        public var path: String
+        /// nil when the file was refused.
+        public var manifest: Manifest?
+        public var diagnostics: [ManifestDiagnostic]
+    }
+
+    /// Whether a folder entry is a manifest candidate: `*.plist`, not hidden, not an editor's backup.
+    public static func isManifestFileName(_ name: String) -> Bool {
+        name.hasSuffix(".plist") && !name.hasPrefix(".") && name.count > ".plist".count
+    }
+
+    /// Loads one file. `path` is made absolute.
+    public func load(file path: String) -> FileResult {
+        let path = Paths.absolute(path)
+        func refuse(_ code: ManifestDiagnostic.Code, _ message: String) -> FileResult {
+            FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: message, severity: .error, code: code)])
+        }
+        let bytes: [UInt8]
+        switch SafeFileReader.read(path: path, limit: maximumFileSize) {
+        case .success(let b):
+            bytes = b
+        case .failure(.unreadable(_, let reason)):
+            return refuse(.unreadable, "cannot read the file: \(reason); check that it exists and that its permissions let you read it")
+        case .failure(.notRegularFile(let kind)):
+            return refuse(.notRegularFile, "this is \(kind), not a regular file; manifests must be plain files — remove it or replace it with the Info.plist file itself")
+        case .failure(.tooLarge(let size)):
+            return refuse(.tooLarge, "the file is \(size) bytes, over the \(maximumFileSize)-byte limit for manifests; an Info.plist is a few KiB — check that this is the right file")
+        }
+        return decode(bytes, path: path)
+    }
+
+    /// Decodes and parses property-list bytes as if read from `path` (absolute).
+    public func decode(_ bytes: [UInt8], path: String) -> FileResult {
+        let notPlist = "the file is not a property list (XML or binary); write it as an Info.plist <plist><dict>…</dict></plist> or convert it with plutil"
+        guard !bytes.isEmpty else {
+            return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: "the file is empty; " + notPlist, severity: .error, code: .notPropertyList)])
+        }
+        let object: Any
+        do {
+            var format = PropertyListSerialization.PropertyListFormat.xml
+            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: &format)
+            // Foundation also accepts the old OpenStep text format, which would take any word for
+            // a string; only XML and binary property lists are manifests.
+            guard format == .xml || format == .binary else {
+                return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist, severity: .error, code: .notPropertyList)])
+            }
+        } catch {
+            return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist + " (\(Self.describe(error)))", severity: .error, code: .notPropertyList)])
+        }
+        guard let value = PropertyListValue(foundation: object) else {
+            return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist, severity: .error, code: .notPropertyList)])
+        }
+        let parsed = parser.parse(value, path: path)
+        return FileResult(path: path, manifest: parsed.manifest, diagnostics: parsed.diagnostics)
+    }
+
+    /// What a set of folders gave, file by file, in precedence order.
+    public struct FolderResult: Sendable {
+        public var files: [FileResult]
+        /// Problems with the folders themselves (missing explicit folder, unreadable folder).
+        public var diagnostics: [ManifestDiagnostic]
+    }
+
+    /// Loads every `*.plist` in each folder (not recursive). Folders are taken in order (earlier
+    /// folders take precedence); files in a folder in byte order of their names. A missing folder
+    /// is reported only when `reportMissing` says so (the default folders often do not exist).
+    /// Files are decoded in parallel; the result order does not depend on timing.
+    public func load(folders: [String], reportMissing: Bool = true) -> FolderResult {
+        var paths: [String] = []
+        var diagnostics: [ManifestDiagnostic] = []
+        var seenFolders = Set<String>()
+        for folder in folders {
+            let folder = Paths.absolute(folder)
+            guard seenFolders.insert(folder).inserted else { continue }
+            switch DirectoryListing.names(in: folder) {
+            case .success(let names):
+                paths += names.filter(Self.isManifestFileName).map { Paths.join(folder, $0) }
+            case .failure(.missing):
+                if reportMissing {
+                    diagnostics.append(ManifestDiagnostic(file: folder, keyPath: "", message: "the manifest folder does not exist; create it or fix the path", severity: .warning, code: .missingFolder))
+                }
+            case .failure(.unreadable(let reason)):
+                diagnostics.append(ManifestDiagnostic(file: folder, keyPath: "", message: "cannot list the manifest folder: \(reason); check its permissions", severity: .error, code: .unreadable))
+            }
+        }
+        return FolderResult(files: load(files: paths), diagnostics: diagnostics)
+    }
+
+    /// Loads the given files in parallel, keeping their order.
+    public func load(files paths: [String]) -> [FileResult] {
+        let results = ResultSlots<FileResult>(count: paths.count)
+        let loader = self
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let chunk = (paths.count + workers - 1) / max(workers, 1)
+        DispatchQueue.concurrentPerform(iterations: paths.isEmpty ? 0 : workers) { worker in
+            let start = worker * chunk
+            let end = min(start + chunk, paths.count)
+            guard start < end else { return }
+            for i in start..<end { results.set(i, loader.load(file: paths[i])) }
+        }
+        return results.values()
+    }
+
+    static func describe(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let detail = ns.userInfo[NSDebugDescriptionErrorKey] as? String { return detail }
+        return ns.localizedDescription
+    }
+}
+
+/// Fixed slots written once each from concurrent workers (each index by exactly one worker).
+private final class ResultSlots<T>: @unchecked Sendable {
+    private let buffer: UnsafeMutableBufferPointer<T?>
+    init(count: Int) {
+        buffer = .allocate(capacity: count)
+        buffer.initialize(repeating: nil)
+    }
+    deinit {
+        buffer.deinitialize()
+        buffer.deallocate()
+    }
+    func set(_ i: Int, _ value: T) { buffer[i] = value }
+    func values() -> [T] { buffer.map { $0! } }
+}

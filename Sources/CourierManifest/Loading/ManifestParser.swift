@@ -1,0 +1,354 @@
+/// Turns a decoded property list into a ``Manifest`` plus diagnostics. Pure: no file system.
+///
+/// Keys Courier does not read are ignored, so a real app's Info.plist loads as it is. Only the
+/// values Courier reads are checked; a bad declaration is dropped with a warning and the rest of
+/// the manifest is kept; only a missing or unusable bundle identifier refuses the whole manifest.
+public struct ManifestParser: Sendable {
+    /// The key of the Linux launch command (an argv array). See docs/manifest.md.
+    public static let launchArgumentsKey = "CourierLaunchArguments"
+    /// The key of the app's URL format as data (see CourierURL).
+    public static let urlFormatKey = "CourierURLFormat"
+
+    /// Checks `CourierURLFormat`; returns a message when the value is not a valid format.
+    /// Installed by the module that knows the format type (kept a closure so this module does not
+    /// depend on its details).
+    public var urlFormatValidator: (@Sendable (PropertyListValue) -> ManifestURLFormat.Problem?)?
+
+    public init(urlFormatValidator: (@Sendable (PropertyListValue) -> ManifestURLFormat.Problem?)? = ManifestURLFormat.validate) {
+        self.urlFormatValidator = urlFormatValidator
+    }
+
+    /// The result of parsing one property list.
+    public struct Result: Sendable {
+        /// nil when the manifest was refused (there is then at least one `error` diagnostic).
+        public var manifest: Manifest?
+        public var diagnostics: [ManifestDiagnostic]
+    }
+
+    /// Parses the top-level value of a property list read from `path` (absolute).
+    public func parse(_ root: PropertyListValue, path: String) -> Result {
+        var context = Context(path: path)
+        guard case .dictionary(let plist) = root else {
+            context.error(.notPropertyList, "", "the property list's top level is a \(root.typeName), not a dictionary; an Info.plist is a <dict> of keys such as CFBundleIdentifier")
+            return Result(manifest: nil, diagnostics: context.diagnostics)
+        }
+        guard let bundleID = parseBundleIdentifier(plist, &context) else {
+            return Result(manifest: nil, diagnostics: context.diagnostics)
+        }
+        var manifest = Manifest(bundleIdentifier: bundleID, path: path)
+        manifest.name = parseName(plist, &context) ?? bundleID
+        manifest.urlTypes = parseURLTypes(plist["CFBundleURLTypes"], &context)
+        manifest.documentTypes = parseDocumentTypes(plist["CFBundleDocumentTypes"], &context)
+        manifest.exportedTypes = parseTypeDeclarations(plist["UTExportedTypeDeclarations"], key: "UTExportedTypeDeclarations", &context)
+        manifest.importedTypes = parseTypeDeclarations(plist["UTImportedTypeDeclarations"], key: "UTImportedTypeDeclarations", &context)
+        manifest.launchCommand = parseLaunchCommand(plist[Self.launchArgumentsKey], &context)
+        manifest.queriesSchemes = parseQueriesSchemes(plist["LSApplicationQueriesSchemes"], &context)
+        if let format = plist[Self.urlFormatKey] {
+            if let problem = urlFormatValidator?(format) {
+                let key = problem.keyPath.isEmpty ? Self.urlFormatKey : Self.urlFormatKey + "." + problem.keyPath
+                context.warning(.invalidURLFormat, key, "the URL format is invalid: \(problem.message) (see docs/url-format.md) — the app is registered without a URL format, so URLs are not checked against it before launch")
+            } else {
+                manifest.urlFormat = format
+            }
+        }
+        return Result(manifest: manifest, diagnostics: context.diagnostics)
+    }
+
+    // MARK: - Keys
+
+    private func parseBundleIdentifier(_ plist: [String: PropertyListValue], _ context: inout Context) -> String? {
+        let key = "CFBundleIdentifier"
+        guard let value = plist[key] else {
+            context.error(.missingBundleIdentifier, key, "no CFBundleIdentifier; add one in reverse-DNS form (com.example.app) — the app is not registered")
+            return nil
+        }
+        guard case .string(let id) = value else {
+            context.error(.wrongType, key, "CFBundleIdentifier is a \(value.typeName), expected a string such as com.example.app — the app is not registered")
+            return nil
+        }
+        if let variable = Identifiers.unresolvedBuildVariable(in: id) {
+            context.error(.unresolvedBuildVariable, key, "'\(id)' contains the unresolved build setting \(variable); Xcode substitutes it at build time — write the final bundle identifier (com.example.app) — the app is not registered")
+            return nil
+        }
+        guard Identifiers.isValidBundleIdentifier(id) else {
+            context.error(.invalidBundleIdentifier, key, "'\(id)' is not a valid bundle identifier; use reverse-DNS with at least two elements of ASCII letters, digits, '-' or '_', none starting with a digit (it is also the app's D-Bus name) — the app is not registered")
+            return nil
+        }
+        return id
+    }
+
+    private func parseName(_ plist: [String: PropertyListValue], _ context: inout Context) -> String? {
+        for key in ["CFBundleDisplayName", "CFBundleName"] {
+            guard let value = plist[key] else { continue }
+            guard case .string(let name) = value else {
+                context.warning(.wrongType, key, "\(key) is a \(value.typeName), expected a string; it is ignored")
+                continue
+            }
+            if let variable = Identifiers.unresolvedBuildVariable(in: name) {
+                context.warning(.unresolvedBuildVariable, key, "'\(name)' contains the unresolved build setting \(variable); write the final name — it is ignored")
+                continue
+            }
+            if !name.isEmpty { return name }
+        }
+        return nil
+    }
+
+    private func parseURLTypes(_ value: PropertyListValue?, _ context: inout Context) -> [URLTypeDeclaration] {
+        let key = "CFBundleURLTypes"
+        guard let entries = context.array(value, key: key) else { return [] }
+        var seen: [String: String] = [:]  // scheme -> key path of its first declaration
+        var result: [URLTypeDeclaration] = []
+        for (i, entry) in entries.enumerated() {
+            let path = "\(key)[\(i)]"
+            guard let dict = context.dictionary(entry, key: path) else { continue }
+            var type = URLTypeDeclaration(schemes: [])
+            type.name = context.string(dict["CFBundleURLName"], key: path + ".CFBundleURLName")
+            type.role = context.enumValue(dict["CFBundleTypeRole"], key: path + ".CFBundleTypeRole", default: .editor)
+            type.rank = context.enumValue(dict["LSHandlerRank"], key: path + ".LSHandlerRank", default: .default)
+            let schemesKey = path + ".CFBundleURLSchemes"
+            guard let schemesValue = dict["CFBundleURLSchemes"] else {
+                context.warning(.invalidValue, schemesKey, "this URL type has no CFBundleURLSchemes; add an array of scheme names, or remove the entry")
+                continue
+            }
+            for (j, s) in (context.stringArray(schemesValue, key: schemesKey) ?? []) {
+                let schemeKey = "\(schemesKey)[\(j)]"
+                guard let scheme = checkedScheme(s, key: schemeKey, &context) else { continue }
+                if let first = seen[scheme] {
+                    context.warning(.duplicateScheme, schemeKey, "the scheme '\(scheme)' is already declared at \(first) (schemes compare case-insensitively); remove one of them — this one is ignored")
+                    continue
+                }
+                seen[scheme] = schemeKey
+                type.schemes.append(scheme)
+            }
+            if !type.schemes.isEmpty { result.append(type) }
+        }
+        return result
+    }
+
+    private func checkedScheme(_ s: String, key: String, _ context: inout Context) -> String? {
+        if let variable = Identifiers.unresolvedBuildVariable(in: s) {
+            context.warning(.unresolvedBuildVariable, key, "'\(s)' contains the unresolved build setting \(variable); write the final scheme name — it is ignored")
+            return nil
+        }
+        var candidate = s
+        if candidate.hasSuffix("://") || candidate.hasSuffix(":") {
+            context.warning(.invalidScheme, key, "'\(s)' is not a scheme name: write it without ':' or '://' (e.g. 'todolist') — it is ignored")
+            return nil
+        }
+        candidate = candidate.lowercased()
+        guard Identifiers.isValidScheme(candidate) else {
+            context.warning(.invalidScheme, key, "'\(s)' is not a valid URL scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.' (RFC 3986) — it is ignored")
+            return nil
+        }
+        return candidate
+    }
+
+    private func parseDocumentTypes(_ value: PropertyListValue?, _ context: inout Context) -> [DocumentTypeDeclaration] {
+        let key = "CFBundleDocumentTypes"
+        guard let entries = context.array(value, key: key) else { return [] }
+        var result: [DocumentTypeDeclaration] = []
+        for (i, entry) in entries.enumerated() {
+            let path = "\(key)[\(i)]"
+            guard let dict = context.dictionary(entry, key: path) else { continue }
+            let typesKey = path + ".LSItemContentTypes"
+            var contentTypes: [String] = []
+            if let typesValue = dict["LSItemContentTypes"] {
+                for (j, t) in (context.stringArray(typesValue, key: typesKey) ?? []) {
+                    if let uti = checkedTypeIdentifier(t, key: "\(typesKey)[\(j)]", &context), !contentTypes.contains(uti) {
+                        contentTypes.append(uti)
+                    }
+                }
+            }
+            guard !contentTypes.isEmpty else {
+                context.warning(.invalidValue, typesKey, "this document type declares no usable LSItemContentTypes; add uniform type identifiers such as public.plain-text — the entry is ignored")
+                continue
+            }
+            let name = context.string(dict["CFBundleTypeName"], key: path + ".CFBundleTypeName") ?? contentTypes[0]
+            let role: HandlerRole = context.enumValue(dict["CFBundleTypeRole"], key: path + ".CFBundleTypeRole", default: .viewer)
+            let rank: HandlerRank = context.enumValue(dict["LSHandlerRank"], key: path + ".LSHandlerRank", default: .default)
+            result.append(DocumentTypeDeclaration(name: name, contentTypes: contentTypes, role: role, rank: rank))
+        }
+        return result
+    }
+
+    private func checkedTypeIdentifier(_ s: String, key: String, _ context: inout Context) -> String? {
+        if let variable = Identifiers.unresolvedBuildVariable(in: s) {
+            context.warning(.unresolvedBuildVariable, key, "'\(s)' contains the unresolved build setting \(variable); write the final type identifier — it is ignored")
+            return nil
+        }
+        guard Identifiers.isValidTypeIdentifier(s) else {
+            context.warning(.invalidValue, key, "'\(s)' is not a uniform type identifier (dot-separated ASCII letters, digits, '-' or '_', e.g. public.plain-text) — it is ignored")
+            return nil
+        }
+        return s
+    }
+
+    private func parseTypeDeclarations(_ value: PropertyListValue?, key: String, _ context: inout Context) -> [TypeDeclaration] {
+        guard let entries = context.array(value, key: key) else { return [] }
+        var result: [TypeDeclaration] = []
+        var seen = Set<String>()
+        for (i, entry) in entries.enumerated() {
+            let path = "\(key)[\(i)]"
+            guard let dict = context.dictionary(entry, key: path) else { continue }
+            let idKey = path + ".UTTypeIdentifier"
+            guard let idValue = dict["UTTypeIdentifier"] else {
+                context.warning(.invalidValue, idKey, "this type declaration has no UTTypeIdentifier; add one (e.g. com.example.document) — the entry is ignored")
+                continue
+            }
+            guard let rawID = context.string(idValue, key: idKey), let id = checkedTypeIdentifier(rawID, key: idKey, &context) else { continue }
+            guard seen.insert(id).inserted else {
+                context.warning(.invalidValue, idKey, "the type \(id) is declared twice in \(key); remove one — this one is ignored")
+                continue
+            }
+            var declaration = TypeDeclaration(identifier: id)
+            declaration.description = context.string(dict["UTTypeDescription"], key: path + ".UTTypeDescription")
+            if let conforms = dict["UTTypeConformsTo"] {
+                let conformsKey = path + ".UTTypeConformsTo"
+                for (j, parent) in context.stringOrStringArray(conforms, key: conformsKey) {
+                    if let uti = checkedTypeIdentifier(parent, key: "\(conformsKey)[\(j)]", &context) { declaration.conformsTo.append(uti) }
+                }
+            }
+            if let tagsValue = dict["UTTypeTagSpecification"] {
+                let tagsKey = path + ".UTTypeTagSpecification"
+                if let tags = context.dictionary(tagsValue, key: tagsKey) {
+                    if let ext = tags["public.filename-extension"] {
+                        declaration.filenameExtensions = context.stringOrStringArray(ext, key: tagsKey + ".public.filename-extension").map { _, e in
+                            (e.hasPrefix(".") ? String(e.dropFirst()) : e).lowercased()
+                        }.filter { !$0.isEmpty }
+                    }
+                    if let mime = tags["public.mime-type"] {
+                        declaration.mimeTypes = context.stringOrStringArray(mime, key: tagsKey + ".public.mime-type").map { $0.1.lowercased() }
+                    }
+                }
+            }
+            result.append(declaration)
+        }
+        return result
+    }
+
+    private func parseLaunchCommand(_ value: PropertyListValue?, _ context: inout Context) -> LaunchCommand? {
+        let key = Self.launchArgumentsKey
+        guard let value else { return nil }
+        guard case .array(let items) = value else {
+            context.warning(.wrongType, key, "\(key) is a \(value.typeName), expected an array of strings (the argv, e.g. [\"todolist\"]); Courier never runs a shell — the app cannot be launched by Courier")
+            return nil
+        }
+        guard !items.isEmpty else {
+            context.warning(.invalidValue, key, "\(key) is empty; put the program as its first element — the app cannot be launched by Courier")
+            return nil
+        }
+        var argv: [String] = []
+        for (i, item) in items.enumerated() {
+            let itemKey = "\(key)[\(i)]"
+            guard case .string(let arg) = item else {
+                context.warning(.wrongType, itemKey, "argument \(i) is a \(item.typeName), expected a string — the app cannot be launched by Courier")
+                return nil
+            }
+            if arg.utf8.contains(0) {
+                context.warning(.invalidValue, itemKey, "argument \(i) contains a NUL byte, which no argv can carry; remove it — the app cannot be launched by Courier")
+                return nil
+            }
+            if let variable = Identifiers.unresolvedBuildVariable(in: arg) {
+                context.warning(.unresolvedBuildVariable, itemKey, "'\(arg)' contains \(variable); Courier substitutes nothing and runs no shell — write the final value — the app cannot be launched by Courier")
+                return nil
+            }
+            argv.append(arg)
+        }
+        guard !argv[0].isEmpty, !argv[0].hasSuffix("/") else {
+            context.warning(.invalidValue, "\(key)[0]", "the program name '\(argv[0])' is empty or a folder; name the executable — the app cannot be launched by Courier")
+            return nil
+        }
+        return LaunchCommand(arguments: argv, manifestDirectory: Paths.directory(of: context.path))
+    }
+
+    private func parseQueriesSchemes(_ value: PropertyListValue?, _ context: inout Context) -> [String] {
+        let key = "LSApplicationQueriesSchemes"
+        guard let value else { return [] }
+        var out: [String] = []
+        for (i, s) in (context.stringArray(value, key: key) ?? []) {
+            if let scheme = checkedScheme(s, key: "\(key)[\(i)]", &context), !out.contains(scheme) { out.append(scheme) }
+        }
+        return out
+    }
+
+    // MARK: - Context
+
+    /// Collects diagnostics for one file and offers typed accessors that report wrong types.
+    struct Context {
+        let path: String
+        var diagnostics: [ManifestDiagnostic] = []
+
+        mutating func error(_ code: ManifestDiagnostic.Code, _ key: String, _ message: String) {
+            diagnostics.append(ManifestDiagnostic(file: path, keyPath: key, message: message, severity: .error, code: code))
+        }
+
+        mutating func warning(_ code: ManifestDiagnostic.Code, _ key: String, _ message: String) {
+            diagnostics.append(ManifestDiagnostic(file: path, keyPath: key, message: message, severity: .warning, code: code))
+        }
+
+        mutating func array(_ value: PropertyListValue?, key: String) -> [PropertyListValue]? {
+            guard let value else { return nil }
+            guard case .array(let a) = value else {
+                warning(.wrongType, key, "\(key) is a \(value.typeName), expected an array; it is ignored")
+                return nil
+            }
+            return a
+        }
+
+        mutating func dictionary(_ value: PropertyListValue, key: String) -> [String: PropertyListValue]? {
+            guard case .dictionary(let d) = value else {
+                warning(.wrongType, key, "\(key) is a \(value.typeName), expected a dictionary; it is ignored")
+                return nil
+            }
+            return d
+        }
+
+        mutating func string(_ value: PropertyListValue?, key: String) -> String? {
+            guard let value else { return nil }
+            guard case .string(let s) = value else {
+                warning(.wrongType, key, "\(key) is a \(value.typeName), expected a string; it is ignored")
+                return nil
+            }
+            if let variable = Identifiers.unresolvedBuildVariable(in: s) {
+                warning(.unresolvedBuildVariable, key, "'\(s)' contains the unresolved build setting \(variable); write the final value — it is ignored")
+                return nil
+            }
+            return s
+        }
+
+        /// The string elements of an array with their indices; wrong elements are reported and skipped.
+        mutating func stringArray(_ value: PropertyListValue, key: String) -> [(Int, String)]? {
+            guard case .array(let items) = value else {
+                warning(.wrongType, key, "\(key) is a \(value.typeName), expected an array of strings; it is ignored")
+                return nil
+            }
+            var out: [(Int, String)] = []
+            for (i, item) in items.enumerated() {
+                guard case .string(let s) = item else {
+                    warning(.wrongType, "\(key)[\(i)]", "this element is a \(item.typeName), expected a string; it is ignored")
+                    continue
+                }
+                out.append((i, s))
+            }
+            return out
+        }
+
+        /// Apple accepts a single string where an array of strings is usual (UTTypeConformsTo, tags).
+        mutating func stringOrStringArray(_ value: PropertyListValue, key: String) -> [(Int, String)] {
+            if case .string(let s) = value { return [(0, s)] }
+            return stringArray(value, key: key) ?? []
+        }
+
+        mutating func enumValue<E: RawRepresentable & CaseIterable>(_ value: PropertyListValue?, key: String, default fallback: E) -> E where E.RawValue == String {
+            guard let value else { return fallback }
+            guard case .string(let s) = value else {
+                warning(.wrongType, key, "\(key) is a \(value.typeName), expected one of \(E.allCases.map(\.rawValue).joined(separator: ", ")); using \(fallback.rawValue)")
+                return fallback
+            }
+            if let e = E(rawValue: s) { return e }
+            if let e = E.allCases.first(where: { $0.rawValue.lowercased() == s.lowercased() }) { return e }
+            warning(.invalidValue, key, "'\(s)' is not one of \(E.allCases.map(\.rawValue).joined(separator: ", ")); fix the value — using \(fallback.rawValue)")
+            return fallback
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// The candidates for a scheme or type in decision order, the chosen one first, with explanations.
+///
+/// Eligible candidates come first, ordered by (1) the user's default, (2) `LSHandlerRank`
+/// (Owner > Default > Alternate), for types then (2b) how specific the declared type is, and
+/// (3) the persisted first-claim order. Candidates that cannot be chosen (rank None, reserved
+/// schemes) follow, so that `--explain` can show them.
+public struct HandlerResolution: Sendable, Hashable {
+    public var key: HandlerKey
+    public var candidates: [HandlerCandidate]
+    /// Set when the query itself was refused (invalid scheme, unknown type), with the reason.
+    public var problem: String?
+
+    /// The handler Courier uses, if any.
+    public var chosen: HandlerCandidate? { candidates.first { $0.status == .chosen } }
+
+    /// Eligible bundle identifiers in decision order (what `HandlersForURL` and the dump list).
+    public var bundleIdentifiers: [String] { candidates.filter(\.isEligible).map(\.bundleIdentifier) }
+
+    /// One line per candidate, for `courier handlers --explain`.
+    public var explanationText: String {
+        if let problem { return problem }
+        if candidates.isEmpty { return "no app claims \(key)" }
+        return candidates.enumerated().map { i, c in
+            "\(i + 1). \(c.bundleIdentifier) — \(c.explanation)"
+        }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,21 @@
+/// What a registration, unregistration, reload or preference change did, for consumers that
+/// listen for changes (the broker's `RegistryChanged` signal).
+public struct RegistryChange: Sendable, Hashable {
+    /// Bundle identifiers, sorted.
+    public var added: [String] = []
+    public var removed: [String] = []
+    public var updated: [String] = []
+    /// Schemes whose candidates or decision order changed, sorted.
+    public var schemes: [String] = []
+    /// Types claimed by the changed apps, sorted.
+    public var types: [String] = []
+    /// The diagnostics produced by this change (new problems in the files that were read).
+    public var diagnostics: [ManifestDiagnostic] = []
+
+    public init() {}
+
+    /// Nothing an observer would care about changed.
+    public var isEmpty: Bool {
+        added.isEmpty && removed.isEmpty && updated.isEmpty && schemes.isEmpty && types.isEmpty && diagnostics.isEmpty
+    }
+}

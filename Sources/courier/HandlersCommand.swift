@@ -1,0 +1,61 @@
+import ArgumentParser
+import CourierManifest
+
+/// `courier handlers URL-or-scheme [--explain]` and `courier handlers --type UTI-or-FILE [--explain]`.
+struct HandlersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "handlers",
+        abstract: "List the apps that handle a URL scheme or a file type, the chosen one first.",
+        discussion: "Exit status: 0 when some app can handle it, 1 when none can, 65 when the scheme or type is invalid.")
+
+    @OptionGroup var manifests: ManifestFolderOptions
+
+    @Argument(help: "A URL (todolist://…) or a scheme (todolist).")
+    var urlOrScheme: String?
+
+    @Option(name: .customLong("type"), help: ArgumentHelp("A uniform type identifier (public.plain-text) or a file to identify.", valueName: "uti-or-file"))
+    var type: String?
+
+    @Flag(help: "Say why each candidate won or lost (default, rank, first claim, reserved, invalid).")
+    var explain = false
+
+    func validate() throws {
+        if (urlOrScheme == nil) == (type == nil) {
+            throw ValidationError("give either a URL or scheme, or --type UTI-or-FILE")
+        }
+    }
+
+    func run() async throws {
+        let service = manifests.service()
+        let resolution: HandlerResolution
+        if let type {
+            let registry = await service.registry
+            if let identification = Registry.identifyFileArgument(type, in: registry) {
+                print("\(type): \(identification.typeIdentifier) — \(identification.reason)")
+                resolution = registry.handlers(forType: identification.typeIdentifier)
+            } else {
+                resolution = registry.handlers(forType: type)
+            }
+        } else {
+            guard let scheme = Registry.scheme(fromURLOrScheme: urlOrScheme!) else {
+                reportRegistryError("courier: '\(urlOrScheme!)' has no valid scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.'")
+                throw ExitCode(65)
+            }
+            resolution = await service.handlers(forScheme: scheme)
+        }
+        if let problem = resolution.problem {
+            reportRegistryError("courier: \(problem)")
+            throw ExitCode(65)
+        }
+        if explain {
+            print(resolution.explanationText)
+        } else {
+            for id in resolution.bundleIdentifiers { print(id) }
+        }
+        if resolution.chosen == nil {
+            if !explain { reportRegistryError("courier: no app can handle \(resolution.key)") }
+            throw ExitCode(1)
+        }
+    }
+}
+

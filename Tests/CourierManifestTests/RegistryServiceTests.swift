@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import CourierManifest
+
+@Suite struct RegistryServiceTests {
+    @Test func defaultsAndClaimsArePersistedUnderTheStateFolder() async throws {
+        let manifests = TemporaryFolder(), state = TemporaryFolder()
+        manifests.write("a.plist", appPlist("com.acme.a", schemes: ["x"]))
+        manifests.write("b.plist", appPlist("com.acme.b", schemes: ["x"]))
+        let config = RegistryService.Configuration(folders: [manifests.path], stateFolder: state.path)
+        let service = RegistryService(configuration: config)
+        #expect(await service.handlers(forScheme: "x").bundleIdentifiers == ["com.acme.a", "com.acme.b"])
+        try await service.setDefault("com.acme.b", forScheme: "x")
+        #expect(FileManager.default.fileExists(atPath: state.path + "/defaults.json"))
+        #expect(FileManager.default.fileExists(atPath: state.path + "/claims.json"))
+        let again = RegistryService(configuration: config)
+        #expect(await again.handlers(forScheme: "x").bundleIdentifiers == ["com.acme.b", "com.acme.a"])
+    }
+
+    @Test func changesOnDiskAreReloadedAndAnnounced() async throws {
+        let manifests = TemporaryFolder()
+        let service = RegistryService(configuration: .init(folders: [manifests.path], stateFolder: nil))
+        let changes = await service.changes()
+        try await service.startWatching(debounceMilliseconds: 50)
+        #expect(await service.watchedFolders == [manifests.path])
+        manifests.write("new.plist", appPlist("com.acme.new", schemes: ["fresh"]))
+        var iterator = changes.makeAsyncIterator()
+        let change = try #require(await iterator.next())
+        #expect(change.added == ["com.acme.new"])
+        #expect(change.schemes == ["fresh"])
+        #expect(await service.handlers(forScheme: "fresh").bundleIdentifiers == ["com.acme.new"])
+        try FileManager.default.removeItem(atPath: manifests.url("new.plist"))
+        let removal = try #require(await iterator.next())
+        #expect(removal.removed == ["com.acme.new"])
+        await service.stopWatching()
+    }
+
+    @Test func registeringAFileOutsideTheFoldersSurvivesAReload() async throws {
+        let manifests = TemporaryFolder(), elsewhere = TemporaryFolder()
+        let path = elsewhere.write("app.plist", appPlist("com.acme.runtime", schemes: ["rt"]))
+        let service = RegistryService(configuration: .init(folders: [manifests.path], stateFolder: nil))
+        let change = try await service.register(manifestAt: path)
+        #expect(change.added == ["com.acme.runtime"])
+        await service.reload()
+        #expect(await service.application(bundleIdentifier: "com.acme.runtime")?.path == path)
+        try await service.unregister(bundleIdentifier: "com.acme.runtime")
+        await service.reload()
+        #expect(await service.application(bundleIdentifier: "com.acme.runtime") == nil)
+    }
+
+    @Test func registeringABrokenFileThrowsItsDiagnostics() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.write("bad.plist", appPlist("not-reverse-dns"))
+        let service = RegistryService(configuration: .init(folders: [], stateFolder: nil))
+        do {
+            try await service.register(manifestAt: path)
+            Issue.record("a broken manifest was registered")
+        } catch {
+            #expect(error.code == .invalidManifest)
+            #expect(error.diagnostics.map(\.code) == [.invalidBundleIdentifier])
+        }
+    }
+
+    @Test func folderSearchFollowsFlagsThenEnvironmentThenXDG() {
+        let env = ["HOME": "/home/u", "XDG_DATA_DIRS": "/opt/share:/usr/share"]
+        let dirs = CourierDirectories(environment: env)
+        #expect(dirs.manifestFolders().folders == ["/home/u/.local/share/courier/manifests", "/opt/share/courier/manifests", "/usr/share/courier/manifests"])
+        #expect(dirs.manifestFolders().explicit == false)
+        #expect(dirs.stateFolder == "/home/u/.config/courier")
+        var withPath = env
+        withPath["COURIER_MANIFEST_PATH"] = "/a:/b"
+        withPath["XDG_CONFIG_HOME"] = "/cfg"
+        #expect(CourierDirectories(environment: withPath).manifestFolders().folders == ["/a", "/b"])
+        #expect(CourierDirectories(environment: withPath).manifestFolders(explicit: ["/c"]).folders == ["/c"])
+        #expect(CourierDirectories(environment: withPath).stateFolder == "/cfg/courier")
+    }
+}

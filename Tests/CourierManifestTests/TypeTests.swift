@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+@testable import CourierManifest
+
+@Suite struct TypeTests {
+    let graph = TypeGraph(mimeDatabase: .system)
+
+    @Test(arguments: [
+        ("public.utf8-plain-text", "public.plain-text"), ("public.utf8-plain-text", "public.text"),
+        ("public.utf8-plain-text", "public.data"), ("public.utf8-plain-text", "public.item"),
+        ("public.utf8-plain-text", "public.content"), ("public.json", "public.text"), ("public.xml", "public.data"),
+        ("public.png", "public.image"), ("public.jpeg", "public.content"), ("public.pdf", "public.data"),
+        ("com.adobe.pdf", "public.composite-content"), ("public.zip-archive", "public.archive"),
+        ("public.mp3", "public.audio"), ("public.mpeg-4", "public.movie"), ("public.file-url", "public.url"),
+        ("public.svg-image", "public.xml"), ("public.folder", "public.item"), ("public.movie", "public.audiovisual-content"),
+    ])
+    func systemTypesConform(_ pair: (String, String)) {
+        #expect(graph.conforms(pair.0, to: pair.1))
+    }
+
+    @Test(arguments: [
+        ("public.png", "public.text"), ("public.text", "public.plain-text"), ("public.data", "public.content"),
+        ("public.json", "public.plain-text"), ("public.zip-archive", "public.image"), ("public.folder", "public.data"),
+    ])
+    func unrelatedTypesDoNotConform(_ pair: (String, String)) {
+        #expect(!graph.conforms(pair.0, to: pair.1))
+    }
+
+    @Test func extensionsAndMIMETypesMapToTypes() {
+        #expect(graph.type(forFilenameExtension: "TXT") == "public.plain-text")
+        #expect(graph.type(forFilenameExtension: "jpg") == "public.jpeg")
+        #expect(graph.type(forMIMEType: "application/json") == "public.json")
+        #expect(graph.type(forMIMEType: "Image/PNG") == "public.png")
+        #expect(graph.type(forFileName: "archive.tar.gz") != nil)
+        #expect(graph.declaration(for: "public.pdf")?.identifier == "com.adobe.pdf")
+    }
+
+    @Test func sharedMIMEInfoPlacesUnknownTypesUnderTheirParents() {
+        // shared-mime-info knows .rs as text/rust, a subclass of text/plain; Courier's table does not.
+        let rust = graph.type(forFilenameExtension: "rs")
+        #expect(rust == "dyn.mime.text/rust")
+        #expect(graph.conforms(rust!, to: "public.plain-text"))
+        let unknown = graph.type(forMIMEType: "application/x-courier-nothing")
+        #expect(graph.conforms(unknown, to: "public.data"))
+        #expect(!graph.conforms(unknown, to: "public.text"))
+    }
+
+    @Test func appDeclarationsJoinTheGraphAndExportBeatsImport() {
+        var g = graph
+        #expect(g.add(TypeDeclaration(identifier: "com.acme.note", conformsTo: ["public.data"], filenameExtensions: ["note"]), declaredBy: "org.other", exported: false) == .added)
+        #expect(g.add(TypeDeclaration(identifier: "com.acme.note", conformsTo: ["public.json"], filenameExtensions: ["acmenote"]), declaredBy: "com.acme", exported: true) == .added)
+        #expect(g.conforms("com.acme.note", to: "public.text"))
+        #expect(g.type(forFilenameExtension: "acmenote") == "com.acme.note")
+        #expect(g.add(TypeDeclaration(identifier: "com.acme.note"), declaredBy: "com.thief", exported: true) == .declaredBy("com.acme"))
+        #expect(g.add(TypeDeclaration(identifier: "public.png", conformsTo: ["public.text"]), declaredBy: "com.thief", exported: true) == .systemType)
+        #expect(!g.conforms("public.png", to: "public.text"))
+    }
+
+    // MARK: - Files: by extension, and by content where the extension is missing or lies
+
+    let resolver = FileTypeResolver(types: TypeGraph(mimeDatabase: .system))
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1F, 0x15, 0xC4, 0x89]
+    static let pdf = Array("%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n".utf8)
+
+    @Test func libmagicIsAvailable() {
+        #expect(ContentSniffer.shared != nil)
+    }
+
+    @Test func extensionThatLiesLosesToTheContent() {
+        let id = resolver.identify(suggestedName: "holiday.txt", contents: Self.png)
+        #expect(id.typeIdentifier == "public.png")
+        #expect(id.source == .content)
+        #expect(id.typeByExtension == "public.plain-text")
+        #expect(id.reason.contains("contradicts"))
+    }
+
+    @Test func missingExtensionUsesTheContent() {
+        #expect(resolver.identify(suggestedName: "scan", contents: Self.pdf).typeIdentifier == "com.adobe.pdf")
+        #expect(resolver.identify(suggestedName: "data", contents: Array("{\"tasks\": [\"a\", \"b\"]}\n".utf8)).typeIdentifier == "public.json")
+        #expect(resolver.identify(suggestedName: "README", contents: Array("Buy milk\nCall Bob\n".utf8)).typeIdentifier == "public.utf8-plain-text")
+    }
+
+    @Test func agreeingOrSilentContentKeepsTheExtension() {
+        #expect(resolver.identify(suggestedName: "notes.md", contents: Array("# Title\nsome text\n".utf8)).typeIdentifier == "net.daringfireball.markdown")
+        #expect(resolver.identify(suggestedName: "a.png", contents: Self.png).source == .filenameExtension)
+        #expect(resolver.identify(suggestedName: "empty.txt", contents: []).typeIdentifier == "public.plain-text")
+        #expect(resolver.identify(suggestedName: "song.mp3", contents: [0, 1, 2, 3, 250, 251, 252, 7, 8, 0, 0, 9]).typeIdentifier == "public.mp3")
+        #expect(resolver.identify(suggestedName: "x.unknownext", contents: nil).typeIdentifier == "dyn.ext.unknownext")
+        #expect(resolver.identify(suggestedName: "nothing", contents: nil).typeIdentifier == "public.data")
+    }
+
+    @Test func identifyingFromADescriptorDoesNotMoveItsOffset() throws {
+        let folder = TemporaryFolder()
+        let path = folder.write("photo", bytes: Self.png)
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        #expect(resolver.identify(suggestedName: "photo.txt", fileDescriptor: fd).typeIdentifier == "public.png")
+        #expect(lseek(fd, 0, SEEK_CUR) == 0)
+    }
+
+    @Test func inboxCheckTellsWhetherAnAppAcceptsTheFile() throws {
+        let folder = TemporaryFolder()
+        let path = folder.write("list.txt", "Buy milk\n")
+        var registry = Registry(types: TypeGraph(mimeDatabase: .system))
+        try registry.register(manifest("com.acme.todolist", documents: [("public.plain-text", .owner)]))
+        try registry.register(manifest("com.acme.photos", documents: [("public.image", .owner)]))
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        let todo = registry.acceptance(ofFileNamed: "list.txt", fileDescriptor: fd, by: "com.acme.todolist")
+        #expect(todo.documentType?.name == "public.plain-text")
+        let photos = registry.acceptance(ofFileNamed: "list.txt", fileDescriptor: fd, by: "com.acme.photos")
+        #expect(photos.documentType == nil)
+        #expect(photos.identification.typeIdentifier.hasPrefix("public."))
+    }
+}
