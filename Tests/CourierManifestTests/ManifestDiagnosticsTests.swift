@@ -122,6 +122,18 @@ import Testing
         #expect(r.diagnostic(.invalidURLFormat)?.keyPath.hasPrefix("CourierURLFormat") == true)
     }
 
+    @Test func invalidURLFormatNamesTheKeyPathInsideTheFormat() {
+        let r = parse(appPlist("com.acme.app", schemes: ["a"], extra: """
+            <key>CourierURLFormat</key><dict><key>Components</key><dict>
+              <key>fragment</key><dict><key>Presense</key><string>required</string></dict>
+            </dict></dict>
+            """))
+        #expect(r.manifest?.urlFormat == nil)
+        let d = r.diagnostic(.invalidURLFormat)
+        #expect(d?.keyPath == "CourierURLFormat.Components.fragment.Presense")
+        #expect(d?.message.contains("unknown key") == true)
+    }
+
     @Test func launchArgumentsMustBeAnArrayOfStrings() {
         let r = parse(appPlist("com.acme.app", extra: "<key>CourierLaunchArguments</key><string>todolist --x</string>"))
         #expect(r.manifest != nil)

@@ -147,6 +147,7 @@ import Testing
         #expect(todolist.launchCommand?.executable == .searchPath("todolist"))
         #expect(todolist.documentTypes == [DocumentTypeDeclaration(name: "Plain text task list", contentTypes: ["public.plain-text"], role: .editor, rank: .owner)])
         #expect(todolist.queriesSchemes.isEmpty == false)
-        #expect(todolist.urlFormat != nil)
+        let format = try #require(try todolist.urlFormatValue())
+        #expect(format.schemes.map(\.name) == ["todolist"])
     }
 }

@@ -1,7 +1,8 @@
-/// The bridge between a manifest's `CourierURLFormat` value and the parser module's format type.
-///
-/// Until the parser module offers its format type, the raw value is kept and accepted as long as
-/// it is a dictionary; ``validate`` is where the full check plugs in.
+public import CourierURL
+
+/// The bridge between a manifest's `CourierURLFormat` value and the parser module's ``URLFormat``
+/// (docs/url-format.md): the loader checks the value with `URLFormat(propertyList:)`, so an invalid
+/// format is a diagnostic naming its key path, and consumers (the broker) get the typed format.
 public enum ManifestURLFormat {
     /// What is wrong with a format: where inside `CourierURLFormat` (empty for the value itself)
     /// and what to do.
@@ -14,11 +15,23 @@ public enum ManifestURLFormat {
         }
     }
 
-    /// nil when `value` is acceptable, else what is wrong.
+    /// nil when `value` is a valid URL format, else what is wrong.
     @Sendable public static func validate(_ value: PropertyListValue) -> Problem? {
-        guard case .dictionary = value else {
-            return Problem(keyPath: "", message: "expected a dictionary describing the URL's components, found a \(value.typeName)")
+        do {
+            _ = try URLFormat(propertyList: value.foundationValue)
+            return nil
+        } catch {
+            let text = error.advice.isEmpty ? error.message : "\(error.message); \(error.advice)"
+            return Problem(keyPath: error.keyPath, message: text)
         }
-        return nil
+    }
+}
+
+extension Manifest {
+    /// The app's URL format (`CourierURLFormat`), typed; nil when the manifest declares none.
+    /// The loader already refused invalid formats, so this only fails for manifests built in memory.
+    public func urlFormatValue() throws(URLFormatError) -> URLFormat? {
+        guard let urlFormat else { return nil }
+        return try URLFormat(propertyList: urlFormat.foundationValue)
     }
 }
