@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest"]),
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
-        .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "CourierManifest"]),
+        .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "CourierManifest", "Courier"]),
         .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop"]),
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest"]),
         .testTarget(

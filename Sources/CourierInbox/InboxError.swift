@@ -63,7 +63,7 @@ public struct InboxError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notPermitted: "org.courier.Error.NotPermitted"
         case .notRegularFile, .notReadable, .deletedFile: "org.courier.Error.InvalidFile"
         case .invalidBundleIdentifier, .invalidRequest: "org.courier.Error.InvalidArguments"
-        case .fileTooLarge, .dropTooLarge, .tooManyFiles: "org.courier.Error.LimitExceeded"
+        case .fileTooLarge, .dropTooLarge, .tooManyFiles: "org.courier.Error.LimitsExceeded"
         case .insufficientSpace: "org.courier.Error.NoSpace"
         case .unsafeFolder: "org.courier.Error.UnsafeContainer"
         default: "org.courier.Error.Failed"
