@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CourierDesktop
+import Synchronization
 
 /// Registration against the real desktop tools, in a temporary XDG home.
 @Suite struct DesktopIntegrationTests {
@@ -155,4 +156,31 @@ import CourierDesktop
             "data/applications", "data/applications/courier-com.acme.todolist.desktop", "data/applications/mimeinfo.cache",
         ])
     }
+}
+
+@Suite struct DesktopEntrySyncTests {
+    @Test func updatesAreWrittenInTheBackgroundAndTheLatestWins() async throws {
+        let home = try TemporaryDesktopHome()
+        let integration = DesktopIntegration(
+            directories: home.directories, exec: DesktopIntegrationTests.exec, environment: home.environment())
+        let outcomes = OutcomeLog()
+        let sync = DesktopEntrySync(integration: integration) { outcomes.append($0) }
+        let mail = try DesktopApp(bundleIdentifier: "org.example.mail", name: "Mail", schemes: ["x-mail"])
+        sync.update([mail])
+        sync.update([DesktopIntegrationTests.todolist, mail])
+        sync.update([DesktopIntegrationTests.todolist])
+        await sync.flush()
+        #expect(integration.installedBundleIdentifiers() == ["com.acme.todolist"])
+        #expect(!outcomes.values.isEmpty && outcomes.values.allSatisfy { (try? $0.get()) != nil })
+        sync.update([])
+        await sync.flush()
+        #expect(integration.installedBundleIdentifiers().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: home.directories.mimeAppsList))
+    }
+}
+
+final class OutcomeLog: Sendable {
+    private let storage = Mutex<[DesktopEntrySync.Outcome]>([])
+    func append(_ outcome: DesktopEntrySync.Outcome) { storage.withLock { $0.append(outcome) } }
+    var values: [DesktopEntrySync.Outcome] { storage.withLock { $0 } }
 }

@@ -82,7 +82,8 @@ import CourierDesktop
         let result = try handoff.open(url)
         #expect(result.status == .exited(0))
         #expect(result.opener.hasSuffix("/" + opener.program))
-        #expect(home.recordedArguments(at: output) == ["--compose", url])
+        let recorded = home.recordedArguments(at: output)
+        #expect(recorded == ["--compose", url], "files in the home: \(home.listing())")
     }
 
     @Test func gioComesFirstAndAnUnhandledSchemeFailsWithItsStatus() throws {
@@ -105,5 +106,35 @@ import CourierDesktop
         #expect(throws: DesktopIntegrationError.notAnAbsoluteURL(url)) {
             try DesktopHandoff().open(url)
         }
+    }
+}
+
+@Suite struct ExternalProgramTests {
+    @Test func childrenGetOnlyTheStandardDescriptorsAndAnEmptySignalMask() throws {
+        let home = try TemporaryDesktopHome()
+        let opened = open(home.root + "/leak", O_CREAT | O_WRONLY, 0o600)  // deliberately without O_CLOEXEC
+        let leaked = dup2(opened, 77)
+        defer {
+            close(opened)
+            close(leaked)
+        }
+        #expect(leaked == 77)
+        let sh = try #require(ExternalProgram.find("sh", environment: home.environment()))
+        // `exec`, so the shell neither forks nor blocks signals around a fork while we look.
+        let status = try sh.run(["-c", "exec ls /proc/self/fd > \"$0\"", home.root + "/fds"], environment: home.environment())
+        #expect(status == .exited(0))
+        let listing = String(decoding: home.read(home.root + "/fds") ?? Data(), as: UTF8.self)
+        let descriptors = listing.split(separator: "\n")
+        #expect(descriptors.contains("2") && !descriptors.contains("77"))
+        _ = try sh.run(["-c", "exec grep SigBlk /proc/self/status > \"$0\"", home.root + "/mask"], environment: home.environment())
+        let mask = String(decoding: home.read(home.root + "/mask") ?? Data(), as: UTF8.self)
+        #expect(mask == "SigBlk:\t0000000000000000\n")
+    }
+
+    @Test func exitStatusAndSignalsAreReported() throws {
+        let sh = try #require(ExternalProgram.find("sh"))
+        #expect(try sh.run(["-c", "exit 7"]) == .exited(7))
+        #expect(try sh.run(["-c", "kill -TERM $$"]) == .signaled(SIGTERM))
+        #expect(ExitStatus.signaled(SIGTERM).shellStatus == 143)
     }
 }

@@ -79,6 +79,11 @@ final class TemporaryDesktopHome {
         return nil
     }
 
+    /// Every path under the root, for failure messages.
+    func listing() -> [String] {
+        (FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []).sorted()
+    }
+
     func read(_ path: String) -> Data? {
         FileManager.default.contents(atPath: path)
     }

@@ -131,7 +131,8 @@ enum Syscalls {
     // MARK: Processes
 
     /// Starts `path` with exactly `arguments` as its argv (argv[0] included) and `environment`:
-    /// `posix_spawn(3)`, no shell. Standard input is `/dev/null`; the signal mask is emptied and
+    /// `posix_spawn(3)`, no shell. Standard input is `/dev/null`, descriptors above 2 are closed
+    /// (`posix_spawn_file_actions_addclosefrom_np`); the signal mask is emptied and
     /// every signal handler reset, so the child does not inherit the parent's choices (an ignored
     /// SIGPIPE, a blocked SIGCHLD).
     static func spawn(
@@ -144,6 +145,9 @@ enum Syscalls {
         if discardOutput {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
+        // Only 0, 1 and 2 reach the child: not the bus socket, nor a file another thread has just
+        // opened without O_CLOEXEC (glibc 2.34+).
+        if let closeFrom = addCloseFrom { _ = closeFrom(&actions, 3) }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -168,6 +172,13 @@ enum Syscalls {
         if result != 0 { throw .spawnFailed(program: path, errno: result) }
         return pid
     }
+
+    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34+), which the Glibc module does not
+    /// import: looked up once by name, `nil` on older C libraries.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// Waits for `pid` to end (retrying on `EINTR`) and decodes its wait status.
     static func wait(for pid: pid_t, program: String) throws(DesktopIntegrationError) -> ExitStatus {
