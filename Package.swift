@@ -47,7 +47,7 @@ let package = Package(
         ),
         .target(name: "Courier", dependencies: ["DBus", "CourierURL"]),
         // The freedesktop edge: desktop entries, mimeapps.list, hand-off to gio / xdg-open.
-        .target(name: "CourierDesktop"),
+        .target(name: "CourierDesktop", dependencies: ["CourierManifest"]),
         .executableTarget(
             name: "courierd",
             dependencies: [
@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest"]),
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "CourierManifest", "Courier"]),
-        .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop"]),
+        .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierManifest"]),
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest"]),
         .testTarget(
             name: "IntegrationTests",
