@@ -52,8 +52,8 @@ import Glibc
         var limits = DropLimits.standard
         var fs = statvfs()
         #expect(statvfs(scratch.path, &fs) == 0)
-        // Keep free exactly what is free now: any file must then be refused.
-        limits.reservedFreeBytes = Int64(fs.f_bavail) * Int64(fs.f_frsize)
+        // Keep free more than is free now (other processes free space meanwhile): any file is refused.
+        limits.reservedFreeBytes = 2 * Int64(fs.f_bavail) * Int64(fs.f_frsize) + (1 << 30)
         let error = #expect(throws: InboxError.self) { try drop(scratch, sizes: [8192], limits: limits) }
         #expect(error?.code == .insufficientSpace)
         #expect(error?.message.contains("Free some space") == true)

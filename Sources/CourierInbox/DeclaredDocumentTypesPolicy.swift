@@ -1,0 +1,37 @@
+public import CourierManifest
+
+/// The default type check of a drop: the file's type must conform to a document type the receiving
+/// app declares (`CFBundleDocumentTypes` / `LSItemContentTypes`).
+///
+/// The type is decided by the registry's type machinery (`Registry.acceptance`) from both the name
+/// the file will have in the Inbox and its content (libmagic on the first 64 KiB, read with
+/// `pread`): a shell script sent as `notes.txt` is a shell script. The refusal names the type found,
+/// why, and what the app accepts.
+public struct DeclaredDocumentTypesPolicy: DropTypePolicy {
+    /// The registry that knows the app and the type graph (system types plus every app's declarations).
+    public let registry: Registry
+    /// The app receiving the drop.
+    public let bundleIdentifier: String
+
+    public init(registry: Registry, bundleIdentifier: String) {
+        self.registry = registry
+        self.bundleIdentifier = bundleIdentifier
+    }
+
+    public func check(_ candidate: DropCandidate) throws(InboxError) {
+        guard let app = registry.application(bundleIdentifier: bundleIdentifier) else {
+            throw InboxError(code: .notPermitted,
+                             message: "\(bundleIdentifier) has no registered manifest, so it declares no document types and cannot receive \(candidate.label); register its manifest first.",
+                             fileIndex: candidate.index)
+        }
+        let (identification, documentType) = registry.acceptance(ofFileNamed: candidate.fileName.name,
+                                                                 fileDescriptor: candidate.descriptor, by: bundleIdentifier)
+        guard documentType == nil else { return }
+        var accepted: [String] = []
+        for type in app.documentTypes.flatMap(\.contentTypes) where !accepted.contains(type) {
+            accepted.append(type)
+        }
+        throw InboxError.notPermitted(candidate, foundType: "\(identification.typeIdentifier) (\(identification.reason))",
+                                      bundleIdentifier: bundleIdentifier, accepted: accepted)
+    }
+}
