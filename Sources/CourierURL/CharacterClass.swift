@@ -15,12 +15,14 @@ enum CharacterClass {
     static let path: UInt8 = 1 << 4
     /// `pchar / "/" / "?"`: the characters of a query or a fragment.
     static let queryOrFragment: UInt8 = 1 << 5
-    /// `unreserved`: the characters that never need percent-encoding.
-    static let unreserved: UInt8 = 1 << 6
     /// `HEXDIG`.
-    static let hexDigit: UInt8 = 1 << 7
+    static let hexDigit: UInt8 = 1 << 6
 
-    /// The table, indexed by byte value.
+    /// The table as a static literal (no lazy initialization on the hot path), indexed by byte
+    /// value. Generated from ``table``; a test checks that the two agree.
+    static let staticTable: StaticString = "\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{3E}\u{0}\u{0}\u{3E}\u{0}\u{3E}\u{3E}\u{3E}\u{3E}\u{3E}\u{3F}\u{3E}\u{3F}\u{3F}\u{30}\u{7F}\u{7F}\u{7F}\u{7F}\u{7F}\u{7F}\u{7F}\u{7F}\u{7F}\u{7F}\u{3C}\u{3E}\u{0}\u{3E}\u{0}\u{20}\u{38}\u{7F}\u{7F}\u{7F}\u{7F}\u{7F}\u{7F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{0}\u{0}\u{0}\u{0}\u{3E}\u{0}\u{7F}\u{7F}\u{7F}\u{7F}\u{7F}\u{7F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{3F}\u{0}\u{0}\u{0}\u{3E}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}"
+
+    /// The table computed from the grammar, indexed by byte value.
     static let table: [UInt8] = {
         var table = [UInt8](repeating: 0, count: 256)
         func add(_ characters: String, _ flags: UInt8) {
@@ -31,9 +33,9 @@ enum CharacterClass {
         let unreservedMarks = "-._~"
         let subDelims = "!$&'()*+,;="
         let all: UInt8 = regName | userinfo | pchar | path | queryOrFragment
-        add(alpha + digit, all | unreserved | scheme)
+        add(alpha + digit, all | scheme)
         add("+-.", scheme)
-        add(unreservedMarks, all | unreserved)
+        add(unreservedMarks, all)
         add(subDelims, all)
         add(":", userinfo | pchar | path | queryOrFragment)
         add("@", pchar | path | queryOrFragment)
@@ -51,6 +53,12 @@ enum CharacterClass {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte &- UInt8(ascii: "a") &+ 10
         default: return byte &- UInt8(ascii: "A") &+ 10
         }
+    }
+
+    /// Whether `byte` is `unreserved` (`ALPHA / DIGIT / "-" / "." / "_" / "~"`).
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        isAlpha(byte) || isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
     }
 
     /// Whether `byte` is an ASCII letter.

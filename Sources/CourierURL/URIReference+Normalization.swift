@@ -39,7 +39,7 @@ extension URIReference {
             if byte == UInt8(ascii: "%"), i + 2 < bytes.count {
                 let value = CharacterClass.hexValue(bytes[i + 1]) << 4 | CharacterClass.hexValue(bytes[i + 2])
                 i += 3
-                if CharacterClass.table[Int(value)] & CharacterClass.unreserved != 0 {
+                if CharacterClass.isUnreserved(value) {
                     out.append(lowercase && value >= 0x41 && value <= 0x5A ? value | 0x20 : value)
                 } else {
                     out.append(UInt8(ascii: "%"))

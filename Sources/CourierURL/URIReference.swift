@@ -9,17 +9,30 @@
 public struct URIReference: Sendable, Hashable, CustomStringConvertible {
     /// The reference exactly as parsed.
     public let string: String
-    let layout: URILayout
+    @usableFromInline let layout: URILayout
 
     /// Parses `string`, refusing anything RFC 3986 does not allow (no repair).
     /// - Throws: ``URIError`` with the byte offset of the first problem and advice.
     public init(_ string: String, options: URIParsingOptions = .default) throws(URIError) {
-        var string = string
-        let result = string.withUTF8 { bytes in
-            Result { () throws(URIError) in try URIParser.parse(bytes, maximumLength: options.maximumLength) }
+        var failure: URIError? = nil
+        let parsed = string.utf8.withContiguousStorageIfAvailable { bytes -> URILayout? in
+            do throws(URIError) {
+                return try URIParser.parse(bytes, maximumLength: options.maximumLength)
+            } catch {
+                failure = error
+                return nil
+            }
+        }
+        if let failure { throw failure }
+        guard let parsed, let layout = parsed else {
+            // A bridged string without contiguous UTF-8: make a native copy and parse that.
+            var native = string
+            native.makeContiguousUTF8()
+            self = try URIReference(native, options: options)
+            return
         }
         self.string = string
-        self.layout = try result.get()
+        self.layout = layout
     }
 
     /// Parses raw bytes (for example from a file or a fuzzer). Non-ASCII bytes are refused by the
@@ -41,7 +54,7 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: - Raw components
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func slice(_ start: Int32, _ end: Int32) -> Substring {
         let utf8 = string.utf8
         let lower = utf8.index(utf8.startIndex, offsetBy: Int(start))
@@ -50,69 +63,67 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The scheme as written (case preserved), without the colon; nil for a relative reference.
-    public var rawScheme: Substring? {
+    @inlinable public var rawScheme: Substring? {
         layout.schemeEnd >= 0 ? slice(0, layout.schemeEnd) : nil
     }
 
     /// The scheme, lowercased (schemes compare case-insensitively); nil for a relative reference.
     public var scheme: String? {
         guard let raw = rawScheme else { return nil }
-        return raw.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
-            ? raw.lowercased() : String(raw)
+        return layout.schemeHasUppercase ? raw.lowercased() : String(raw)
     }
 
     /// Whether the reference has a scheme (it is a URI, not a relative reference).
-    public var hasScheme: Bool { layout.schemeEnd >= 0 }
+    @inlinable public var hasScheme: Bool { layout.schemeEnd >= 0 }
 
     /// The authority without `//`, or nil when there is no authority (`mailto:x`, `/a`).
-    public var authority: Substring? {
+    @inlinable public var authority: Substring? {
         layout.authorityStart >= 0 ? slice(layout.authorityStart, layout.pathStart) : nil
     }
 
     /// The userinfo before `@`, or nil.
-    public var userinfo: Substring? {
+    @inlinable public var userinfo: Substring? {
         layout.userinfoEnd >= 0 ? slice(layout.authorityStart, layout.userinfoEnd) : nil
     }
 
     /// The userinfo up to its first `:`, or nil when there is no userinfo.
-    public var user: Substring? {
-        guard let info = userinfo else { return nil }
-        return info.firstIndex(of: ":").map { info[..<$0] } ?? info
+    @inlinable public var user: Substring? {
+        guard layout.userinfoEnd >= 0 else { return nil }
+        return slice(layout.authorityStart, layout.userinfoColon >= 0 ? layout.userinfoColon : layout.userinfoEnd)
     }
 
     /// The userinfo after its first `:`, or nil when there is none.
-    public var password: Substring? {
-        guard let info = userinfo, let colon = info.firstIndex(of: ":") else { return nil }
-        return info[info.index(after: colon)...]
+    @inlinable public var password: Substring? {
+        layout.userinfoColon >= 0 ? slice(layout.userinfoColon + 1, layout.userinfoEnd) : nil
     }
 
     /// The host as written (IP literals keep their brackets), or nil when there is no authority.
     /// An authority always has a host, possibly empty (`file:///etc`).
-    public var host: Substring? {
+    @inlinable public var host: Substring? {
         layout.hostStart >= 0 ? slice(layout.hostStart, layout.hostEnd) : nil
     }
 
     /// Which kind of host this is, or nil when there is no authority.
-    public var hostKind: URIHostKind? { layout.hostKind }
+    @inlinable public var hostKind: URIHostKind? { layout.hostKind }
 
     /// The port digits as written (possibly empty: `http://h:/`), or nil when there is no `:`.
-    public var rawPort: Substring? {
+    @inlinable public var rawPort: Substring? {
         layout.portStart >= 0 ? slice(layout.portStart, layout.pathStart) : nil
     }
 
     /// The port number (0…65535), or nil when absent or empty.
-    public var port: Int? { layout.port >= 0 ? Int(layout.port) : nil }
+    @inlinable public var port: Int? { layout.port >= 0 ? Int(layout.port) : nil }
 
     /// The path as written (always present, possibly empty).
-    public var path: Substring { slice(layout.pathStart, layout.pathEnd) }
+    @inlinable public var path: Substring { slice(layout.pathStart, layout.pathEnd) }
 
     /// The query without `?`, or nil when there is no `?`. The empty query (`a?`) is "".
-    public var query: Substring? {
+    @inlinable public var query: Substring? {
         layout.queryStart >= 0 ? slice(layout.queryStart, layout.queryEnd) : nil
     }
 
     /// The fragment without `#`, or nil when there is no `#`.
-    public var fragment: Substring? {
+    @inlinable public var fragment: Substring? {
         layout.fragmentStart >= 0 ? slice(layout.fragmentStart, layout.end) : nil
     }
 
@@ -136,8 +147,7 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
         switch component {
         case .scheme: layout.schemeEnd >= 0 ? 0 : nil
         case .userinfo, .user: layout.userinfoEnd >= 0 ? Int(layout.authorityStart) : nil
-        case .password:
-            password.map { Int(layout.authorityStart) + string.utf8.distance(from: userinfo!.startIndex, to: $0.startIndex) }
+        case .password: layout.userinfoColon >= 0 ? Int(layout.userinfoColon) + 1 : nil
         case .host: layout.hostStart >= 0 ? Int(layout.hostStart) : nil
         case .port: layout.portStart >= 0 ? Int(layout.portStart) : nil
         case .path: Int(layout.pathStart)

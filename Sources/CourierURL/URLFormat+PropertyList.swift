@@ -96,7 +96,7 @@ enum PropertyListReader {
     static func describe(_ value: Any) -> String {
         switch value {
         case is String: "a string"
-        case is Bool: "a Boolean"
+        case _ where isBoolean(value): "a Boolean"
         case is [Any]: "an array"
         case is [String: Any]: "a dictionary"
         case is Date: "a date"
@@ -125,15 +125,23 @@ enum PropertyListReader {
         return string
     }
 
+    /// A property-list Boolean: a Swift `Bool`, or an `NSNumber` made from one (not the number 0 or
+    /// 1, which Foundation would also cast to `Bool`).
+    static func isBoolean(_ value: Any) -> Bool {
+        if type(of: value) == Bool.self { return true }
+        if let number = value as? NSNumber, !(value is String) { return String(cString: number.objCType) == "c" }
+        return false
+    }
+
     static func bool(_ value: Any, at path: String) throws(URLFormatError) -> Bool {
-        guard let bool = value as? Bool, !(value is String) else {
+        guard isBoolean(value), let bool = value as? Bool else {
             throw wrongType(value, expected: "a Boolean (<true/> or <false/>)", at: path)
         }
         return bool
     }
 
     static func integer(_ value: Any, at path: String) throws(URLFormatError) -> Int {
-        if value is Bool { throw wrongType(value, expected: "an integer", at: path) }
+        if isBoolean(value) { throw wrongType(value, expected: "an integer", at: path) }
         if let int = value as? Int { return int }
         if let number = value as? NSNumber, let int = Int(exactly: number.doubleValue) { return int }
         throw wrongType(value, expected: "an integer", at: path)

@@ -2,5 +2,6 @@
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "drop": try DropBenchmark.run(arguments: Array(arguments.dropFirst()))
-default: print("usage: courier-bench drop [options]")
+case "url": URLBenchmark.run(arguments: Array(arguments.dropFirst()))
+default: print("usage: courier-bench drop|url [options]")
 }

@@ -1,0 +1,2 @@
+// The fuzzer's process entry point (see driver.c).
+int FuzzURLParser_main(int argc, char **argv);

@@ -1,0 +1,67 @@
+import CourierURL
+
+/// libFuzzer entry point: any bytes must either be refused with a `URIError` or parse into a
+/// reference whose invariants hold. A broken invariant traps, which libFuzzer reports as a crash.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzURLParser(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let bytes = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count)
+    checkBytes(bytes)
+    checkText(String(decoding: bytes, as: UTF8.self))
+    return 0
+}
+
+/// The todolist format, rebuilt here so the fuzzer covers URLFormat decoding.
+let todoFormat = URLFormat(
+    schemes: [try! URIScheme("todolist")],
+    components: [
+        .query: URLComponentRule(.required, allowsBlank: false),
+        .fragment: URLComponentRule(.optional, type: .dateTime(try! DateTimePattern("yyyyMMddHHmm")), keywords: ["today"]),
+    ],
+    queryItems: ["n": URLComponentRule(.optional, decoding: .form, type: .integer(minimum: 0, maximum: 10))])
+
+let base = try! URI("http://a/b/c/d;p?q")
+
+func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fatalError(message()) }
+}
+
+func checkBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let uri = try? URIReference(utf8: bytes) else { return }
+    require(bytes.allSatisfy { $0 < 0x80 && $0 > 0x20 && $0 != 0x7F }, "accepted a byte outside the grammar: \(Array(bytes))")
+    require(Array(uri.string.utf8) == Array(bytes), "string differs from input")
+}
+
+func checkText(_ text: String) {
+    _ = URIScheme.isValid(text)
+    _ = try? PercentEncoding.decode(text, plusAsSpace: true)
+    let uri: URIReference
+    do {
+        uri = try URIReference(text)
+    } catch {
+        require(error.offset >= 0 && error.offset <= text.utf8.count, "error offset \(error.offset) outside the input")
+        return
+    }
+    // Serialization is the identity, and parsing what was serialized gives the same components.
+    require(uri.recomposed() == text, "recomposed \(uri.recomposed()) != \(text)")
+    let again = try! URIReference(uri.recomposed())
+    for component in URIComponent.allCases {
+        require(again.raw(component) == uri.raw(component), "component \(component) changed on reparse of \(text)")
+        require(uri.raw(component).map { _ in uri.offset(of: component) != nil } ?? true, "component without offset")
+        _ = try? uri.decoded(component)
+        _ = try? uri.decoded(component, plusAsSpace: true)
+    }
+    if let port = uri.port { require((0...65535).contains(port), "port out of range") }
+    _ = try? uri.queryItems()
+    // Normalization is idempotent and keeps the reference valid.
+    let normal = uri.normalized()
+    require(normal.normalized() == normal, "normalization not idempotent: \(text) -> \(normal) -> \(normal.normalized())")
+    // Resolution always yields a parseable absolute URI.
+    if let resolved = try? uri.resolved(against: base) {
+        require(resolved.reference.hasScheme, "resolved without scheme")
+    }
+    if let absolute = try? URI(uri) {
+        _ = try? URIReference("../g?x#y").resolved(against: absolute)
+        _ = try? URIReference("").resolved(against: absolute)
+    }
+    _ = try? todoFormat.decode(uri)
+}
