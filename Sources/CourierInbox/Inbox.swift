@@ -22,11 +22,18 @@ public struct Inbox: Sendable {
     public let containersRoot: String
     public var limits: DropLimits
     public var staging: StagingStrategy
+    /// Whether each file (and the Inbox folder) is `fsync`ed before the drop returns, so that a
+    /// delivered file survives a power loss too. On by default; turning it off keeps every other
+    /// guarantee (a killed writer still leaves no partial file) and is meant for volatile storage
+    /// (tmpfs) and for measuring the copy itself.
+    public var synchronizesToDisk: Bool
 
-    public init(containersRoot: String, limits: DropLimits = .standard, staging: StagingStrategy = .automatic) {
+    public init(containersRoot: String, limits: DropLimits = .standard, staging: StagingStrategy = .automatic,
+                synchronizesToDisk: Bool = true) {
         self.containersRoot = containersRoot
         self.limits = limits
         self.staging = staging
+        self.synchronizesToDisk = synchronizesToDisk
     }
 
     /// The prefix of the temporary files a drop writes (and `sweepLeftovers` removes).
@@ -102,7 +109,8 @@ public struct Inbox: Sendable {
         // 4. Copy into staged files.
         var staged: [StagedFile] = []
         var doneBefore: Int64 = 0
-        let copier = FileCopier()
+        var copier = FileCopier()
+        copier.startsWriteback = synchronizesToDisk
         for source in sources {
             let file: StagedFile
             do {
@@ -129,7 +137,7 @@ public struct Inbox: Sendable {
             }
             do {
                 try Sys.changeMode(file.descriptor.rawValue, to: 0o444)
-                try Sys.synchronize(file.descriptor.rawValue)
+                if synchronizesToDisk { try Sys.synchronize(file.descriptor.rawValue) }
             } catch {
                 throw InboxError.io(error, "making the copy read-only and durable", file: source.label, index: source.index)
             }
@@ -155,7 +163,7 @@ public struct Inbox: Sendable {
             }
         }
         // The names themselves must survive a crash too.
-        try? Sys.synchronize(inbox.rawValue)
+        if synchronizesToDisk { try? Sys.synchronize(inbox.rawValue) }
         return delivered
     }
 
