@@ -8,6 +8,8 @@ public struct ManifestParser: Sendable {
     public static let launchArgumentsKey = "CourierLaunchArguments"
     /// The key of the app's URL format as data (see CourierURL).
     public static let urlFormatKey = "CourierURLFormat"
+    /// The key that marks a foreign, D-Bus-activatable `org.freedesktop.Application` (a Boolean).
+    public static let dbusActivatableKey = "CourierDBusActivatable"
 
     /// Checks `CourierURLFormat`; returns a message when the value is not a valid format.
     /// Installed by the module that knows the format type (kept a closure so this module does not
@@ -43,6 +45,7 @@ public struct ManifestParser: Sendable {
         manifest.importedTypes = parseTypeDeclarations(plist["UTImportedTypeDeclarations"], key: "UTImportedTypeDeclarations", &context)
         manifest.launchCommand = parseLaunchCommand(plist[Self.launchArgumentsKey], &context)
         manifest.queriesSchemes = parseQueriesSchemes(plist["LSApplicationQueriesSchemes"], &context)
+        manifest.dbusActivatable = parseDBusActivatable(plist[Self.dbusActivatableKey], hasLaunchCommand: manifest.launchCommand != nil, &context)
         if let format = plist[Self.urlFormatKey] {
             if let problem = urlFormatValidator?(format) {
                 let key = problem.keyPath.isEmpty ? Self.urlFormatKey : Self.urlFormatKey + "." + problem.keyPath
@@ -269,6 +272,19 @@ public struct ManifestParser: Sendable {
             if let scheme = checkedScheme(s, key: "\(key)[\(i)]", &context), !out.contains(scheme) { out.append(scheme) }
         }
         return out
+    }
+
+    private func parseDBusActivatable(_ value: PropertyListValue?, hasLaunchCommand: Bool, _ context: inout Context) -> Bool {
+        let key = Self.dbusActivatableKey
+        guard let value else { return false }
+        guard case .boolean(let activatable) = value else {
+            context.warning(.wrongType, key, "\(key) is a \(value.typeName), expected a Boolean (<true/>); it is ignored")
+            return false
+        }
+        if activatable && hasLaunchCommand {
+            context.warning(.invalidValue, key, "\(key) is true, so the bus starts this app and \(Self.launchArgumentsKey) is not used; remove one of the two keys")
+        }
+        return activatable
     }
 
     // MARK: - Context

@@ -22,6 +22,10 @@ public struct Manifest: Sendable, Hashable {
     public var queriesSchemes: [String]
     /// `CourierURLFormat`, kept as the raw property-list value; see ``ManifestURLFormat``.
     public var urlFormat: PropertyListValue?
+    /// `CourierDBusActivatable`: a foreign desktop app (any GApplication with `HANDLES_OPEN`) that
+    /// the session bus starts under its bundle identifier and that receives URLs through
+    /// `org.freedesktop.Application.Open` instead of checking in (see docs/desktop.md).
+    public var dbusActivatable = false
     /// The absolute path of the file this manifest was read from (empty when built in memory).
     public var path: String
 
@@ -72,7 +76,7 @@ public struct Manifest: Sendable, Hashable {
     }
 
     /// Whether Courier can start this app itself.
-    public var canLaunch: Bool { launchCommand != nil }
+    public var canLaunch: Bool { launchCommand != nil || dbusActivatable }
 
     /// Whether this app may ask about `scheme` with canOpenURL (`LSApplicationQueriesSchemes`).
     public func mayQuery(scheme: String) -> Bool {

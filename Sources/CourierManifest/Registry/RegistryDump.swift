@@ -71,7 +71,9 @@ public struct RegistryDump: Sendable, Codable, Hashable {
         for app in apps {
             out += "\n\(app.bundleIdentifier)  \"\(app.name)\"\n"
             out += "  manifest: \(app.path)\n"
-            if let launch = app.launchCommand {
+            if app.dbusActivatable {
+                out += "  launch: D-Bus activation of \(app.bundleIdentifier); URLs go through org.freedesktop.Application.Open (\(ManifestParser.dbusActivatableKey))\n"
+            } else if let launch = app.launchCommand {
                 switch launch.executable {
                 case .path(let p): out += "  launch: \(launch.displayString)  (executable \(p))\n"
                 case .searchPath(let n): out += "  launch: \(launch.displayString)  (\(n) looked up on PATH at launch)\n"
