@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "CourierManifest", "Courier"]),
         .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierManifest"]),
-        .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest"]),
+        .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Courier", "CourierBroker", "DBus", "BusTestSupport"]

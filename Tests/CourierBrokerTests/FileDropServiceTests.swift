@@ -1,0 +1,126 @@
+@testable import CourierBroker
+import CourierInbox
+import CourierManifest
+import Foundation
+import Synchronization
+import Testing
+
+/// DropFiles in the broker core: files placed in the Inbox, then one batch of `inbox=true`
+/// deliveries, with real child processes as apps (no bus).
+@Suite("FileDropService")
+struct FileDropServiceTests {
+    static let todolist = "com.acme.todolist"
+    static let viewer = "org.example.viewer"
+
+    static func registry() throws -> Registry {
+        var registry = Registry()
+        _ = try registry.register(Manifest(bundleIdentifier: todolist, documentTypes: [
+            DocumentTypeDeclaration(name: "Task list", contentTypes: ["public.plain-text"], role: .editor, rank: .owner),
+        ], path: "/manifests/todolist.plist"))
+        _ = try registry.register(Manifest(bundleIdentifier: viewer, documentTypes: [
+            DocumentTypeDeclaration(name: "Images", contentTypes: ["public.image"], role: .viewer, rank: .default),
+        ], path: "/manifests/viewer.plist"))
+        return registry
+    }
+
+    /// A harness whose apps are `sleep` processes, and a drop service over it.
+    static func service() throws -> (Harness, FileDropService) {
+        let harness = Harness(["todolist": (todolist, ["/bin/sleep", "30"]), "viewer": (viewer, ["/bin/sleep", "30"])])
+        let registry = try registry()
+        let inbox = Inbox(containersRoot: harness.directory.url.path + "/courier/containers")
+        return (harness, FileDropService(inbox: inbox, dispatcher: harness.dispatcher, registry: { registry }))
+    }
+
+    /// Opens files with `contents` under `names`; closes them after `body`.
+    static func withFiles<R>(_ harness: Harness, _ files: [(String, String)], _ body: ([DropFile]) async throws -> R) async rethrows -> R {
+        let fds = files.enumerated().map { index, file in
+            let path = harness.directory.url.path + "/source-\(index)"
+            _ = FileManager.default.createFile(atPath: path, contents: Data(file.1.utf8))
+            return open(path, O_RDONLY | O_CLOEXEC)
+        }
+        defer { fds.forEach { close($0) } }
+        return try await body(zip(fds, files).map { DropFile(descriptor: $0, suggestedName: $1.0) })
+    }
+
+    @Test func dropLaunchesTheAppOnceAndDeliversTheFilesInOrderAsOneBatch() async throws {
+        let (harness, service) = try Self.service()
+        let options = Mutex<[Bool]>([])
+        harness.deliverer.behaviour.withLock {
+            $0 = { delivery, _ in
+                options.withLock { $0.append(delivery.appOptions[FileDropService.inboxOption] as? Bool ?? false) }
+                return DeliveryAnswer(handled: true)
+            }
+        }
+        let outcome = try await Self.withFiles(harness, [("milk.txt", "milk\n"), ("eggs.txt", "eggs\n"), ("milk.txt", "again\n")]) { files in
+            try await service.drop(.init(files: files, bundleID: Self.todolist, sourceApplication: "org.example.sender"))
+        }
+        let inbox = service.inbox.inboxPath(for: Self.todolist)
+        #expect(outcome.bundleID == Self.todolist)
+        #expect(outcome.launched)
+        #expect(outcome.inboxURLs == ["milk.txt", "eggs.txt", "milk-1.txt"].map { "file://\(inbox)/\($0)" })
+        #expect(harness.launcher.count == 1)
+        #expect(harness.deliverer.urls(for: Self.todolist) == outcome.inboxURLs)
+        #expect(harness.deliverer.delivered.withLock { $0.map(\.sourceApplication) } == Array(repeating: "org.example.sender", count: 3))
+        #expect(options.withLock { $0 } == [true, true, true])
+        #expect(FileManager.default.contents(atPath: inbox + "/milk-1.txt") == Data("again\n".utf8))
+        for pid in harness.launcher.pids { kill(pid, SIGKILL) }
+    }
+
+    @Test func emptyBundleIDMeansTheDefaultAppForTheType() async throws {
+        let (harness, service) = try Self.service()
+        let outcome = try await Self.withFiles(harness, [("list.txt", "milk\n")]) { files in
+            try await service.drop(.init(files: files))
+        }
+        #expect(outcome.bundleID == Self.todolist)
+        for pid in harness.launcher.pids { kill(pid, SIGKILL) }
+    }
+
+    @Test func undeclaredTypeIsNotPermittedAndNothingIsWrittenOrLaunched() async throws {
+        let (harness, service) = try Self.service()
+        let error = await #expect(throws: BrokerError.self) {
+            try await Self.withFiles(harness, [("run.sh", "#!/bin/sh\necho hi\n")]) { files in
+                try await service.drop(.init(files: files, bundleID: Self.viewer))
+            }
+        }
+        #expect(error?.code == .notPermitted)
+        #expect(error?.dbusName == "org.courier.Error.NotPermitted")
+        #expect(error?.message.contains("shell-script") == true)
+        #expect(harness.launcher.count == 0)
+        #expect(!FileManager.default.fileExists(atPath: service.inbox.inboxPath(for: Self.viewer)))
+    }
+
+    @Test func aDeclinedFileIsReportedAndTheFilesStayInTheInbox() async throws {
+        let (harness, service) = try Self.service()
+        harness.deliverer.behaviour.withLock { $0 = { delivery, _ in DeliveryAnswer(handled: !delivery.url.hasSuffix("b.txt")) } }
+        let error = await #expect(throws: BrokerError.self) {
+            try await Self.withFiles(harness, [("a.txt", "a"), ("b.txt", "b")]) { files in
+                try await service.drop(.init(files: files, bundleID: Self.todolist))
+            }
+        }
+        #expect(error?.code == .declined)
+        #expect(error?.message.contains("b.txt (file 2 of 2)") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: service.inbox.inboxPath(for: Self.todolist)).sorted() == ["a.txt", "b.txt"])
+        for pid in harness.launcher.pids { kill(pid, SIGKILL) }
+    }
+
+    @Test func unknownAppIsNoHandler() async throws {
+        let (harness, service) = try Self.service()
+        let error = await #expect(throws: BrokerError.self) {
+            try await Self.withFiles(harness, [("a.txt", "a")]) { files in
+                try await service.drop(.init(files: files, bundleID: "com.acme.nobody"))
+            }
+        }
+        #expect(error?.code == .noHandler)
+    }
+
+    @Test func inboxRefusalsKeepTheirNames() async throws {
+        let (harness, service) = try Self.service()
+        let directory = open(harness.directory.url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(directory) }
+        let error = await #expect(throws: BrokerError.self) {
+            try await service.drop(.init(files: [DropFile(descriptor: directory, suggestedName: "folder")], bundleID: Self.todolist))
+        }
+        #expect(error?.dbusName == "org.courier.Error.InvalidFile")
+        #expect(error?.message.contains("is a directory") == true)
+    }
+}
