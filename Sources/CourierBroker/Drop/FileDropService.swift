@@ -39,7 +39,8 @@ public struct FileDropService: Sendable {
         public var sourceApplication: String
         /// For logs: the caller's unique name.
         public var caller: String
-        /// Passed to the app with each file (plus `inbox=true`).
+        /// Passed to the app with each file. `inbox` is added as `true` when absent; an adapter that
+        /// needs its own value type (the D-Bus adapter: a `DBusValue`) puts `inbox` in itself.
         public var appOptions: [String: any Sendable]
         public var activationToken: String?
 
@@ -86,7 +87,7 @@ public struct FileDropService: Sendable {
 
         // One batch: submitted back to back, so they queue together and in order.
         var appOptions = request.appOptions
-        appOptions[Self.inboxOption] = true
+        if appOptions[Self.inboxOption] == nil { appOptions[Self.inboxOption] = true }
         let (answers, answer) = AsyncStream<(Int, Result<OpenOutcome, BrokerError>)>.makeStream()
         for file in delivered {
             let open = OpenRequest(url: file.url.absoluteString, bundleID: bundleID, sourceApplication: request.sourceApplication,
