@@ -35,6 +35,7 @@ struct FileCopier {
         let savedOffset = try? Sys.seek(source, to: 0, whence: SEEK_CUR)
         defer { if let savedOffset { _ = try? Sys.seek(source, to: savedOffset, whence: SEEK_SET) } }
 
+        Sys.adviseSequential(source)
         var useKernelCopy = true
         var position: Int64 = 0
         while position < size {

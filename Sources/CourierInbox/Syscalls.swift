@@ -117,6 +117,12 @@ enum Sys {
         try seek(fd, to: offset, whence: cinbox_SEEK_HOLE)
     }
 
+    /// `posix_fadvise(POSIX_FADV_SEQUENTIAL)` over the whole file: larger read-ahead for a source
+    /// that is not cached yet. Advisory only.
+    static func adviseSequential(_ fd: Int32) {
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+    }
+
     /// `ftruncate(2)`.
     static func truncate(_ fd: Int32, to size: Int64) throws(Errno) {
         _ = try retrying { ftruncate(fd, off_t(size)) }
