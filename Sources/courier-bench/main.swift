@@ -3,5 +3,6 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "drop": try DropBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "url": URLBenchmark.run(arguments: Array(arguments.dropFirst()))
-default: print("usage: courier-bench drop|url [options]")
+case "registry": try RegistryBenchmark.run(arguments: Array(arguments.dropFirst()))
+default: print("usage: courier-bench drop|url|registry [options]")
 }

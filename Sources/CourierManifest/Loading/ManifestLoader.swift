@@ -59,20 +59,28 @@ public struct ManifestLoader: Sendable {
         guard !bytes.isEmpty else {
             return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: "the file is empty; " + notPlist, severity: .error, code: .notPropertyList)])
         }
-        let object: Any
-        do {
-            var format = PropertyListSerialization.PropertyListFormat.xml
-            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: &format)
-            // Foundation also accepts the old OpenStep text format, which would take any word for
-            // a string; only XML and binary property lists are manifests.
-            guard format == .xml || format == .binary else {
+        let value: PropertyListValue
+        let isBinary = bytes.starts(with: Array("bplist".utf8))
+        if !isBinary, let fast = try? XMLPropertyListParser.parse(bytes) {
+            value = fast
+        } else {
+            // Binary plists, other encodings, and files the direct parser refused: Foundation decides.
+            let object: Any
+            do {
+                var format = PropertyListSerialization.PropertyListFormat.xml
+                object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: &format)
+                // Foundation also accepts the old OpenStep text format, which would take any word
+                // for a string; only XML and binary property lists are manifests.
+                guard format == .xml || format == .binary else {
+                    return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist + Self.detail(bytes), severity: .error, code: .notPropertyList)])
+                }
+            } catch {
+                return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist + Self.detail(bytes, error), severity: .error, code: .notPropertyList)])
+            }
+            guard let converted = PropertyListValue(foundation: object) else {
                 return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist, severity: .error, code: .notPropertyList)])
             }
-        } catch {
-            return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist + " (\(Self.describe(error)))", severity: .error, code: .notPropertyList)])
-        }
-        guard let value = PropertyListValue(foundation: object) else {
-            return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist, severity: .error, code: .notPropertyList)])
+            value = converted
         }
         let parsed = parser.parse(value, path: path)
         return FileResult(path: path, manifest: parsed.manifest, diagnostics: parsed.diagnostics)
@@ -123,6 +131,19 @@ public struct ManifestLoader: Sendable {
             for i in start..<end { results.set(i, loader.load(file: paths[i])) }
         }
         return results.values()
+    }
+
+    /// The most useful reason a file is not a plist: the direct parser's (it has a line number)
+    /// for XML-looking text, else Foundation's.
+    private static func detail(_ bytes: [UInt8], _ error: (any Error)? = nil) -> String {
+        if !bytes.starts(with: Array("bplist".utf8)) {
+            do {
+                _ = try XMLPropertyListParser.parse(bytes)
+            } catch {
+                return " (\(error))"
+            }
+        }
+        return error.map { " (\(describe($0)))" } ?? ""
     }
 
     static func describe(_ error: any Error) -> String {

@@ -35,18 +35,18 @@ public enum Identifiers {
 
     /// The first Xcode build-setting reference in `s` (`$(PRODUCT_BUNDLE_IDENTIFIER)`, `${NAME}`), if any.
     public static func unresolvedBuildVariable(in s: String) -> String? {
-        var index = s.startIndex
-        while let dollar = s[index...].firstIndex(of: "$") {
-            let next = s.index(after: dollar)
-            guard next < s.endIndex else { return nil }
-            let open = s[next]
-            if open == "(" || open == "{" {
-                let close: Character = open == "(" ? ")" : "}"
-                if let end = s[next...].firstIndex(of: close) {
-                    return String(s[dollar...end])
+        var utf8 = Array(s.utf8)[...]
+        while let dollar = utf8.firstIndex(of: UInt8(ascii: "$")) {
+            let next = dollar + 1
+            guard next < utf8.endIndex else { return nil }
+            let open = utf8[next]
+            if open == UInt8(ascii: "(") || open == UInt8(ascii: "{") {
+                let close = open == UInt8(ascii: "(") ? UInt8(ascii: ")") : UInt8(ascii: "}")
+                if let end = utf8[next...].firstIndex(of: close) {
+                    return String(decoding: utf8[dollar...end], as: UTF8.self)
                 }
             }
-            index = next
+            utf8 = utf8[next...]
         }
         return nil
     }

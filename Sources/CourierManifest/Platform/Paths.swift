@@ -37,9 +37,23 @@ enum Paths {
         return joined.isEmpty ? "." : joined
     }
 
+    /// Whether `normalize` would leave an absolute path unchanged (the common case, checked cheaply).
+    static func isNormal(_ path: String) -> Bool {
+        var previous: UInt8 = 0, beforePrevious: UInt8 = 0, count = 0
+        for b in path.utf8 {
+            if b == UInt8(ascii: "/") && (previous == UInt8(ascii: "/") || (previous == UInt8(ascii: ".") && (beforePrevious == UInt8(ascii: "/") || beforePrevious == UInt8(ascii: ".")))) { return false }
+            beforePrevious = previous
+            previous = b
+            count += 1
+        }
+        if count > 1 && previous == UInt8(ascii: "/") { return false }
+        if previous == UInt8(ascii: ".") && (beforePrevious == UInt8(ascii: "/") || beforePrevious == UInt8(ascii: ".")) { return false }
+        return true
+    }
+
     /// Makes a path absolute against the current directory.
     static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return normalize(path) }
+        if path.hasPrefix("/") { return isNormal(path) ? path : normalize(path) }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return normalize(path) }
         let cwd = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

@@ -64,9 +64,13 @@ extension Registry {
         change.added.sort()
         change.updated.sort()
         change.removed.sort()
-        change.schemes = affectedSchemes.filter {
-            previous.handlers(forScheme: $0).bundleIdentifiers != registry.handlers(forScheme: $0).bundleIdentifiers
-                || previous.handlers(forScheme: $0).candidates.count != registry.handlers(forScheme: $0).candidates.count
+        // A scheme changed when its candidates (or their standing) changed; one that only one side
+        // has changed by definition, without resolving it.
+        change.schemes = affectedSchemes.filter { scheme in
+            guard previous.isClaimed(scheme: scheme), registry.isClaimed(scheme: scheme) else { return true }
+            let before = previous.handlers(forScheme: scheme).candidates
+            let after = registry.handlers(forScheme: scheme).candidates
+            return !before.elementsEqual(after) { $0.bundleIdentifier == $1.bundleIdentifier && $0.status == $1.status }
         }.sorted()
         change.types = affectedTypes.sorted()
         return (registry, change)

@@ -55,6 +55,9 @@ public struct Registry: Sendable {
         applications.values.sorted { $0.bundleIdentifier < $1.bundleIdentifier }
     }
 
+    /// Whether some app claims `scheme` (lowercased).
+    func isClaimed(scheme: String) -> Bool { schemeIndex[scheme] != nil }
+
     /// Every scheme some app claims, sorted.
     public var claimedSchemes: [String] { schemeIndex.keys.sorted() }
 
