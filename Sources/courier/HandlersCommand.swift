@@ -31,7 +31,7 @@ struct HandlersCommand: AsyncParsableCommand {
         if let type {
             let registry = await service.registry
             if let identification = Registry.identifyFileArgument(type, in: registry) {
-                print("\(type): \(identification.typeIdentifier) — \(identification.reason)")
+                if explain { print("\(type): \(identification.typeIdentifier) — \(identification.reason)") }
                 resolution = registry.handlers(forType: identification.typeIdentifier)
             } else {
                 resolution = registry.handlers(forType: type)
