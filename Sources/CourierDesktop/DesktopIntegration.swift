@@ -14,8 +14,9 @@
 ///   changes nothing touches nothing.
 /// - Entries without the `X-Courier-BundleIdentifier` marker are never replaced or removed.
 ///
-/// Not thread-safe across processes beyond the atomic replace: two writers racing on
-/// `mimeapps.list` keep one writer's version (as with every other tool that edits it).
+/// Courier's own writers (threads and processes) are serialized by an advisory `flock` on the
+/// `applications/` folder; another tool editing `mimeapps.list` at the same instant can still lose
+/// one of the two edits, as with every tool that edits it.
 public struct DesktopIntegration: Sendable {
     public let directories: XDGDirectories
     /// What the entries run: the courier CLI (see ``DesktopExec``).
@@ -98,6 +99,12 @@ public struct DesktopIntegration: Sendable {
     // MARK: One batch: entries, then mimeapps.list once, then the database once.
 
     private func apply(upserts: [DesktopApp], removals: [String]) throws(DesktopIntegrationError) -> Report {
+        try Syscalls.withDirectoryLock(directories.applications) { () throws(DesktopIntegrationError) -> Report in
+            try applyLocked(upserts: upserts, removals: removals)
+        }
+    }
+
+    private func applyLocked(upserts: [DesktopApp], removals: [String]) throws(DesktopIntegrationError) -> Report {
         var report = Report()
         let listPath = directories.mimeAppsList
         let originalBytes = try Syscalls.readFile(listPath)

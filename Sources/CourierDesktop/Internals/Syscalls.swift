@@ -93,6 +93,22 @@ enum Syscalls {
         }
     }
 
+    /// Runs `body` holding an exclusive `flock(2)` on the folder `path` (created if missing), so
+    /// that Courier processes (the broker, `courier register`) never interleave their edits. The
+    /// lock is advisory and takes no file of its own.
+    static func withDirectoryLock<T>(_ path: String, _ body: () throws(DesktopIntegrationError) -> T) throws(DesktopIntegrationError) -> T {
+        try makeDirectories(path)
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd < 0 { throw .fileSystem(operation: "open folder", path: path, errno: errno) }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            throw .fileSystem(operation: "lock folder", path: path, errno: errno)
+        }
+        defer { _ = flock(fd, LOCK_UN) }
+        return try body()
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
