@@ -42,14 +42,15 @@ final class PrivateSessionBus {
         }
         address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard address.hasPrefix("unix:") else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "dbus-daemon printed no address"])
         }
     }
 
     deinit {
+        // dbus-daemon ignores SIGTERM here; the services it started leave when the bus goes.
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }
