@@ -29,6 +29,7 @@ import Testing
         #expect(change.added == ["com.acme.new"])
         #expect(change.schemes == ["fresh"])
         #expect(await service.handlers(forScheme: "fresh").bundleIdentifiers == ["com.acme.new"])
+        #expect(service.snapshot.handlers(forScheme: "fresh").bundleIdentifiers == ["com.acme.new"])
         try FileManager.default.removeItem(atPath: manifests.url("new.plist"))
         let removal = try #require(await iterator.next())
         #expect(removal.removed == ["com.acme.new"])

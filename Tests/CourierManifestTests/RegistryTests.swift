@@ -87,6 +87,17 @@ import Testing
         #expect(conflicts.allSatisfy { $0.message.contains("com.a.one") })
     }
 
+    @Test func documentTypeConflictsAreReported() throws {
+        let r = try registry([
+            manifest("com.a.one", documents: [("public.plain-text", .owner)]),
+            manifest("com.a.two", documents: [("public.plain-text", .alternate)]),
+            manifest("com.a.broad", documents: [("public.data", .alternate)]),
+        ])
+        let conflicts = r.diagnostics.filter { $0.code == .documentTypeConflict }
+        #expect(conflicts.map(\.file) == ["/apps/com.a.two.plist"])
+        #expect(conflicts.first?.message.contains("courier default --type public.plain-text") == true)
+    }
+
     @Test func setDefaultRefusesAnAppThatDoesNotClaimTheScheme() throws {
         var r = try registry([manifest("com.a.one", schemes: ["x": .owner]), manifest("com.a.none", schemes: ["x": .none])])
         #expect(throws: RegistryError.self) { try r.setDefault("com.a.one", forScheme: "y") }

@@ -32,6 +32,7 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         public static let keptLastGoodVersion = Code(rawValue: "kept-last-good-version")
         public static let invalidURLFormat = Code(rawValue: "invalid-url-format")
         public static let typeConflict = Code(rawValue: "type-conflict")
+        public static let documentTypeConflict = Code(rawValue: "document-type-conflict")
         public static let missingFolder = Code(rawValue: "missing-folder")
     }
 

@@ -380,8 +380,8 @@ public struct Registry: Sendable {
     // MARK: - Diagnostics
 
     /// Every problem: the files' and folders' diagnostics, then the registry's own findings —
-    /// conflicts (a scheme claimed by several eligible apps), refused claims on system schemes,
-    /// and type declarations that lost to another app's.
+    /// conflicts (a scheme, or a document type, claimed by several eligible apps), refused claims
+    /// on system schemes, and type declarations that lost to another app's.
     public var diagnostics: [ManifestDiagnostic] {
         var out = folderDiagnostics
         for path in fileDiagnostics.keys.sorted() { out += fileDiagnostics[path]! }
@@ -397,6 +397,16 @@ public struct Registry: Sendable {
                     let path = applications[c.bundleIdentifier]?.path ?? ""
                     out.append(ManifestDiagnostic(file: path, keyPath: "CFBundleURLTypes", message: "the scheme '\(scheme)' is also claimed by \(chosen.bundleIdentifier), which is chosen (\(chosen.explanation.replacingPrefix("chosen: "))); \(c.bundleIdentifier) \(c.explanation). Choose with `courier default \(scheme) BUNDLE_ID`", severity: .warning, code: .schemeConflict))
                 }
+            }
+        }
+        for uti in claimedTypes where (typeIndex[uti]?.count ?? 0) > 1 {
+            // Apps declaring this very type (not a supertype of it) compete for its files.
+            let resolution = handlers(forType: uti)
+            let direct = resolution.candidates.filter { $0.isEligible && $0.distance == 0 }
+            guard direct.count > 1, let chosen = resolution.chosen else { continue }
+            for c in direct where c.bundleIdentifier != chosen.bundleIdentifier {
+                let path = applications[c.bundleIdentifier]?.path ?? ""
+                out.append(ManifestDiagnostic(file: path, keyPath: "CFBundleDocumentTypes", message: "files of type \(uti) are also claimed by \(chosen.bundleIdentifier), which is chosen (\(chosen.explanation.replacingPrefix("chosen: "))); \(c.bundleIdentifier) \(c.explanation). Choose with `courier default --type \(uti) BUNDLE_ID`", severity: .warning, code: .documentTypeConflict))
             }
         }
         for app in sortedApplications {

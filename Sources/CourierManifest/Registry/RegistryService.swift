@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The registry as a long-lived service: loads the manifest folders and the persisted state,
 /// registers and unregisters manifests at runtime, reloads on change (inotify, debounced), saves
@@ -42,7 +43,11 @@ public actor RegistryService {
 
     public let configuration: Configuration
     /// The current routing table (a snapshot value).
-    public private(set) var registry: Registry
+    public private(set) var registry: Registry {
+        didSet { published.withLock { $0 = registry } }
+    }
+    /// The same table for synchronous readers (``snapshot``), updated with every change.
+    private nonisolated let published: Mutex<Registry>
     /// Manifests registered by path from outside the folders; re-read on every reload.
     private var extraPaths: [String] = []
     private var subscribers: [UInt64: AsyncStream<RegistryChange>.Continuation] = [:]
@@ -67,9 +72,14 @@ public actor RegistryService {
         let loaded = configuration.loader.load(folders: configuration.folders, reportMissing: configuration.reportMissingFolders)
         var registry = Registry.build(files: loaded.files, folderDiagnostics: loaded.diagnostics, previous: empty).registry
         Self.persistClaims(&registry, folder: configuration.stateFolder, diagnostics: &diagnostics)
+        self.published = Mutex(registry)
         self.registry = registry
         self.stateDiagnostics = diagnostics
     }
+
+    /// The current routing table, readable without awaiting the actor (for code that must decide
+    /// synchronously, such as a D-Bus method handler). Always a complete, consistent value.
+    public nonisolated var snapshot: Registry { published.withLock { $0 } }
 
     // MARK: - Reading
 
