@@ -1,5 +1,6 @@
 import ArgumentParser
 import CourierManifest
+import CourierURL
 
 /// `courier handlers URL-or-scheme [--explain]` and `courier handlers --type UTI-or-FILE [--explain]`.
 struct HandlersCommand: AsyncParsableCommand {
@@ -37,7 +38,17 @@ struct HandlersCommand: AsyncParsableCommand {
                 resolution = registry.handlers(forType: type)
             }
         } else {
-            guard let scheme = Registry.scheme(fromURLOrScheme: urlOrScheme!) else {
+            let text = urlOrScheme!
+            if text.contains(":") {
+                // A URL: it must be valid (RFC 3986), as the broker would require before routing it.
+                do {
+                    _ = try URI(text)
+                } catch {
+                    reportRegistryError("courier: invalid URL: \(error)")
+                    throw ExitCode(65)
+                }
+            }
+            guard let scheme = Registry.scheme(fromURLOrScheme: text) else {
                 reportRegistryError("courier: '\(urlOrScheme!)' has no valid scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.'")
                 throw ExitCode(65)
             }

@@ -7,7 +7,7 @@ struct ManifestFolderOptions: ParsableArguments {
     @Option(
         name: .customLong("manifests"),
         help: ArgumentHelp(
-            "A folder of manifests (repeatable). Default: $COURIER_MANIFEST_PATH, else $XDG_DATA_HOME/courier/manifests and <each $XDG_DATA_DIRS>/courier/manifests.",
+            "A folder of manifests, or one manifest file (repeatable). Default: $COURIER_MANIFEST_PATH, else $XDG_DATA_HOME/courier/manifests and <each $XDG_DATA_DIRS>/courier/manifests.",
             valueName: "dir"))
     var folders: [String] = []
 

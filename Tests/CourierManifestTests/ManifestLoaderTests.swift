@@ -132,6 +132,15 @@ import Testing
         #expect(third.diagnostics.isEmpty)
     }
 
+    @Test func aSingleFileCanStandForAFolder() {
+        let folder = TemporaryFolder()
+        let file = folder.write("Info.plist", appPlist("com.acme.single", schemes: ["single"]))
+        folder.write("other.plist", appPlist("com.acme.other"))
+        let result = ManifestLoader().load(folders: [file])
+        #expect(result.files.map { $0.manifest?.bundleIdentifier } == ["com.acme.single"])
+        #expect(result.diagnostics.isEmpty)
+    }
+
     @Test func missingNamedFolderIsReportedButDefaultFoldersAreNot() {
         let loader = ManifestLoader()
         #expect(loader.load(folders: ["/nonexistent/courier"]).diagnostics.map(\.code) == [.missingFolder])

@@ -72,6 +72,9 @@ import Testing
     @Test(.enabled(if: courier != nil)) func handlersRefusesInvalidSchemesAndSaysWhenNobodyHandles() throws {
         let config = TemporaryFolder()
         #expect(try run(["handlers", "1bad:x", "--manifests", schemesFolder], config: config).status == 65)
+        let spaced = try run(["handlers", "todolist://www.acme.com?Quarterly Report", "--manifests", schemesFolder], config: config)
+        #expect(spaced.status == 65)
+        #expect(spaced.error.contains("offset"))
         #expect(try run(["handlers", "mailto", "--manifests", schemesFolder], config: config).status == 1)
     }
 

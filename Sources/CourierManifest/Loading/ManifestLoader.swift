@@ -93,7 +93,8 @@ public struct ManifestLoader: Sendable {
         public var diagnostics: [ManifestDiagnostic]
     }
 
-    /// Loads every `*.plist` in each folder (not recursive). Folders are taken in order (earlier
+    /// Loads every `*.plist` in each folder (not recursive); an entry that is a file rather than a
+    /// folder is loaded as a single manifest, whatever its name. Folders are taken in order (earlier
     /// folders take precedence); files in a folder in byte order of their names. A missing folder
     /// is reported only when `reportMissing` says so (the default folders often do not exist).
     /// Files are decoded in parallel; the result order does not depend on timing.
@@ -104,6 +105,11 @@ public struct ManifestLoader: Sendable {
         for folder in folders {
             let folder = Paths.absolute(folder)
             guard seenFolders.insert(folder).inserted else { continue }
+            if !Paths.isDirectory(folder) && Paths.exists(folder) {
+                // A single manifest file named where a folder is expected: load just that file.
+                paths.append(folder)
+                continue
+            }
             switch DirectoryListing.names(in: folder) {
             case .success(let names):
                 paths += names.filter(Self.isManifestFileName).map { Paths.join(folder, $0) }

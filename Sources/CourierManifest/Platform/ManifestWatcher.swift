@@ -6,7 +6,8 @@ import Glibc
 /// One inotify descriptor for all folders, read by a Dispatch read source; events are collected
 /// until no new one arrives for `debounce`, then `onChange` is called once with the folders that
 /// changed (an editor's save is several events: temporary file, rename, attribute change). A queue
-/// overflow reports every folder. Folders that do not exist are not watched.
+/// overflow reports every folder. Folders that do not exist are not watched; a manifest file
+/// named instead of a folder is watched through the folder holding it.
 ///
 /// All mutable state lives on one private serial queue; that is the invariant behind
 /// `@unchecked Sendable`.
@@ -30,7 +31,10 @@ public final class ManifestWatcher: @unchecked Sendable {
         }
         self.fd = fd
         let mask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
-        for folder in folders where Paths.isDirectory(folder) {
+        for entry in folders {
+            // A single manifest file is watched through its folder.
+            let folder = Paths.isDirectory(entry) ? entry : (Paths.exists(entry) ? Paths.directory(of: entry) : nil)
+            guard let folder, !folderByWatch.values.contains(folder) else { continue }
             let wd = inotify_add_watch(fd, folder, mask)
             if wd >= 0 { folderByWatch[wd] = folder }
         }
