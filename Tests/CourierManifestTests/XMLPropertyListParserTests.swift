@@ -69,3 +69,32 @@ import Testing
         #expect(r.diagnostics[0].message.contains("line 5"))
     }
 }
+
+/// Mutated manifests must give a value or an error, never a trap (the broker loads untrusted files).
+@Suite struct XMLPropertyListParserRobustnessTests {
+    @Test func mutatedManifestsNeverCrashTheLoader() {
+        let seed = Array(realWorldInfoPlist.utf8)
+        let alphabet = Array("<>/&;#x![]-?=\"' \n\0\u{7F}abcdikelrstuy0123456789".utf8) + [0xC3, 0xFF, 0xE2]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let loader = ManifestLoader()
+        for _ in 0..<500 {
+            var bytes = seed
+            for _ in 0..<(1 + next(4)) {
+                switch next(4) {
+                case 0: bytes[next(bytes.count)] = alphabet[next(alphabet.count)]
+                case 1: bytes.insert(alphabet[next(alphabet.count)], at: next(bytes.count))
+                case 2: bytes.removeSubrange(next(bytes.count)...)
+                default:
+                    let start = next(bytes.count)
+                    bytes.removeSubrange(start..<min(bytes.count, start + next(40)))
+                }
+                if bytes.isEmpty { bytes = [0x3C] }
+            }
+            _ = loader.decode(bytes, path: "/fuzz.plist")
+        }
+    }
+}
