@@ -46,30 +46,95 @@ enum URIParser {
             throw URIError.badEscape(at: i, in: component, text: text)
         }
 
-        /// Scans bytes of class `flags` (and escapes) from `start`; returns the offset of the first
-        /// byte outside the class (which the caller judges).
+        /// Scans bytes of class `flags` from `start` without looking at escapes; returns the offset
+        /// of the first byte outside the class.
         @inline(__always)
-        func scan(from start: Int, _ flags: UInt8, in component: URIComponent) throws(URIError) -> Int {
+        func scanClass(from start: Int, _ flags: UInt8) -> Int {
             var i = start
             let n = p.count
-            // Eight bytes at a time while they are all in the class: independent loads, one branch.
             while i &+ 8 <= n {
                 let t0 = table[Int(p[i])] & table[Int(p[i &+ 1])] & table[Int(p[i &+ 2])] & table[Int(p[i &+ 3])]
                 let t1 = table[Int(p[i &+ 4])] & table[Int(p[i &+ 5])] & table[Int(p[i &+ 6])] & table[Int(p[i &+ 7])]
                 if t0 & t1 & flags == 0 { break }
                 i &+= 8
             }
-            while i < n {
-                let c = p[i]
-                if table[Int(c)] & flags != 0 {
-                    i &+= 1
-                } else if c == percent {
-                    i = try escape(at: i, in: component)
+            while i < n, table[Int(p[i])] & flags != 0 { i &+= 1 }
+            return i
+        }
+
+        /// The offset of the first `byte` in `start..<end`, or `end`; a word at a time.
+        @inline(__always)
+        func find(_ byte: UInt8, from start: Int, to end: Int) -> Int {
+            var i = start
+            let raw = UnsafeRawPointer(p.baseAddress!)
+            let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
+            while i &+ 8 <= end {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ pattern
+                let zero = Self.zeroBytes(word)
+                if zero != 0 { return i &+ zero.trailingZeroBitCount >> 3 }
+                i &+= 8
+            }
+            while i < end, p[i] != byte { i &+= 1 }
+            return i
+        }
+
+        /// One word-at-a-time pass over path and query bytes: returns the offset of the first `?`
+        /// (or `end`) and checks every escape on the way, naming the path or the query in errors.
+        @inline(__always)
+        func findQueryCheckingEscapes(from start: Int, to end: Int) throws(URIError) -> Int {
+            var i = start
+            var questionMark = end
+            let raw = UnsafeRawPointer(p.baseAddress!)
+            while i &+ 8 <= end {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                var marks = Self.zeroBytes(word ^ 0x2525_2525_2525_2525)
+                if questionMark == end { marks |= Self.zeroBytes(word ^ 0x3F3F_3F3F_3F3F_3F3F) }
+                if marks == 0 {
+                    i &+= 8
+                    continue
+                }
+                let k = i &+ marks.trailingZeroBitCount >> 3
+                if p[k] == percent {
+                    i = try escape(at: k, in: questionMark < k ? .query : .path)
                 } else {
-                    break
+                    questionMark = k
+                    i = k &+ 1
                 }
             }
-            return i
+            while i < end {
+                if p[i] == percent {
+                    i = try escape(at: i, in: questionMark < i ? .query : .path)
+                } else {
+                    if p[i] == question, questionMark == end { questionMark = i }
+                    i &+= 1
+                }
+            }
+            return questionMark
+        }
+
+        /// 0x80 in each byte of the result whose byte in `word` is zero (exact, no borrow).
+        @inline(__always)
+        static func zeroBytes(_ word: UInt64) -> UInt64 {
+            ~(((word & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | word | 0x7F7F_7F7F_7F7F_7F7F)
+        }
+
+        /// Finds each `%` in `start..<end` a word at a time and checks its two hex digits.
+        @inline(__always)
+        func checkEscapes(from start: Int, to end: Int, in component: URIComponent) throws(URIError) {
+            var i = start
+            let raw = UnsafeRawPointer(p.baseAddress!)
+            while i &+ 8 <= end {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x2525_2525_2525_2525
+                let found = Self.zeroBytes(word)
+                if found == 0 {
+                    i &+= 8
+                } else {
+                    i = try escape(at: i &+ found.trailingZeroBitCount >> 3, in: component)
+                }
+            }
+            while i < end {
+                if p[i] == percent { i = try escape(at: i, in: component) } else { i &+= 1 }
+            }
         }
 
         func parse() throws(URIError) -> URILayout {
@@ -105,40 +170,37 @@ enum URIParser {
                 i = try parseAuthority(from: i + 2, into: &layout)
             }
 
-            // path
+            // path [ "?" query ] [ "#" fragment ]: one class scan over all three (path and query
+            // bytes are query bytes; '?' splits them), then a word-at-a-time search for '?' and
+            // the escapes. Errors keep their order: the first offending byte is the one reported.
             layout.pathStart = Int32(i)
-            i = try scan(from: i, CharacterClass.path, in: .path)
-            if i < n, p[i] != question, p[i] != hash {
-                throw URIError.disallowed(p[i], at: i, in: .path)
+            let stop = scanClass(from: i, CharacterClass.queryOrFragment)
+            let questionMark = try findQueryCheckingEscapes(from: i, to: stop)
+            if stop < n, p[stop] != hash {
+                throw URIError.disallowed(p[stop], at: stop, in: questionMark < stop ? .query : .path)
             }
-            layout.pathEnd = Int32(i)
+            layout.pathEnd = Int32(questionMark)
+            if questionMark < stop {
+                layout.queryStart = Int32(questionMark + 1)
+            }
             if layout.schemeEnd < 0, layout.authorityStart < 0 {
-                try checkFirstSegment(from: Int(layout.pathStart), to: i)
-            }
-
-            // "?" query
-            if i < n, p[i] == question {
-                i += 1
-                layout.queryStart = Int32(i)
-                i = try scan(from: i, CharacterClass.queryOrFragment, in: .query)
-                if i < n, p[i] != hash {
-                    throw URIError.disallowed(p[i], at: i, in: .query)
-                }
+                try checkFirstSegment(from: Int(layout.pathStart), to: questionMark)
             }
 
             // "#" fragment
-            if i < n, p[i] == hash {
-                i += 1
-                layout.fragmentStart = Int32(i)
-                i = try scan(from: i, CharacterClass.queryOrFragment, in: .fragment)
-                if i < n {
-                    if p[i] == hash {
+            if stop < n {
+                let start = stop + 1
+                layout.fragmentStart = Int32(start)
+                let end = scanClass(from: start, CharacterClass.queryOrFragment)
+                try checkEscapes(from: start, to: end, in: .fragment)
+                if end < n {
+                    if p[end] == hash {
                         throw URIError(
-                            code: .disallowedCharacter, offset: i, component: .fragment,
-                            message: "a second '#' at offset \(i) is not allowed in a fragment",
+                            code: .disallowedCharacter, offset: end, component: .fragment,
+                            message: "a second '#' at offset \(end) is not allowed in a fragment",
                             advice: "escape it as %23")
                     }
-                    throw URIError.disallowed(p[i], at: i, in: .fragment)
+                    throw URIError.disallowed(p[end], at: end, in: .fragment)
                 }
             }
             return layout
@@ -168,50 +230,60 @@ enum URIParser {
         func parseAuthority(from start: Int, into layout: inout URILayout) throws(URIError) -> Int {
             let n = p.count
             layout.authorityStart = Int32(start)
-            // userinfo "@"? Userinfo bytes are a superset of host bytes except brackets.
-            var i: Int
-            do {
-                i = try scan(from: start, CharacterClass.userinfo, in: .userinfo)
-            } catch {
-                i = start  // not a userinfo after all, or a bad escape: the host scan reports it
+            // Userinfo bytes are host and port bytes plus nothing else but escapes, so one scan
+            // covers `[userinfo "@"] host [":" port]` unless there is an '@' or a '['.
+            var end = scanClass(from: start, CharacterClass.userinfo)
+            var hostStart = start
+            if end < n, p[end] == at {
+                try checkEscapes(from: start, to: end, in: .userinfo)
+                layout.userinfoEnd = Int32(end)
+                let colonAt = find(colon, from: start, to: end)
+                if colonAt < end { layout.userinfoColon = Int32(colonAt) }
+                hostStart = end + 1
+                end = scanClass(from: hostStart, CharacterClass.userinfo)
             }
-            if i < n, p[i] == at {
-                layout.userinfoEnd = Int32(i)
-                var k = start
-                while k < i, p[k] != colon { k += 1 }
-                if k < i { layout.userinfoColon = Int32(k) }
-                i += 1
-            } else {
-                i = start
-            }
-            layout.hostStart = Int32(i)
+            layout.hostStart = Int32(hostStart)
 
-            if i < n, p[i] == openBracket {
-                var j = i + 1
+            var i: Int
+            var portStart: Int
+            if hostStart < n, p[hostStart] == openBracket, end == hostStart {
+                var j = hostStart + 1
                 while j < n, p[j] != closeBracket, p[j] != slash, p[j] != question, p[j] != hash { j += 1 }
                 guard j < n, p[j] == closeBracket else {
                     throw URIError(
-                        code: .unbalancedBracket, offset: i, component: .host,
-                        message: "'[' at offset \(i) opens an IP literal host that is never closed",
+                        code: .unbalancedBracket, offset: hostStart, component: .host,
+                        message: "'[' at offset \(hostStart) opens an IP literal host that is never closed",
                         advice: "close it with ']' or, if the bracket is data, escape it as %5B")
                 }
-                layout.hostKind = try ipLiteralKind(from: i + 1, to: j)
+                layout.hostKind = try ipLiteralKind(from: hostStart + 1, to: j)
                 i = j + 1
+                layout.hostEnd = Int32(i)
+                if i < n, p[i] == colon {
+                    portStart = i + 1
+                    end = portStart
+                    while end < n, CharacterClass.isDigit(p[end]) { end += 1 }
+                } else {
+                    portStart = -1
+                    end = i
+                }
             } else {
-                i = try scan(from: i, CharacterClass.regName, in: .host)
-                layout.hostKind = IPv4.isAddress(p, from: Int(layout.hostStart), to: i) ? .ipv4 : .regName
+                let hostEnd = find(colon, from: hostStart, to: end)
+                try checkEscapes(from: hostStart, to: hostEnd, in: .host)
+                layout.hostEnd = Int32(hostEnd)
+                layout.hostKind = hostEnd > hostStart && CharacterClass.isDigit(p[hostStart])
+                    && IPv4.isAddress(p, from: hostStart, to: hostEnd) ? .ipv4 : .regName
+                portStart = hostEnd < end ? hostEnd + 1 : -1
             }
-            layout.hostEnd = Int32(i)
 
-            if i < n, p[i] == colon {
-                i += 1
-                layout.portStart = Int32(i)
+            if portStart >= 0 {
+                layout.portStart = Int32(portStart)
                 var value = 0
-                while i < n, CharacterClass.isDigit(p[i]) {
+                i = portStart
+                while i < end, CharacterClass.isDigit(p[i]) {
                     value = min(value * 10 + Int(p[i] &- UInt8(ascii: "0")), 1 << 20)
                     i += 1
                 }
-                if i < n, p[i] != slash, p[i] != question, p[i] != hash {
+                if i < end || (i < n && p[i] != slash && p[i] != question && p[i] != hash && p[i] != at && p[i] != closeBracket) {
                     throw URIError(
                         code: .invalidPort, offset: i, component: .port,
                         message: "\(URIError.name(of: p[i])) at offset \(i) is not allowed in a port: a port is decimal digits",
@@ -219,12 +291,13 @@ enum URIParser {
                 }
                 if value > 65535 {
                     throw URIError(
-                        code: .invalidPort, offset: Int(layout.portStart), component: .port,
-                        message: "the port at offset \(layout.portStart) is above 65535",
+                        code: .invalidPort, offset: portStart, component: .port,
+                        message: "the port at offset \(portStart) is above 65535",
                         advice: "use a port between 0 and 65535")
                 }
-                if Int32(i) > layout.portStart { layout.port = Int32(value) }
+                if i > portStart { layout.port = Int32(value) }
             }
+            i = end
             if i < n, p[i] != slash, p[i] != question, p[i] != hash {
                 if p[i] == at {
                     throw URIError(
@@ -238,7 +311,7 @@ enum URIParser {
                         message: "']' at offset \(i) closes no '['",
                         advice: "enclose an IPv6 host in brackets, e.g. [::1], or escape the bracket as %5D")
                 }
-                throw URIError.disallowed(p[i], at: i, in: layout.hostKind == .ipv6 || layout.hostKind == .ipvFuture ? .port : .host)
+                throw URIError.disallowed(p[i], at: i, in: layout.portStart >= 0 ? .port : .host)
             }
             return i
         }
@@ -251,7 +324,7 @@ enum URIParser {
                 if j > start + 1, j < end, p[j] == UInt8(ascii: ".") {
                     j += 1
                     let bodyStart = j
-                    while j < end, has(p[j], CharacterClass.userinfo) { j += 1 }
+                    while j < end, p[j] != percent, has(p[j], CharacterClass.userinfo) { j += 1 }
                     if j == end, j > bodyStart { return .ipvFuture }
                 }
                 throw URIError(

@@ -35,12 +35,20 @@ func checkText(_ text: String) {
     _ = URIScheme.isValid(text)
     _ = try? PercentEncoding.decode(text, plusAsSpace: true)
     let uri: URIReference
+    let oracle = ReferenceParser.parse(text)
     do {
         uri = try URIReference(text)
     } catch {
         require(error.offset >= 0 && error.offset <= text.utf8.count, "error offset \(error.offset) outside the input")
+        require(oracle == nil, "refused \(text.debugDescription) (\(error)) but the reference parser accepts it: \(oracle!)")
         return
     }
+    guard let oracle else { fatalError("accepted \(text.debugDescription) but the reference parser refuses it") }
+    let fast = ReferenceParser.Components(
+        scheme: uri.rawScheme.map(String.init), userinfo: uri.userinfo.map(String.init), host: uri.host.map(String.init),
+        port: uri.rawPort.map(String.init), path: String(uri.path), query: uri.query.map(String.init),
+        fragment: uri.fragment.map(String.init))
+    require(fast == oracle, "components differ for \(text.debugDescription): \(fast) vs reference \(oracle)")
     // Serialization is the identity, and parsing what was serialized gives the same components.
     require(uri.recomposed() == text, "recomposed \(uri.recomposed()) != \(text)")
     let again = try! URIReference(uri.recomposed())
