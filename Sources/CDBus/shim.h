@@ -1,4 +1,34 @@
 #ifndef COURIER_CDBUS_SHIM_H
 #define COURIER_CDBUS_SHIM_H
 #include <dbus/dbus.h>
+#include <poll.h>
+#include <string.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
+
+/* The DBUS_* macros are `((int) 's')`-style expressions Swift cannot import; these
+ * prefixed inline accessors export them (and a few helpers) without touching libdbus. */
+
+static inline int cdbus_type_invalid(void) { return DBUS_TYPE_INVALID; }
+static inline int cdbus_message_type_method_call(void) { return DBUS_MESSAGE_TYPE_METHOD_CALL; }
+static inline int cdbus_message_type_method_return(void) { return DBUS_MESSAGE_TYPE_METHOD_RETURN; }
+static inline int cdbus_message_type_error(void) { return DBUS_MESSAGE_TYPE_ERROR; }
+static inline int cdbus_message_type_signal(void) { return DBUS_MESSAGE_TYPE_SIGNAL; }
+static inline unsigned int cdbus_watch_readable(void) { return DBUS_WATCH_READABLE; }
+static inline unsigned int cdbus_watch_writable(void) { return DBUS_WATCH_WRITABLE; }
+static inline unsigned int cdbus_watch_error(void) { return DBUS_WATCH_ERROR; }
+static inline unsigned int cdbus_watch_hangup(void) { return DBUS_WATCH_HANGUP; }
+static inline int cdbus_maximum_signature_length(void) { return DBUS_MAXIMUM_SIGNATURE_LENGTH; }
+
+/* DBusBasicValue accessors: dbus_bool_t is 32 bits, never a Swift Bool. */
+static inline DBusBasicValue cdbus_basic_zero(void) { DBusBasicValue v; memset(&v, 0, sizeof v); return v; }
+
+/* Owned eventfd used to wake a connection's I/O thread. */
+static inline int cdbus_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+static inline void cdbus_eventfd_signal(int fd) { uint64_t one = 1; ssize_t r = write(fd, &one, sizeof one); (void)r; }
+static inline void cdbus_eventfd_drain(int fd) { uint64_t v; ssize_t r = read(fd, &v, sizeof v); (void)r; }
+static inline int cdbus_dup_cloexec(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 3); }
+static inline int cdbus_fd_is_valid(int fd) { return fcntl(fd, F_GETFD) != -1; }
 #endif

@@ -1,0 +1,179 @@
+internal import CDBus
+
+extension DBusConnection {
+    /// Serves `interfaces` at `path`. Adding to a path that already serves other interfaces is
+    /// allowed; serving an interface twice at one path throws.
+    /// `org.freedesktop.DBus.Introspectable`, `.Properties` and `.Peer` come for free.
+    @discardableResult
+    public func export(_ interfaces: [DBusInterface], at path: ObjectPath) throws(DBusError) -> DBusObjectRegistration {
+        let clash: InterfaceName? = state.withLock { st in
+            let existing = st.objects[path] ?? []
+            if let dup = interfaces.first(where: { i in existing.contains { $0.name == i.name } }) { return dup.name }
+            st.objects[path] = existing + interfaces
+            return nil
+        }
+        if let clash {
+            throw DBusError.failed("interface \(clash) is already exported at \(path); remove the old registration first")
+        }
+        return DBusObjectRegistration(connection: self, path: path, interfaces: interfaces.map(\.name))
+    }
+
+    /// Stops serving `interfaces` at `path`.
+    public func unexport(_ interfaces: [InterfaceName], at path: ObjectPath) {
+        state.withLock { st in
+            guard var list = st.objects[path] else { return }
+            list.removeAll { interfaces.contains($0.name) }
+            st.objects[path] = list.isEmpty ? nil : list
+        }
+    }
+
+    static let introspectable = InterfaceName(unchecked: "org.freedesktop.DBus.Introspectable")
+    static let properties = InterfaceName(unchecked: "org.freedesktop.DBus.Properties")
+
+    /// Routes a method call (I/O thread): standard interfaces, then the exported ones.
+    func handleMethodCall(_ m: DBusMessage) {
+        guard let path = m.path, let member = m.member else { return }
+        let (interfaces, children) = state.withLock { st -> ([DBusInterface]?, [String]) in
+            (st.objects[path], Self.children(of: path, in: st.objects.keys))
+        }
+        if m.interface == Self.introspectable || (m.interface == nil && member.rawValue == "Introspect") {
+            if member.rawValue == "Introspect", interfaces != nil || !children.isEmpty {
+                guard m.signature.rawValue.isEmpty else {
+                    return sendError(to: m, .invalidArgs("Introspect takes no arguments, got signature '\(m.signature)'"))
+                }
+                try? sendReply(to: m, [.string(Introspection.xml(interfaces ?? [], children: children))])
+                return
+            }
+        }
+        guard let interfaces else {
+            return sendError(to: m, .unknownObject("no object at path \(path)"))
+        }
+        if m.interface == Self.properties {
+            return handleProperties(m, interfaces)
+        }
+        let candidates = m.interface.map { name in interfaces.filter { $0.name == name } } ?? interfaces
+        if let name = m.interface, candidates.isEmpty {
+            return sendError(to: m, .unknownInterface("object \(path) has no interface \(name)"))
+        }
+        guard let method = candidates.lazy.flatMap(\.methods).first(where: { $0.name == member }) else {
+            return sendError(
+                to: m,
+                .unknownMethod("no method \(member) on interface \(m.interface?.rawValue ?? "(any)") at \(path)"))
+        }
+        guard m.signature == method.arguments else {
+            return sendError(
+                to: m,
+                .invalidArgs("method \(member) expects arguments of signature '\(method.arguments)', got '\(m.signature)'"))
+        }
+        let call = MethodCall(connection: self, message: m)
+        Task(executorPreference: loop) {
+            do {
+                let values = try await method.handler(call)
+                let got = values.map(\.type.signature).joined()
+                guard got == method.results.rawValue else {
+                    self.sendError(
+                        to: m,
+                        .failed("the handler of \(member) returned signature '\(got)' instead of the declared '\(method.results)'"))
+                    return
+                }
+                do { try self.sendReply(to: m, values) } catch { self.sendError(to: m, Self.dbusError(error)) }
+            } catch let e as DBusError {
+                self.sendError(to: m, e)
+            } catch let e as DBusValidationError {
+                self.sendError(to: m, e.asDBusError)
+            } catch {
+                self.sendError(to: m, .failed("\(error)"))
+            }
+        }
+    }
+
+    /// The names of the direct children of `path` among exported paths.
+    static func children(of path: ObjectPath, in paths: some Sequence<ObjectPath>) -> [String] {
+        let prefix = path.rawValue == "/" ? "/" : path.rawValue + "/"
+        var names = Set<String>()
+        for p in paths where p.rawValue.hasPrefix(prefix) && p != path {
+            if let first = p.rawValue.dropFirst(prefix.count).split(separator: "/").first { names.insert(String(first)) }
+        }
+        return names.sorted()
+    }
+
+    private func handleProperties(_ m: DBusMessage, _ interfaces: [DBusInterface]) {
+        func lookup(_ iface: String, _ name: String) -> Result<DBusProperty, DBusError> {
+            guard let i = interfaces.first(where: { $0.name.rawValue == iface }) else {
+                return .failure(.unknownInterface("object \(m.path ?? .root) has no interface \(iface)"))
+            }
+            guard let p = i.properties.first(where: { $0.name.rawValue == name }) else {
+                return .failure(.unknownProperty("interface \(iface) has no property \(name)"))
+            }
+            return .success(p)
+        }
+        let args = m.body
+        switch (m.member?.rawValue, m.signature.rawValue) {
+        case ("Get", "ss"):
+            switch lookup(args[0].stringValue ?? "", args[1].stringValue ?? "") {
+            case .failure(let e): sendError(to: m, e)
+            case .success(let p):
+                Task(executorPreference: loop) {
+                    do {
+                        let v = try await p.get()
+                        guard v.type == p.type else { throw DBusError.failed("property \(p.name) produced type '\(v.type)' instead of '\(p.type)'") }
+                        try self.sendReply(to: m, [.variant(v)])
+                    } catch { self.sendError(to: m, Self.dbusError(error)) }
+                }
+            }
+        case ("Set", "ssv"):
+            let ifaceName = args[0].stringValue ?? ""
+            switch lookup(ifaceName, args[1].stringValue ?? "") {
+            case .failure(let e): sendError(to: m, e)
+            case .success(let p):
+                guard let set = p.set else {
+                    return sendError(to: m, .propertyReadOnly("property \(p.name) of \(ifaceName) is read-only"))
+                }
+                let value = args[2].unwrapped
+                guard case .variant(let inner) = args[2], inner.type == p.type else {
+                    return sendError(to: m, .invalidArgs("property \(p.name) has type '\(p.type)', got '\(value.type)'"))
+                }
+                Task(executorPreference: loop) {
+                    do {
+                        try await set(inner)
+                        try self.sendReply(to: m, [])
+                        if p.emitsChanged, let path = m.path, let iface = try? InterfaceName(ifaceName) {
+                            try? self.emitPropertiesChanged(path: path, interface: iface, changed: [p.name.rawValue: inner])
+                        }
+                    } catch { self.sendError(to: m, Self.dbusError(error)) }
+                }
+            }
+        case ("GetAll", "s"):
+            let ifaceName = args[0].stringValue ?? ""
+            guard let i = interfaces.first(where: { $0.name.rawValue == ifaceName }) else {
+                return sendError(to: m, .unknownInterface("object \(m.path ?? .root) has no interface \(ifaceName)"))
+            }
+            Task(executorPreference: loop) {
+                do {
+                    var all: [String: DBusValue] = [:]
+                    for p in i.properties { all[p.name.rawValue] = try await p.get() }
+                    try self.sendReply(to: m, [.vardict(all)])
+                } catch { self.sendError(to: m, Self.dbusError(error)) }
+            }
+        case ("Get", _), ("Set", _), ("GetAll", _):
+            sendError(to: m, .invalidArgs("wrong signature '\(m.signature)' for Properties.\(m.member?.rawValue ?? "")"))
+        default:
+            sendError(to: m, .unknownMethod("no method \(m.member?.rawValue ?? "") on org.freedesktop.DBus.Properties"))
+        }
+    }
+
+    static func dbusError(_ error: any Error) -> DBusError {
+        if let e = error as? DBusError { return e }
+        if let e = error as? DBusValidationError { return e.asDBusError }
+        return .failed("\(error)")
+    }
+
+    /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` for `interface` at `path`.
+    public func emitPropertiesChanged(
+        path: ObjectPath, interface: InterfaceName, changed: [String: DBusValue], invalidated: [String] = []
+    ) throws(DBusError) {
+        try emitSignal(
+            path: path, interface: Self.properties, member: "PropertiesChanged",
+            [.string(interface.rawValue), .vardict(changed), .strings(invalidated)])
+    }
+}

@@ -1,0 +1,202 @@
+import Synchronization
+internal import CDBus
+
+extension DBusConnection {
+    // MARK: Building messages (validated before libdbus sees anything)
+
+    func makeMessage(
+        type: Int32, destination: BusName?, path: ObjectPath?, interface: InterfaceName?, member: MemberName?,
+        arguments: [DBusValue]
+    ) throws(DBusError) -> OpaquePointer {
+        do {
+            try MessageCodec.validate(arguments)
+        } catch {
+            throw error.asDBusError
+        }
+        guard let m = dbus_message_new(type) else { throw DBusError.failed("out of memory creating a D-Bus message") }
+        var ok = true
+        if let destination { ok = ok && destination.rawValue.withCString { dbus_message_set_destination(m, $0) } != 0 }
+        if let path { ok = ok && path.rawValue.withCString { dbus_message_set_path(m, $0) } != 0 }
+        if let interface { ok = ok && interface.rawValue.withCString { dbus_message_set_interface(m, $0) } != 0 }
+        if let member { ok = ok && member.rawValue.withCString { dbus_message_set_member(m, $0) } != 0 }
+        ok = ok && MessageCodec.append(arguments, to: m)
+        if !ok {
+            dbus_message_unref(m)
+            throw DBusError.failed("cannot build the D-Bus message (out of memory or an fd that cannot be duplicated)")
+        }
+        if dbus_message_contains_unix_fds(m) != 0 && dbus_connection_can_send_type(raw, Int32(UInt8(ascii: "h"))) == 0 {
+            dbus_message_unref(m)
+            throw DBusError.notSupported("this connection cannot pass unix file descriptors")
+        }
+        return m
+    }
+
+    // MARK: Calls
+
+    /// Calls a method and returns the reply's body.
+    ///
+    /// - Parameters:
+    ///   - destination: the bus name to call (nil on a peer-to-peer connection).
+    ///   - timeout: how long to wait for the reply; then the call fails with
+    ///     `org.freedesktop.DBus.Error.NoReply`.
+    /// - Throws: `DBusError` with the peer's error name and message when it replies with an error;
+    ///   `Disconnected` when the connection goes away; `CancellationError` when the task is cancelled.
+    public func call(
+        _ destination: BusName?, path: ObjectPath, interface: InterfaceName?, method: MemberName,
+        _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
+    ) async throws -> [DBusValue] {
+        try await callMessage(destination, path: path, interface: interface, method: method, arguments, timeout: timeout).body
+    }
+
+    /// Like `call`, but returns the whole reply message (sender, signature, fds).
+    public func callMessage(
+        _ destination: BusName?, path: ObjectPath, interface: InterfaceName?, method: MemberName,
+        _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
+    ) async throws -> DBusMessage {
+        let m = try makeMessage(
+            type: cdbus_message_type_method_call(), destination: destination, path: path, interface: interface,
+            member: method, arguments: arguments)
+        defer { dbus_message_unref(m) }
+        let what = "\(interface?.rawValue ?? "").\(method) on \(destination?.rawValue ?? "peer") \(path)"
+        return try await send(m, timeout: timeout, what: what)
+    }
+
+    /// Sends a method call that expects no reply (the callee is told not to answer).
+    public func callNoReply(
+        _ destination: BusName?, path: ObjectPath, interface: InterfaceName?, method: MemberName,
+        _ arguments: [DBusValue] = []
+    ) throws(DBusError) {
+        let m = try makeMessage(
+            type: cdbus_message_type_method_call(), destination: destination, path: path, interface: interface,
+            member: method, arguments: arguments)
+        defer { dbus_message_unref(m) }
+        dbus_message_set_no_reply(m, 1)
+        try sendNoReply(m)
+    }
+
+    func sendNoReply(_ m: OpaquePointer) throws(DBusError) {
+        if state.withLock({ $0.disconnected }) { throw DBusError.disconnected("the D-Bus connection is closed") }
+        guard dbus_connection_send(raw, m, nil) != 0 else { throw DBusError.failed("out of memory sending a D-Bus message") }
+    }
+
+    private func send(_ m: OpaquePointer, timeout: Duration, what: String) async throws -> DBusMessage {
+        try Task.checkCancellation()
+        let (s, a) = timeout.components
+        let ns = max(Int64(0), s) * 1_000_000_000 + max(Int64(0), a / 1_000_000_000)
+        let deadline = monotonicNanoseconds() &+ UInt64(ns)
+        let sentSerial = Atomic<UInt32>(0)
+        let timeoutText = "\(timeout)"
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<DBusMessage, any Error>) in
+                let failure: DBusError? = state.withLock { st in
+                    if st.disconnected { return DBusError.disconnected("the D-Bus connection is closed; cannot call \(what)") }
+                    var serial: UInt32 = 0
+                    guard dbus_connection_send(raw, m, &serial) != 0 else {
+                        return DBusError.failed("out of memory sending a call to \(what)")
+                    }
+                    st.pending[serial] = PendingCall(continuation: c, deadline: deadline, what: what, timeoutDescription: timeoutText)
+                    sentSerial.store(serial, ordering: .releasing)
+                    return nil
+                }
+                if let failure {
+                    c.resume(throwing: failure)
+                    return
+                }
+                loop.noteDeadline(deadline)
+                if Task.isCancelled { cancelPending(sentSerial.load(ordering: .acquiring)) }
+            }
+        } onCancel: {
+            cancelPending(sentSerial.load(ordering: .acquiring))
+        }
+    }
+
+    private func cancelPending(_ serial: UInt32) {
+        guard serial != 0, let p = state.withLock({ $0.pending.removeValue(forKey: serial) }) else { return }
+        p.continuation.resume(throwing: CancellationError())
+    }
+
+    // MARK: Signals out
+
+    /// Emits a signal from `path` (to everyone subscribed, or only to `destination`).
+    public func emitSignal(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, _ arguments: [DBusValue] = [],
+        destination: BusName? = nil
+    ) throws(DBusError) {
+        let m = try makeMessage(
+            type: cdbus_message_type_signal(), destination: destination, path: path, interface: interface,
+            member: member, arguments: arguments)
+        defer { dbus_message_unref(m) }
+        try sendNoReply(m)
+    }
+
+    // MARK: Replies (used by exported objects)
+
+    /// Sends a method return for `call` (nothing when the caller asked for no reply).
+    func sendReply(to call: DBusMessage, _ values: [DBusValue]) throws(DBusError) {
+        if call.noReplyExpected { return }
+        try MessageCodec.validate(values, orThrowDBus: ())
+        guard let m = dbus_message_new(cdbus_message_type_method_return()) else { throw DBusError.failed("out of memory") }
+        defer { dbus_message_unref(m) }
+        _ = dbus_message_set_reply_serial(m, call.serial)
+        if let s = call.sender { _ = s.rawValue.withCString { dbus_message_set_destination(m, $0) } }
+        guard MessageCodec.append(values, to: m) else { throw DBusError.failed("cannot build the reply") }
+        try sendNoReply(m)
+    }
+
+    /// Sends an error reply for `call` (nothing when the caller asked for no reply).
+    func sendError(to call: DBusMessage, _ error: DBusError) {
+        if call.noReplyExpected { return }
+        let name = (try? ErrorName(error.name))?.rawValue ?? DBusError.failedName
+        let text = String(error.message.unicodeScalars.filter { $0 != "\0" })
+        guard let m = dbus_message_new(cdbus_message_type_error()) else { return }
+        defer { dbus_message_unref(m) }
+        _ = name.withCString { dbus_message_set_error_name(m, $0) }
+        _ = dbus_message_set_reply_serial(m, call.serial)
+        if let s = call.sender { _ = s.rawValue.withCString { dbus_message_set_destination(m, $0) } }
+        _ = MessageCodec.append([.string(text)], to: m)
+        try? sendNoReply(m)
+    }
+
+    // MARK: The filter (I/O thread)
+
+    /// Routes one incoming message; returns true when handled.
+    func filter(_ m: OpaquePointer) -> Bool {
+        let type = dbus_message_get_type(m)
+        if type == cdbus_message_type_method_return() || type == cdbus_message_type_error() {
+            let rs = dbus_message_get_reply_serial(m)
+            guard rs != 0, let p = state.withLock({ $0.pending.removeValue(forKey: rs) }) else { return false }
+            let reply = MessageCodec.decode(m)
+            if reply.kind == .error {
+                p.continuation.resume(
+                    throwing: DBusError(
+                        name: reply.errorName ?? DBusError.failedName,
+                        message: reply.body.first?.stringValue ?? ""))
+            } else {
+                p.continuation.resume(returning: reply)
+            }
+            return true
+        }
+        if type == cdbus_message_type_signal() {
+            if dbus_message_is_signal(m, "org.freedesktop.DBus.Local", "Disconnected") != 0 {
+                handleDisconnected()
+                return true
+            }
+            let subs = state.withLock { Array($0.subscriptions.values) }
+            if subs.isEmpty { return false }
+            let signal = MessageCodec.decode(m)
+            for s in subs where s.rule.matches(signal) { s.deliver(signal) }
+            return true
+        }
+        if type == cdbus_message_type_method_call() {
+            handleMethodCall(MessageCodec.decode(m))
+            return true
+        }
+        return false
+    }
+}
+
+extension MessageCodec {
+    static func validate(_ values: [DBusValue], orThrowDBus: Void) throws(DBusError) {
+        do { try validate(values) } catch { throw error.asDBusError }
+    }
+}

@@ -1,0 +1,200 @@
+import Synchronization
+internal import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A connection to a message bus (or a peer), driven by its own I/O thread.
+///
+/// Thread-safe and `Sendable`: call it from any task. Replies, signals and incoming method calls
+/// are decoded on the connection's I/O thread; exported method handlers *start on that thread*
+/// (its `executor`), so a handler must not block — await instead (calls on the same connection
+/// from a handler are fine). A lost connection never exits the process: pending calls fail with
+/// `org.freedesktop.DBus.Error.Disconnected` and `waitUntilDisconnected()` returns.
+///
+/// The connection stays alive until `close()` or until the bus goes away.
+public final class DBusConnection: Sendable, IOLoopClient {
+    nonisolated(unsafe) let raw: OpaquePointer
+    let loop: IOLoop
+    let state = Mutex(ConnectionState())
+
+    /// This connection's unique name on the bus (`:1.42`), nil on a peer-to-peer connection.
+    public let uniqueName: BusName?
+
+    /// The connection's I/O thread as a task executor. Running your own code on it
+    /// (`Task(executorPreference: connection.executor)`) removes the thread hop between the
+    /// socket and your code; never block on it.
+    public var executor: any TaskExecutor { loop }
+
+    // MARK: Opening
+
+    /// Connects to the bus at `address` (a D-Bus address such as `unix:path=/run/user/1000/bus`) and,
+    /// when `registerOnBus` is true, says Hello to obtain a unique name.
+    public init(address: String, registerOnBus: Bool = true) throws(DBusError) {
+        if address.utf8.contains(0) || address.isEmpty {
+            throw DBusError.failed("invalid D-Bus address '\(address)'")
+        }
+        var err = CDBus.DBusError()
+        dbus_error_init(&err)
+        defer { dbus_error_free(&err) }
+        guard let c = address.withCString({ dbus_connection_open_private($0, &err) }) else {
+            throw Self.error(from: &err, fallback: "cannot connect to '\(address)'")
+        }
+        dbus_connection_set_exit_on_disconnect(c, 0)
+        if registerOnBus {
+            guard dbus_bus_register(c, &err) != 0 else {
+                let e = Self.error(from: &err, fallback: "cannot register on the bus at '\(address)'")
+                dbus_connection_close(c)
+                dbus_connection_unref(c)
+                throw e
+            }
+        }
+        self.raw = c
+        self.uniqueName = dbus_bus_get_unique_name(c).map { BusName(unchecked: String(cString: $0)) }
+        self.loop = IOLoop(connection: c)
+        dbus_connection_set_change_sigpipe(1)  // a closed socket must give EPIPE, not kill the process
+        _ = dbus_connection_add_filter(c, connectionFilter, Unmanaged.passUnretained(self).toOpaque(), nil)
+        loop.start(client: self)
+    }
+
+    /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`).
+    public static func session() throws(DBusError) -> DBusConnection {
+        try bus(DBUS_BUS_SESSION, "session")
+    }
+
+    /// Connects to the system bus.
+    public static func system() throws(DBusError) -> DBusConnection {
+        try bus(DBUS_BUS_SYSTEM, "system")
+    }
+
+    private static func bus(_ type: DBusBusType, _ what: String) throws(DBusError) -> DBusConnection {
+        var err = CDBus.DBusError()
+        dbus_error_init(&err)
+        defer { dbus_error_free(&err) }
+        // Resolve the address without letting libdbus connect (its bus helpers enable exit-on-disconnect).
+        let address: String?
+        if type == DBUS_BUS_SESSION {
+            address = getenvString("DBUS_SESSION_BUS_ADDRESS")
+        } else {
+            address = getenvString("DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/run/dbus/system_bus_socket"
+        }
+        guard let address, !address.isEmpty else {
+            throw DBusError.failed("no \(what) bus: DBUS_SESSION_BUS_ADDRESS is not set (run inside a session or dbus-run-session)")
+        }
+        return try DBusConnection(address: address)
+    }
+
+    static func error(from err: inout CDBus.DBusError, fallback: String) -> DBusError {
+        if dbus_error_is_set(&err) != 0 {
+            return DBusError(
+                name: err.name.map { String(cString: $0) } ?? DBusError.failedName,
+                message: err.message.map { String(cString: $0) } ?? fallback)
+        }
+        return DBusError.failed(fallback)
+    }
+
+    // MARK: Closing and disconnection
+
+    /// Closes the connection: pending calls fail with `Disconnected`, signal streams finish.
+    /// Idempotent; returns at once (the I/O thread finishes the work).
+    public func close() {
+        loop.stop()
+    }
+
+    /// True until the connection is closed or lost.
+    public var isConnected: Bool { !state.withLock { $0.disconnected } }
+
+    /// Returns when the connection is closed or lost.
+    public func waitUntilDisconnected() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let already = state.withLock { st -> Bool in
+                if st.disconnected { return true }
+                st.disconnectWaiters.append(c)
+                return false
+            }
+            if already { c.resume() }
+        }
+    }
+
+    /// Fails everything that waits on this connection; called on the I/O thread.
+    func handleDisconnected() {
+        let (pending, subs, waiters) = state.withLock { st in
+            st.disconnected = true
+            let p = st.pending
+            let s = st.subscriptions
+            let w = st.disconnectWaiters
+            st.pending = [:]
+            st.subscriptions = [:]
+            st.disconnectWaiters = []
+            return (p, s, w)
+        }
+        let error = DBusError.disconnected("the D-Bus connection \(uniqueName?.rawValue ?? "") was closed or lost")
+        for p in pending.values { p.continuation.resume(throwing: error) }
+        for s in subs.values { s.finish() }
+        for w in waiters { w.resume() }
+        if !loop.isOnLoopThread || true { loop.stop() }
+    }
+
+    func loopDidStop() {
+        dbus_connection_remove_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque())
+        handleDisconnected()
+    }
+
+    func loopCheckDeadlines(now: UInt64) -> UInt64 {
+        let (expired, next) = state.withLock { st -> ([PendingCall], UInt64) in
+            var expired: [PendingCall] = []
+            var next = UInt64.max
+            if st.pending.isEmpty { return ([], next) }
+            for (serial, p) in st.pending {
+                if p.deadline <= now {
+                    expired.append(p)
+                    st.pending[serial] = nil
+                } else if p.deadline < next {
+                    next = p.deadline
+                }
+            }
+            return (expired, next)
+        }
+        for p in expired {
+            p.continuation.resume(
+                throwing: DBusError(
+                    name: DBusError.noReplyName,
+                    message: "no reply to \(p.what) within \(p.timeoutDescription) (the peer may be busy, gone, or never replying)"))
+        }
+        return next
+    }
+}
+
+/// Mutable state of a connection, guarded by its mutex.
+struct ConnectionState: ~Copyable {
+    var pending: [UInt32: PendingCall] = [:]
+    var objects: [ObjectPath: [DBusInterface]] = [:]
+    var subscriptions: [UInt64: Subscription] = [:]
+    var nextID: UInt64 = 1
+    var disconnected = false
+    var disconnectWaiters: [CheckedContinuation<Void, Never>] = []
+}
+
+struct PendingCall {
+    let continuation: CheckedContinuation<DBusMessage, any Error>
+    let deadline: UInt64
+    let what: String
+    let timeoutDescription: String
+}
+
+struct Subscription: Sendable {
+    let rule: MatchRule
+    let deliver: @Sendable (DBusMessage) -> Void
+    let finish: @Sendable () -> Void
+}
+
+func getenvString(_ name: String) -> String? {
+    guard let p = getenv(name) else { return nil }
+    return String(cString: p)
+}
+
+/// The single libdbus filter: replies, method calls, signals and disconnection all pass here.
+private let connectionFilter: DBusHandleMessageFunction = { _, message, data in
+    let connection = Unmanaged<DBusConnection>.fromOpaque(data!).takeUnretainedValue()
+    return connection.filter(message!) ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+}

@@ -1,0 +1,104 @@
+/// A complete D-Bus type: what one signature element (`s`, `a{sv}`, `(ii)`, …) denotes.
+///
+/// Every value carries its type (see `DBusValue.type`), so empty arrays and dictionaries still
+/// know their element signature, which the wire format requires.
+public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
+    case byte, boolean, int16, uint16, int32, uint32, int64, uint64, double
+    case string, objectPath, signature, unixFD
+    case variant
+    /// `aT`: an array of `T` (not a dictionary; see `dictionary`).
+    case array(DBusType)
+    /// `a{KV}`: a dictionary; `K` must be a basic type.
+    case dictionary(key: DBusType, value: DBusType)
+    /// `(T…)`: a structure of one or more fields.
+    case structure([DBusType])
+
+    /// The type's signature text, e.g. `a{sv}`.
+    public var signature: String {
+        switch self {
+        case .byte: "y"
+        case .boolean: "b"
+        case .int16: "n"
+        case .uint16: "q"
+        case .int32: "i"
+        case .uint32: "u"
+        case .int64: "x"
+        case .uint64: "t"
+        case .double: "d"
+        case .string: "s"
+        case .objectPath: "o"
+        case .signature: "g"
+        case .unixFD: "h"
+        case .variant: "v"
+        case .array(let e): "a" + e.signature
+        case .dictionary(let k, let v): "a{" + k.signature + v.signature + "}"
+        case .structure(let fields): "(" + fields.map(\.signature).joined() + ")"
+        }
+    }
+
+    public var description: String { signature }
+
+    /// Basic (non-container) types: the only types allowed as dictionary keys.
+    public var isBasic: Bool {
+        switch self {
+        case .variant, .array, .dictionary, .structure: false
+        default: true
+        }
+    }
+
+    /// The libdbus type code of this type's first signature character.
+    var code: Int32 {
+        switch self {
+        case .array, .dictionary: Int32(UInt8(ascii: "a"))
+        case .structure: Int32(UInt8(ascii: "r"))
+        default: Int32(signature.utf8.first!)
+        }
+    }
+
+    /// Parses one complete type from the front of `chars`, advancing `index`.
+    /// The caller validated the whole signature with libdbus first, so malformed input is not expected;
+    /// it still fails softly (returns nil) rather than trapping.
+    static func parse(_ chars: [UInt8], _ index: inout Int) -> DBusType? {
+        guard index < chars.count else { return nil }
+        let c = chars[index]
+        index += 1
+        switch c {
+        case UInt8(ascii: "y"): return .byte
+        case UInt8(ascii: "b"): return .boolean
+        case UInt8(ascii: "n"): return .int16
+        case UInt8(ascii: "q"): return .uint16
+        case UInt8(ascii: "i"): return .int32
+        case UInt8(ascii: "u"): return .uint32
+        case UInt8(ascii: "x"): return .int64
+        case UInt8(ascii: "t"): return .uint64
+        case UInt8(ascii: "d"): return .double
+        case UInt8(ascii: "s"): return .string
+        case UInt8(ascii: "o"): return .objectPath
+        case UInt8(ascii: "g"): return .signature
+        case UInt8(ascii: "h"): return .unixFD
+        case UInt8(ascii: "v"): return .variant
+        case UInt8(ascii: "a"):
+            if index < chars.count, chars[index] == UInt8(ascii: "{") {
+                index += 1
+                guard let k = parse(chars, &index), let v = parse(chars, &index),
+                    index < chars.count, chars[index] == UInt8(ascii: "}")
+                else { return nil }
+                index += 1
+                return .dictionary(key: k, value: v)
+            }
+            guard let e = parse(chars, &index) else { return nil }
+            return .array(e)
+        case UInt8(ascii: "("):
+            var fields: [DBusType] = []
+            while index < chars.count, chars[index] != UInt8(ascii: ")") {
+                guard let f = parse(chars, &index) else { return nil }
+                fields.append(f)
+            }
+            guard index < chars.count, !fields.isEmpty else { return nil }
+            index += 1
+            return .structure(fields)
+        default:
+            return nil
+        }
+    }
+}

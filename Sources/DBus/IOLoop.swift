@@ -1,0 +1,271 @@
+import Synchronization
+internal import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the I/O loop asks of its owner on every iteration.
+protocol IOLoopClient: AnyObject, Sendable {
+    /// Called on the loop thread after each wake-up: expire deadlines that passed, and return the
+    /// next deadline (monotonic ns), or `UInt64.max`.
+    func loopCheckDeadlines(now: UInt64) -> UInt64
+    /// Called once on the loop thread when it stops, after the connection was closed and dispatched.
+    func loopDidStop()
+}
+
+/// Monotonic clock in nanoseconds.
+func monotonicNanoseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+/// One thread per connection that owns all of libdbus's I/O for it: it polls the connection's
+/// watches (and an eventfd to be woken), handles libdbus timeouts, dispatches incoming messages,
+/// and runs Swift jobs as a `TaskExecutor` — so handlers and replies started here need no thread
+/// hop. There is no periodic wake-up: the loop sleeps in `poll` until a socket, the eventfd or the
+/// earliest deadline needs it.
+final class IOLoop: TaskExecutor, @unchecked Sendable {
+    /// The DBusConnection* it drives (libdbus is thread-safe since 1.8; the pointer stays valid
+    /// until the loop stops).
+    let connection: OpaquePointer
+    private let wakeFD: Int32
+    private let jobs = Mutex<[UnownedJob]>([])
+    private let watches = Mutex<[LibdbusHandle]>([])
+    private let timeouts = Mutex<[TimeoutEntry]>([])
+    /// The deadline the loop will wake at, at the latest; writers with an earlier one must wake it.
+    let plannedWake = Atomic<UInt64>(0)
+    private let stopRequested = Atomic<Bool>(false)
+    private let stopped = Atomic<Bool>(false)
+    private let threadID = Atomic<UInt>(0)
+    private weak var client: (any IOLoopClient)?
+    private var keepAlive: (any IOLoopClient)?
+
+    init(connection: OpaquePointer) {
+        self.connection = connection
+        self.wakeFD = cdbus_eventfd()
+    }
+
+    var isOnLoopThread: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
+    var isStopped: Bool { stopped.load(ordering: .acquiring) }
+
+    /// Wakes the loop out of `poll` (a no-op cost when called from the loop thread).
+    func wake() {
+        if !isOnLoopThread { cdbus_eventfd_signal(wakeFD) }
+    }
+
+    /// Wakes the loop if `deadline` is earlier than the one it is sleeping towards.
+    func noteDeadline(_ deadline: UInt64) {
+        let planned = plannedWake.load(ordering: .acquiring)
+        if deadline < planned || planned <= monotonicNanoseconds() { wake() }
+    }
+
+    // MARK: TaskExecutor
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        if stopped.load(ordering: .acquiring) {
+            unowned.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+            return
+        }
+        jobs.withLock { $0.append(unowned) }
+        wake()
+    }
+
+    private func runJobs() -> Bool {
+        var ran = false
+        while true {
+            let batch = jobs.withLock { j -> [UnownedJob] in
+                let b = j
+                j.removeAll(keepingCapacity: true)
+                return b
+            }
+            if batch.isEmpty { return ran }
+            ran = true
+            let me = asUnownedTaskExecutor()
+            for job in batch { job.runSynchronously(on: me) }
+        }
+    }
+
+    // MARK: Lifecycle
+
+    /// Installs the libdbus callbacks and starts the thread, which keeps `client` alive until it stops.
+    func start(client: any IOLoopClient) {
+        self.client = client
+        self.keepAlive = client
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        dbus_connection_set_watch_functions(connection, ioAddWatch, ioRemoveWatch, ioToggleWatch, me, nil)
+        dbus_connection_set_timeout_functions(connection, ioAddTimeout, ioRemoveTimeout, ioToggleTimeout, me, nil)
+        dbus_connection_set_wakeup_main_function(connection, ioWakeup, me, nil)
+        dbus_connection_set_dispatch_status_function(connection, ioDispatchStatus, me, nil)
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var tid = pthread_t()
+        let rc = pthread_create(&tid, nil, { arg in
+            let loop = Unmanaged<IOLoop>.fromOpaque(arg!).takeRetainedValue()
+            loop.run()
+            return nil
+        }, box)
+        precondition(rc == 0, "cannot start the D-Bus I/O thread: pthread_create returned \(rc)")
+        pthread_detach(tid)
+    }
+
+    /// Asks the loop to close the connection and stop; returns at once.
+    func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        cdbus_eventfd_signal(wakeFD)
+    }
+
+    // MARK: The loop
+
+    private func dispatchAll() -> Bool {
+        var did = false
+        while dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
+            _ = dbus_connection_dispatch(connection)
+            did = true
+            _ = runJobs()
+        }
+        return did
+    }
+
+    private func run() {
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
+        var pollfds: [pollfd] = []
+        var polled: [OpaquePointer?] = []
+        while true {
+            var busy = runJobs()
+            busy = dispatchAll() || busy
+            let now = monotonicNanoseconds()
+            var deadline = client?.loopCheckDeadlines(now: now) ?? UInt64.max
+            if stopRequested.load(ordering: .acquiring) { break }
+            if busy { continue }
+            deadline = min(deadline, timeouts.withLock { $0.map(\.deadline).min() ?? UInt64.max })
+            let planned = plannedWake.load(ordering: .acquiring)
+            if planned > now { deadline = min(deadline, planned) }
+            plannedWake.store(deadline, ordering: .releasing)
+            // Re-check work that may have arrived while computing.
+            if jobs.withLock({ !$0.isEmpty }) { continue }
+
+            pollfds.removeAll(keepingCapacity: true)
+            polled.removeAll(keepingCapacity: true)
+            pollfds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+            polled.append(nil)
+            for h in watches.withLock({ $0 }) where dbus_watch_get_enabled(h.pointer) != 0 {
+                let w = h.pointer
+                let flags = dbus_watch_get_flags(w)
+                var events: Int16 = 0
+                if flags & cdbus_watch_readable() != 0 { events |= Int16(POLLIN) }
+                if flags & cdbus_watch_writable() != 0 { events |= Int16(POLLOUT) }
+                pollfds.append(pollfd(fd: dbus_watch_get_unix_fd(w), events: events, revents: 0))
+                polled.append(w)
+            }
+            let timeoutMs: Int32
+            if deadline == UInt64.max {
+                timeoutMs = -1
+            } else {
+                let after = monotonicNanoseconds()
+                timeoutMs = deadline <= after ? 0 : Int32(min((deadline - after + 999_999) / 1_000_000, 86_400_000))
+            }
+            let n = poll(&pollfds, nfds_t(pollfds.count), timeoutMs)
+            if n > 0 {
+                if pollfds[0].revents != 0 { cdbus_eventfd_drain(wakeFD) }
+                for i in 1..<pollfds.count where pollfds[i].revents != 0 {
+                    guard let w = polled[i], watches.withLock({ $0.contains(LibdbusHandle(pointer: w)) }) else { continue }
+                    let r = pollfds[i].revents
+                    var flags: UInt32 = 0
+                    if r & Int16(POLLIN) != 0 { flags |= cdbus_watch_readable() }
+                    if r & Int16(POLLOUT) != 0 { flags |= cdbus_watch_writable() }
+                    if r & Int16(POLLERR) != 0 { flags |= cdbus_watch_error() }
+                    if r & Int16(POLLHUP) != 0 { flags |= cdbus_watch_hangup() }
+                    _ = dbus_watch_handle(w, flags)
+                }
+            }
+            handleLibdbusTimeouts()
+        }
+        shutdown()
+    }
+
+    private func handleLibdbusTimeouts() {
+        let now = monotonicNanoseconds()
+        let due = timeouts.withLock { ts in ts.filter { $0.deadline <= now }.map(\.timeout) }
+        for h in due {
+            let t = h.pointer
+            guard timeouts.withLock({ ts in ts.contains { $0.timeout == h } }) else { continue }
+            _ = dbus_timeout_handle(t)
+            timeouts.withLock { ts in
+                if let i = ts.firstIndex(where: { $0.timeout == h }) {
+                    ts[i].deadline = now + UInt64(max(dbus_timeout_get_interval(t), 1)) * 1_000_000
+                }
+            }
+        }
+    }
+
+    private func shutdown() {
+        dbus_connection_close(connection)
+        _ = dispatchAll()
+        client?.loopDidStop()
+        _ = runJobs()
+        dbus_connection_set_watch_functions(connection, nil, nil, nil, nil, nil)
+        dbus_connection_set_timeout_functions(connection, nil, nil, nil, nil, nil)
+        dbus_connection_set_wakeup_main_function(connection, nil, nil, nil)
+        dbus_connection_set_dispatch_status_function(connection, nil, nil, nil)
+        stopped.store(true, ordering: .releasing)
+        _ = runJobs()
+        dbus_connection_unref(connection)
+        Glibc.close(wakeFD)
+        keepAlive = nil
+    }
+
+    // MARK: libdbus callbacks (called with the connection lock held: never call connection APIs here)
+
+    fileprivate func addWatch(_ w: OpaquePointer) {
+        watches.withLock { $0.append(LibdbusHandle(pointer: w)) }
+        wake()
+    }
+    fileprivate func removeWatch(_ w: OpaquePointer) {
+        watches.withLock { $0.removeAll { $0.pointer == w } }
+        wake()
+    }
+    fileprivate func addTimeout(_ t: OpaquePointer) {
+        let d = monotonicNanoseconds() + UInt64(max(dbus_timeout_get_interval(t), 0)) * 1_000_000
+        timeouts.withLock { ts in
+            ts.removeAll { $0.timeout.pointer == t }
+            if dbus_timeout_get_enabled(t) != 0 { ts.append(TimeoutEntry(timeout: LibdbusHandle(pointer: t), deadline: d)) }
+        }
+        wake()
+    }
+    fileprivate func removeTimeout(_ t: OpaquePointer) {
+        timeouts.withLock { $0.removeAll { $0.timeout.pointer == t } }
+    }
+}
+
+private func loop(_ data: UnsafeMutableRawPointer?) -> IOLoop {
+    Unmanaged<IOLoop>.fromOpaque(data!).takeUnretainedValue()
+}
+
+private let ioAddWatch: DBusAddWatchFunction = { w, data in
+    loop(data).addWatch(w!)
+    return 1
+}
+private let ioRemoveWatch: DBusRemoveWatchFunction = { w, data in loop(data).removeWatch(w!) }
+private let ioToggleWatch: DBusWatchToggledFunction = { _, data in loop(data).wake() }
+private let ioAddTimeout: DBusAddTimeoutFunction = { t, data in
+    loop(data).addTimeout(t!)
+    return 1
+}
+private let ioRemoveTimeout: DBusRemoveTimeoutFunction = { t, data in loop(data).removeTimeout(t!) }
+private let ioToggleTimeout: DBusTimeoutToggledFunction = { t, data in loop(data).addTimeout(t!) }
+private let ioWakeup: DBusWakeupMainFunction = { data in loop(data).wake() }
+private let ioDispatchStatus: DBusDispatchStatusFunction = { _, status, data in
+    if status == DBUS_DISPATCH_DATA_REMAINS { loop(data).wake() }
+}
+
+/// A libdbus watch or timeout pointer. Only the loop thread uses it outside the callbacks that
+/// hand it over, and libdbus keeps it valid until the matching remove callback.
+struct LibdbusHandle: @unchecked Sendable, Hashable {
+    let pointer: OpaquePointer
+}
+
+struct TimeoutEntry: Sendable {
+    let timeout: LibdbusHandle
+    var deadline: UInt64
+}

@@ -1,0 +1,95 @@
+/// Generates `org.freedesktop.DBus.Introspectable` XML from the same `DBusInterface` values that
+/// drive dispatch.
+enum Introspection {
+    static let header = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+
+        """
+
+    static let standard = """
+          <interface name="org.freedesktop.DBus.Peer">
+            <method name="Ping"/>
+            <method name="GetMachineId">
+              <arg type="s" name="machine_uuid" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect">
+              <arg type="s" name="xml_data" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Properties">
+            <method name="Get">
+              <arg type="s" name="interface_name" direction="in"/>
+              <arg type="s" name="property_name" direction="in"/>
+              <arg type="v" name="value" direction="out"/>
+            </method>
+            <method name="GetAll">
+              <arg type="s" name="interface_name" direction="in"/>
+              <arg type="a{sv}" name="properties" direction="out"/>
+            </method>
+            <method name="Set">
+              <arg type="s" name="interface_name" direction="in"/>
+              <arg type="s" name="property_name" direction="in"/>
+              <arg type="v" name="value" direction="in"/>
+            </method>
+            <signal name="PropertiesChanged">
+              <arg type="s" name="interface_name"/>
+              <arg type="a{sv}" name="changed_properties"/>
+              <arg type="as" name="invalidated_properties"/>
+            </signal>
+          </interface>
+
+        """
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    static func args(_ sig: Signature, _ names: [String], direction: String?, indent: String) -> String {
+        var out = ""
+        for (i, t) in sig.types.enumerated() {
+            out += "\(indent)<arg type=\"\(escape(t.signature))\""
+            if i < names.count, !names[i].isEmpty { out += " name=\"\(escape(names[i]))\"" }
+            if let direction { out += " direction=\"\(direction)\"" }
+            out += "/>\n"
+        }
+        return out
+    }
+
+    static func xml(_ interfaces: [DBusInterface], children: [String]) -> String {
+        var out = header + "<node>\n"
+        if !interfaces.isEmpty { out += standard }
+        for i in interfaces {
+            out += "  <interface name=\"\(i.name)\">\n"
+            for m in i.methods {
+                let body = args(m.arguments, m.argumentNames, direction: "in", indent: "      ")
+                    + args(m.results, m.resultNames, direction: "out", indent: "      ")
+                out += body.isEmpty ? "    <method name=\"\(m.name)\"/>\n" : "    <method name=\"\(m.name)\">\n\(body)    </method>\n"
+            }
+            for s in i.signals {
+                let body = args(s.arguments, s.argumentNames, direction: nil, indent: "      ")
+                out += body.isEmpty ? "    <signal name=\"\(s.name)\"/>\n" : "    <signal name=\"\(s.name)\">\n\(body)    </signal>\n"
+            }
+            for p in i.properties {
+                let access = p.set == nil ? "read" : "readwrite"
+                out += "    <property name=\"\(p.name)\" type=\"\(escape(p.type.signature))\" access=\"\(access)\"/>\n"
+            }
+            out += "  </interface>\n"
+        }
+        for c in children { out += "  <node name=\"\(escape(c))\"/>\n" }
+        return out + "</node>\n"
+    }
+}

@@ -1,0 +1,282 @@
+internal import CDBus
+
+/// Translation between `DBusValue` and libdbus message iterators. Every check that libdbus would
+/// answer with an abort happens in `validate` first.
+enum MessageCodec {
+    static let maxArrayDepth = 32
+    static let maxStructDepth = 32
+    static let maxTotalDepth = 64
+
+    // MARK: Validation
+
+    /// Checks `values` so that appending them cannot trip a libdbus assertion: element types match,
+    /// dictionary keys are basic, strings carry no NUL, nesting and signature lengths are in bounds.
+    static func validate(_ values: [DBusValue]) throws(DBusValidationError) {
+        for v in values { try validate(v, arrays: 0, structs: 0, total: 0) }
+        _ = try Signature(values.map(\.type))
+    }
+
+    private static func validate(_ v: DBusValue, arrays: Int, structs: Int, total: Int) throws(DBusValidationError) {
+        if arrays > maxArrayDepth || structs > maxStructDepth || total > maxTotalDepth {
+            throw DBusValidationError(kind: "value", input: v.type.signature, reason: "nests containers deeper than D-Bus allows")
+        }
+        switch v {
+        case .string(let s):
+            try NameValidation.string(s)
+        case .unixFD(let fd):
+            if fd.rawValue == nil {
+                throw DBusValidationError(kind: "unix fd", input: "\(fd)", reason: "was already taken or closed")
+            }
+        case .variant(let inner):
+            let t = inner.type
+            if t.signature.utf8.count > 255 {
+                throw DBusValidationError(kind: "variant", input: t.signature, reason: "contents signature longer than 255 bytes")
+            }
+            try validate(inner, arrays: 0, structs: 0, total: total + 1)
+        case .array(let et, let elements):
+            if case .dictionary = et {} else if et.signature.utf8.count > 254 {
+                throw DBusValidationError(kind: "array", input: et.signature, reason: "element signature too long")
+            }
+            for e in elements {
+                if e.type != et {
+                    throw DBusValidationError(
+                        kind: "array", input: "a" + et.signature,
+                        reason: "element of type '\(e.type.signature)' in an array of '\(et.signature)'")
+                }
+                try validate(e, arrays: arrays + 1, structs: structs, total: total + 1)
+            }
+        case .dictionary(let kt, let vt, let entries):
+            if !kt.isBasic {
+                throw DBusValidationError(kind: "dictionary", input: "a{\(kt.signature)\(vt.signature)}", reason: "keys must be a basic type")
+            }
+            for e in entries {
+                if e.key.type != kt || e.value.type != vt {
+                    throw DBusValidationError(
+                        kind: "dictionary", input: "a{\(kt.signature)\(vt.signature)}",
+                        reason: "entry of type {\(e.key.type.signature)\(e.value.type.signature)}")
+                }
+                try validate(e.key, arrays: arrays + 1, structs: structs + 1, total: total + 2)
+                try validate(e.value, arrays: arrays + 1, structs: structs + 1, total: total + 2)
+            }
+        case .structure(let fields):
+            if fields.isEmpty {
+                throw DBusValidationError(kind: "structure", input: "()", reason: "a structure needs at least one field")
+            }
+            for f in fields { try validate(f, arrays: arrays, structs: structs + 1, total: total + 1) }
+        default:
+            break
+        }
+    }
+
+    // MARK: Encoding
+
+    /// Appends already-validated values; returns false if libdbus ran out of memory (the caller
+    /// discards the message).
+    static func append(_ values: [DBusValue], to message: OpaquePointer) -> Bool {
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(message, &iter)
+        for v in values where !append(v, &iter) { return false }
+        return true
+    }
+
+    private static func appendBasic(_ iter: UnsafeMutablePointer<DBusMessageIter>, _ code: Int32, _ fill: (inout DBusBasicValue) -> Void) -> Bool {
+        var b = cdbus_basic_zero()
+        fill(&b)
+        return dbus_message_iter_append_basic(iter, code, &b) != 0
+    }
+
+    private static func appendString(_ iter: UnsafeMutablePointer<DBusMessageIter>, _ code: Int32, _ s: String) -> Bool {
+        s.withCString { cs in
+            var p: UnsafePointer<CChar>? = cs
+            return dbus_message_iter_append_basic(iter, code, &p) != 0
+        }
+    }
+
+    private static func container(
+        _ iter: UnsafeMutablePointer<DBusMessageIter>, _ code: Character, _ sig: String?,
+        _ body: (UnsafeMutablePointer<DBusMessageIter>) -> Bool
+    ) -> Bool {
+        var sub = DBusMessageIter()
+        let opened: Bool
+        if let sig {
+            opened = sig.withCString { dbus_message_iter_open_container(iter, Int32(code.asciiValue!), $0, &sub) } != 0
+        } else {
+            opened = dbus_message_iter_open_container(iter, Int32(code.asciiValue!), nil, &sub) != 0
+        }
+        guard opened else { return false }
+        if !body(&sub) {
+            dbus_message_iter_abandon_container(iter, &sub)
+            return false
+        }
+        return dbus_message_iter_close_container(iter, &sub) != 0
+    }
+
+    private static func append(_ v: DBusValue, _ iter: UnsafeMutablePointer<DBusMessageIter>) -> Bool {
+        switch v {
+        case .byte(let x): return appendBasic(iter, v.type.code) { $0.byt = x }
+        case .boolean(let x): return appendBasic(iter, v.type.code) { $0.bool_val = x ? 1 : 0 }
+        case .int16(let x): return appendBasic(iter, v.type.code) { $0.i16 = x }
+        case .uint16(let x): return appendBasic(iter, v.type.code) { $0.u16 = x }
+        case .int32(let x): return appendBasic(iter, v.type.code) { $0.i32 = x }
+        case .uint32(let x): return appendBasic(iter, v.type.code) { $0.u32 = x }
+        case .int64(let x): return appendBasic(iter, v.type.code) { $0.i64 = dbus_int64_t(x) }
+        case .uint64(let x): return appendBasic(iter, v.type.code) { $0.u64 = dbus_uint64_t(x) }
+        case .double(let x): return appendBasic(iter, v.type.code) { $0.dbl = x }
+        case .string(let s): return appendString(iter, v.type.code, s)
+        case .objectPath(let p): return appendString(iter, v.type.code, p.rawValue)
+        case .signature(let g): return appendString(iter, v.type.code, g.rawValue)
+        case .unixFD(let fd):
+            guard let raw = fd.rawValue else { return false }
+            // libdbus duplicates the descriptor; `fd` keeps ownership of the original.
+            let ok = appendBasic(iter, v.type.code) { $0.fd = raw }
+            withExtendedLifetime(fd) {}
+            return ok
+        case .variant(let inner):
+            return container(iter, "v", inner.type.signature) { append(inner, $0) }
+        case .array(let et, let elements):
+            return container(iter, "a", et.signature) { sub in
+                for e in elements where !append(e, sub) { return false }
+                return true
+            }
+        case .dictionary(let kt, let vt, let entries):
+            return container(iter, "a", "{" + kt.signature + vt.signature + "}") { sub in
+                for e in entries {
+                    let ok = container(sub, "e", nil) { entry in append(e.key, entry) && append(e.value, entry) }
+                    if !ok { return false }
+                }
+                return true
+            }
+        case .structure(let fields):
+            return container(iter, "r", nil) { sub in
+                for f in fields where !append(f, sub) { return false }
+                return true
+            }
+        }
+    }
+
+    // MARK: Decoding
+
+    /// Decodes the whole body of a message libdbus has validated on receipt.
+    static func decodeBody(_ message: OpaquePointer) -> [DBusValue] {
+        var iter = DBusMessageIter()
+        guard dbus_message_iter_init(message, &iter) != 0 else { return [] }
+        var out: [DBusValue] = []
+        while dbus_message_iter_get_arg_type(&iter) != cdbus_type_invalid() {
+            if let v = read(&iter) { out.append(v) }
+            _ = dbus_message_iter_next(&iter)
+        }
+        return out
+    }
+
+    private static func basic(_ iter: UnsafeMutablePointer<DBusMessageIter>) -> DBusBasicValue {
+        var b = cdbus_basic_zero()
+        dbus_message_iter_get_basic(iter, &b)
+        return b
+    }
+
+    private static func currentType(_ iter: UnsafeMutablePointer<DBusMessageIter>) -> DBusType? {
+        guard let cs = dbus_message_iter_get_signature(iter) else { return nil }
+        defer { dbus_free(cs) }
+        let chars = Array(String(cString: cs).utf8)
+        var i = 0
+        return DBusType.parse(chars, &i)
+    }
+
+    private static func read(_ iter: UnsafeMutablePointer<DBusMessageIter>) -> DBusValue? {
+        let t = dbus_message_iter_get_arg_type(iter)
+        guard t >= 0, t < 128 else { return nil }
+        switch UInt8(t) {
+        case UInt8(ascii: "y"): return .byte(basic(iter).byt)
+        case UInt8(ascii: "b"): return .boolean(basic(iter).bool_val != 0)
+        case UInt8(ascii: "n"): return .int16(basic(iter).i16)
+        case UInt8(ascii: "q"): return .uint16(basic(iter).u16)
+        case UInt8(ascii: "i"): return .int32(basic(iter).i32)
+        case UInt8(ascii: "u"): return .uint32(basic(iter).u32)
+        case UInt8(ascii: "x"): return .int64(Int64(basic(iter).i64))
+        case UInt8(ascii: "t"): return .uint64(UInt64(basic(iter).u64))
+        case UInt8(ascii: "d"): return .double(basic(iter).dbl)
+        case UInt8(ascii: "s"):
+            // Borrowed from the message: copy at once.
+            return .string(basic(iter).str.map { String(cString: $0) } ?? "")
+        case UInt8(ascii: "o"):
+            return .objectPath(ObjectPath(unchecked: basic(iter).str.map { String(cString: $0) } ?? "/"))
+        case UInt8(ascii: "g"):
+            let s = basic(iter).str.map { String(cString: $0) } ?? ""
+            return .signature((try? Signature(s)) ?? .empty)
+        case UInt8(ascii: "h"):
+            // libdbus hands us a duplicate we now own.
+            let fd = basic(iter).fd
+            return .unixFD(UnixFD(taking: fd))
+        case UInt8(ascii: "v"):
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(iter, &sub)
+            guard let inner = read(&sub) else { return nil }
+            return .variant(inner)
+        case UInt8(ascii: "r"):
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(iter, &sub)
+            var fields: [DBusValue] = []
+            while dbus_message_iter_get_arg_type(&sub) != cdbus_type_invalid() {
+                if let f = read(&sub) { fields.append(f) }
+                _ = dbus_message_iter_next(&sub)
+            }
+            return .structure(fields)
+        case UInt8(ascii: "a"):
+            guard let type = currentType(iter) else { return nil }
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(iter, &sub)
+            switch type {
+            case .dictionary(let kt, let vt):
+                var entries: [DBusDictEntry] = []
+                while dbus_message_iter_get_arg_type(&sub) != cdbus_type_invalid() {
+                    var entry = DBusMessageIter()
+                    dbus_message_iter_recurse(&sub, &entry)
+                    let k = read(&entry)
+                    _ = dbus_message_iter_next(&entry)
+                    let v = read(&entry)
+                    if let k, let v { entries.append(DBusDictEntry(k, v)) }
+                    _ = dbus_message_iter_next(&sub)
+                }
+                return .dictionary(key: kt, value: vt, entries)
+            case .array(let et):
+                var elements: [DBusValue] = []
+                while dbus_message_iter_get_arg_type(&sub) != cdbus_type_invalid() {
+                    if let e = read(&sub) { elements.append(e) }
+                    _ = dbus_message_iter_next(&sub)
+                }
+                return .array(et, elements)
+            default:
+                return nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// Decodes header and body of a received message.
+    static func decode(_ m: OpaquePointer, withBody: Bool = true) -> DBusMessage {
+        func str(_ p: UnsafePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
+        let kind: DBusMessage.Kind
+        switch dbus_message_get_type(m) {
+        case cdbus_message_type_method_call(): kind = .methodCall
+        case cdbus_message_type_method_return(): kind = .methodReturn
+        case cdbus_message_type_error(): kind = .error
+        default: kind = .signal
+        }
+        let sigText = str(dbus_message_get_signature(m)) ?? ""
+        let signature = (try? Signature(sigText)) ?? .empty
+        return DBusMessage(
+            kind: kind,
+            serial: dbus_message_get_serial(m),
+            replySerial: dbus_message_get_reply_serial(m),
+            sender: str(dbus_message_get_sender(m)).map(BusName.init(unchecked:)),
+            destination: str(dbus_message_get_destination(m)).map(BusName.init(unchecked:)),
+            path: str(dbus_message_get_path(m)).map(ObjectPath.init(unchecked:)),
+            interface: str(dbus_message_get_interface(m)).map(InterfaceName.init(unchecked:)),
+            member: str(dbus_message_get_member(m)).map(MemberName.init(unchecked:)),
+            errorName: str(dbus_message_get_error_name(m)),
+            signature: signature,
+            body: withBody ? decodeBody(m) : [],
+            noReplyExpected: dbus_message_get_no_reply(m) != 0)
+    }
+}

@@ -1,0 +1,91 @@
+internal import CDBus
+
+/// Why a name, path or signature was rejected before it could reach libdbus.
+public struct DBusValidationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of value was being validated ("object path", "bus name", …).
+    public var kind: String
+    /// The rejected input (truncated for display).
+    public var input: String
+    /// Why it was rejected, in libdbus's words when libdbus said it.
+    public var reason: String
+
+    public var description: String {
+        let shown = input.count > 80 ? String(input.prefix(80)) + "…" : input
+        return "invalid \(kind) '\(shown)': \(reason)"
+    }
+}
+
+extension DBusValidationError {
+    /// The standard D-Bus error a peer receives when it sent this invalid value.
+    public var asDBusError: DBusError { .invalidArgs(description) }
+}
+
+/// All validators run here, before any string reaches a libdbus call that would abort on it.
+enum NameValidation {
+    /// Longest object path accepted (the spec sets none; unbounded paths crashed systemd, CVE-2019-6454).
+    static let maximumPathLength = 4096
+
+    static func checkCString(_ s: String, kind: String, maxLength: Int) throws(DBusValidationError) {
+        if s.utf8.count > maxLength {
+            throw DBusValidationError(kind: kind, input: s, reason: "longer than \(maxLength) bytes")
+        }
+        if s.utf8.contains(0) {
+            throw DBusValidationError(kind: kind, input: s, reason: "contains a NUL character")
+        }
+    }
+
+    static func run(
+        _ s: String, kind: String, maxLength: Int,
+        _ validator: (UnsafePointer<CChar>, UnsafeMutablePointer<CDBus.DBusError>) -> dbus_bool_t
+    ) throws(DBusValidationError) {
+        try checkCString(s, kind: kind, maxLength: maxLength)
+        if s.isEmpty {
+            throw DBusValidationError(kind: kind, input: s, reason: "is empty")
+        }
+        let failure: String? = s.withCString { cs in
+            var err = CDBus.DBusError()
+            dbus_error_init(&err)
+            defer { dbus_error_free(&err) }
+            if validator(cs, &err) != 0 { return nil }
+            return err.message.map { String(cString: $0) } ?? "rejected by libdbus"
+        }
+        if let failure {
+            throw DBusValidationError(kind: kind, input: s, reason: failure)
+        }
+    }
+
+    static func path(_ s: String) throws(DBusValidationError) {
+        try run(s, kind: "object path", maxLength: maximumPathLength) { dbus_validate_path($0, $1) }
+    }
+    static func busName(_ s: String) throws(DBusValidationError) {
+        try run(s, kind: "bus name", maxLength: 255) { dbus_validate_bus_name($0, $1) }
+    }
+    static func interface(_ s: String) throws(DBusValidationError) {
+        try run(s, kind: "interface name", maxLength: 255) { dbus_validate_interface($0, $1) }
+    }
+    static func member(_ s: String) throws(DBusValidationError) {
+        try run(s, kind: "member name", maxLength: 255) { dbus_validate_member($0, $1) }
+    }
+    static func errorName(_ s: String) throws(DBusValidationError) {
+        try run(s, kind: "error name", maxLength: 255) { dbus_validate_error_name($0, $1) }
+    }
+    static func signature(_ s: String) throws(DBusValidationError) {
+        try checkCString(s, kind: "signature", maxLength: 255)
+        let failure: String? = s.withCString { cs in
+            var err = CDBus.DBusError()
+            dbus_error_init(&err)
+            defer { dbus_error_free(&err) }
+            if dbus_signature_validate(cs, &err) != 0 { return nil }
+            return err.message.map { String(cString: $0) } ?? "rejected by libdbus"
+        }
+        if let failure {
+            throw DBusValidationError(kind: "signature", input: s, reason: failure)
+        }
+    }
+    /// D-Bus strings are UTF-8 (Swift guarantees it) without NUL.
+    static func string(_ s: String) throws(DBusValidationError) {
+        if s.utf8.contains(0) {
+            throw DBusValidationError(kind: "string", input: s, reason: "contains a NUL character, which D-Bus strings cannot carry")
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import BusTestSupport
+import DBus
+
+/// A small Swift service used by several suites: echoes variants, fails on demand, reports the caller.
+enum EchoService {
+    static let name: BusName = "org.courier.test.Echo"
+    static let path: ObjectPath = "/org/courier/test/Echo"
+    static let interface: InterfaceName = "org.courier.test.Echo1"
+
+    static func declaration() -> DBusInterface {
+        DBusInterface(
+            interface,
+            methods: [
+                DBusMethod("EchoVariant", arguments: "v", results: "v", argumentNames: ["value"], resultNames: ["value"]) { call in
+                    call.arguments
+                },
+                DBusMethod("Echo", arguments: "s", results: "s") { call in call.arguments },
+                DBusMethod("Fail", arguments: "ss") { call in
+                    throw DBusError(name: call.arguments[0].stringValue!, message: call.arguments[1].stringValue!)
+                },
+                DBusMethod("WhoAmI", results: "s") { call in [.string(call.sender?.rawValue ?? "")] },
+                DBusMethod("CountFDs", arguments: "ah", results: "u") { call in [.uint32(UInt32(call.fds.count))] },
+            ],
+            signals: [DBusSignal("Tick", arguments: "u", argumentNames: ["count"])])
+    }
+
+    /// Connects to `bus`, exports the service and owns its name.
+    static func start(on bus: PrivateBus) async throws -> DBusConnection {
+        let c = try bus.connect()
+        try c.export([declaration()], at: path)
+        let reply = try await c.requestName(name, flags: .doNotQueue)
+        precondition(reply == .primaryOwner)
+        return c
+    }
+}
