@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "courier",
             dependencies: [
-                "Courier", "CourierURL", "CourierManifest",
+                "Courier", "CourierURL", "CourierManifest", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -68,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "todolist",
             dependencies: [
-                "Courier", "CourierURL", "TodoListKit",
+                "Courier", "CourierURL", "TodoListKit", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -4,5 +4,6 @@ switch arguments.first {
 case "drop": try DropBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "url": URLBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "registry": try RegistryBenchmark.run(arguments: Array(arguments.dropFirst()))
-default: print("usage: courier-bench drop|url|registry [options]")
+case "broker": try await BrokerBenchmark.run(arguments: Array(arguments.dropFirst()))
+default: print("usage: courier-bench drop|url|registry|broker [options]")
 }

@@ -12,6 +12,11 @@ struct CourierCommand: AsyncParsableCommand {
             DumpCommand.self,
             HandlersCommand.self,
             DefaultCommand.self,
+            OpenCommand.self,
+            CanOpenCommand.self,
+            StatusCommand.self,
+            RegisterCommand.self,
+            UnregisterCommand.self,
         ]
     )
 }

@@ -4,12 +4,18 @@ import ArgumentParser
 /// run from a shell it lists or decodes.
 @main
 struct TodoListCommand: AsyncParsableCommand {
+    /// The bundle id of the example (Schemes/com.acme.todolist.plist).
+    static let bundleID = "com.acme.todolist"
+
     static let configuration = CommandConfiguration(
         commandName: "todolist",
         abstract: "The todolist example app of Courier (the App Programming Guide's worked example).",
         subcommands: [
             // Each subcommand lives in its own file: <Name>Command.swift.
+            RunCommand.self,
+            ListCommand.self,
             DecodeCommand.self,
-        ]
+        ],
+        defaultSubcommand: RunCommand.self
     )
 }

@@ -68,6 +68,7 @@ public actor Dispatcher {
     private let deliverer: any Deliverer
     private let configuration: Configuration
     private let logger: Logger
+    private let observer: (@Sendable (DispatcherEvent) -> Void)?
     private let clock = ContinuousClock()
     private var apps: [String: Record] = [:]
     private var nextRequestID: UInt64 = 1
@@ -77,8 +78,10 @@ public actor Dispatcher {
         launcher: any Launcher,
         deliverer: any Deliverer,
         configuration: Configuration = .init(),
-        logger: Logger = Logger(label: "org.courier.broker")
+        logger: Logger = Logger(label: "org.courier.broker"),
+        observer: (@Sendable (DispatcherEvent) -> Void)? = nil
     ) {
+        self.observer = observer
         self.resolver = resolver
         self.launcher = launcher
         self.deliverer = deliverer
@@ -90,6 +93,10 @@ public actor Dispatcher {
 
     /// Queues `request` and returns at once; `completion` is called exactly once with the outcome.
     public func submit(_ request: OpenRequest, completion: @escaping Completion) {
+        var request = request
+        if let identity = request.callerIdentity {
+            request.sourceApplication = sourceApplication(uniqueName: identity.uniqueName, pid: identity.pid)
+        }
         let id = nextRequestID
         nextRequestID += 1
         let received = clock.now
@@ -139,6 +146,7 @@ public actor Dispatcher {
             throw BrokerError(.notPermitted, "no manifest is registered for \(bundleID); register it (courier register) before checking in")
         }
         if apps[bundleID] == nil { apps[bundleID] = Record(descriptor: descriptor) }
+        observer?(.checkedIn(bundleID: bundleID))
         let options: LaunchOptions
         switch apps[bundleID]!.phase {
         case .launching(let pid, let generation, let launchOptions, let timer):
@@ -170,6 +178,14 @@ public actor Dispatcher {
             if case .running(let name, _, _) = record.phase, name == uniqueName {
                 appGone(bundleID, reason: "left the bus")
             }
+        }
+    }
+
+    /// `uniqueName` released the bus name `bundleID` while staying connected: if that was the
+    /// checked-in app, it is gone.
+    public func bundleNameReleased(_ bundleID: String, by uniqueName: String) {
+        if case .running(let name, _, _)? = apps[bundleID]?.phase, name == uniqueName {
+            appGone(bundleID, reason: "released its bus name")
         }
     }
 
@@ -231,6 +247,7 @@ public actor Dispatcher {
         }
         let spec = LaunchSpec(bundleID: bundleID, arguments: arguments, environment: environment)
         let pid: Int32
+        observer?(.launching(bundleID: bundleID))
         do {
             pid = try launcher.launch(spec) { pid, status in
                 Task { await self.processExited(bundleID, pid: pid, generation: generation, status: status) }

@@ -17,6 +17,9 @@ public struct OpenRequest: Sendable {
     public var activationToken: String?
     /// How long the app may take to answer the delivery; `nil` uses the deliverer's default.
     public var deliveryTimeout: Duration?
+    /// When set, the dispatcher derives `sourceApplication` from it (replacing the field): the
+    /// app that checked in from this unique name, or that Courier launched with this pid.
+    public var callerIdentity: CallerIdentity?
 
     public init(
         url: String,
@@ -34,6 +37,17 @@ public struct OpenRequest: Sendable {
         self.appOptions = appOptions
         self.activationToken = activationToken
         self.deliveryTimeout = deliveryTimeout
+    }
+}
+
+/// What the bus vouches for about a caller: its unique name and, when known, its pid.
+public struct CallerIdentity: Sendable, Hashable {
+    public var uniqueName: String
+    public var pid: Int32?
+
+    public init(uniqueName: String, pid: Int32?) {
+        self.uniqueName = uniqueName
+        self.pid = pid
     }
 }
 

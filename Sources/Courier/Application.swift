@@ -1,0 +1,191 @@
+public import DBus
+public import Foundation
+import Synchronization
+
+/// What an app links to receive URLs: owns its bundle id as a bus name, serves
+/// `org.courier.Application1` and `org.freedesktop.Application` at the path made from the bundle id
+/// (`com.acme.todolist` → `/com/acme/todolist`), checks in with the broker and calls its delegate.
+///
+/// Security: `OpenURL` is accepted only from the current owner of `org.courier.Broker`; anyone
+/// else gets `org.courier.Error.NotPermitted`, so `sourceApplication` is always the broker's word.
+/// `org.freedesktop.Application.Open` (desktop tools) is routed back through the broker, which
+/// then delivers each URI like any other request.
+///
+/// ```swift
+/// try await Application(delegate: MyDelegate()).run()
+/// ```
+public final class Application: Sendable {
+    public let bundleID: String
+    public let connection: DBusConnection
+    public let objectPath: ObjectPath
+    /// The app's container (`COURIER_CONTAINER`, else `$XDG_DATA_HOME/courier/containers/<bundle-id>`).
+    public let containerURL: URL
+    /// The broker client on this app's connection (openURL / canOpenURL to other apps).
+    public var broker: BrokerClient { BrokerClient(connection: connection) }
+    /// `containerURL/Documents`.
+    public var documentsURL: URL { containerURL.appendingPathComponent("Documents", isDirectory: true) }
+
+    private let delegate: any ApplicationDelegate
+    private let gate = LaunchGate()
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var brokerOwner: BusName?
+        var declinedLaunchRequest: UInt64?
+        var launchOptions = ApplicationLaunchOptions()
+        var registrations: [DBusObjectRegistration] = []
+        var watcher: Task<Void, Never>?
+        /// Set once the launch methods have run (then deliveries skip the gate).
+        var launched = false
+    }
+
+    /// - Parameters:
+    ///   - bundleID: defaults to `COURIER_BUNDLE_ID` (set by the broker when it launches the app).
+    ///   - connection: defaults to a new session-bus connection.
+    public init(bundleID: String? = nil, delegate: any ApplicationDelegate, connection: DBusConnection? = nil) throws(CourierError) {
+        let environment = ProcessInfo.processInfo.environment
+        guard let bundleID = bundleID ?? environment["COURIER_BUNDLE_ID"], !bundleID.isEmpty else {
+            throw CourierError(.invalidBundleID, "no bundle id: pass one to Application(bundleID:) or set COURIER_BUNDLE_ID")
+        }
+        self.bundleID = bundleID
+        self.objectPath = try CourierBus.objectPath(forBundleID: bundleID)
+        self.delegate = delegate
+        if let connection {
+            self.connection = connection
+        } else {
+            self.connection = try BrokerClient.session().connection
+        }
+        self.containerURL = Application.defaultContainer(bundleID: bundleID, environment: environment)
+    }
+
+    /// `COURIER_CONTAINER` when set, else the XDG default the broker uses.
+    public static func defaultContainer(bundleID: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let container = environment["COURIER_CONTAINER"], container.hasPrefix("/") {
+            return URL(fileURLWithPath: container, isDirectory: true)
+        }
+        let dataHome: URL
+        if let value = environment["XDG_DATA_HOME"], value.hasPrefix("/") {
+            dataHome = URL(fileURLWithPath: value, isDirectory: true)
+        } else {
+            dataHome = URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory(), isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
+        }
+        return dataHome.appendingPathComponent("courier/containers/\(bundleID)", isDirectory: true)
+    }
+
+    /// The launch options `CheckIn` returned (empty before `start`).
+    public var launchOptions: ApplicationLaunchOptions { state.withLock { $0.launchOptions } }
+
+    /// Serves the interfaces, owns the bundle id, checks in and runs the delegate's launch methods.
+    /// Returns the launch options; URLs are delivered from then on.
+    @discardableResult
+    public func start() async throws(CourierError) -> ApplicationLaunchOptions {
+        do {
+            let registration = try connection.export([applicationInterface(), freedesktopInterface()], at: objectPath)
+            state.withLock { $0.registrations = [registration] }
+        } catch {
+            throw CourierError(.bus, "cannot serve \(objectPath): \(error.message)")
+        }
+        let brokerName = CourierBus.brokerName
+        do {
+            let changes = try await connection.nameOwnerChanges(for: brokerName)
+            let watcher = Task { [self] in
+                for await change in changes { state.withLock { $0.brokerOwner = change.newOwner } }
+            }
+            state.withLock { $0.watcher = watcher }
+            let owner = try await connection.nameOwner(of: brokerName)
+            state.withLock { $0.brokerOwner = owner }
+            let name = try BusName(bundleID)
+            let reply = try await connection.requestName(name, flags: [.doNotQueue])
+            guard reply.isOwner else {
+                throw CourierError(.notPermitted, "another process already owns \(bundleID) on the bus: an instance of the app is running")
+            }
+        } catch {
+            throw CourierError(wrapping: error)
+        }
+        let options = ApplicationLaunchOptions(dictionary: try await broker.checkIn(bundleID: bundleID))
+        let accepted = delegate.willFinishLaunching(self, options: options) && delegate.didFinishLaunching(self, options: options)
+        state.withLock {
+            $0.launchOptions = options
+            if !accepted { $0.declinedLaunchRequest = options.requestID }
+        }
+        await gate.open()
+        state.withLock { $0.launched = true }
+        return options
+    }
+
+    /// `start`, then serve until the bus connection ends (or `stop`).
+    public func run() async throws(CourierError) {
+        try await start()
+        await connection.waitUntilDisconnected()
+    }
+
+    /// Stops serving and closes the connection.
+    public func stop() {
+        let (registrations, watcher) = state.withLock { ($0.registrations, $0.watcher) }
+        registrations.forEach { $0.remove() }
+        watcher?.cancel()
+        connection.close()
+    }
+
+    /// True when `sender` owns `org.courier.Broker` now (asks the bus when the cache disagrees).
+    private func isBroker(_ sender: BusName?) async -> Bool {
+        guard let sender else { return false }
+        if state.withLock({ $0.brokerOwner }) == sender { return true }
+        let owner = (try? await connection.nameOwner(of: CourierBus.brokerName)) ?? nil
+        state.withLock { $0.brokerOwner = owner }
+        return owner == sender
+    }
+
+    private func applicationInterface() -> DBusInterface {
+        DBusInterface(CourierBus.applicationInterface, methods: [
+            DBusMethod(
+                "OpenURL", arguments: "ssva{sv}", results: "ba{sv}",
+                argumentNames: ["url", "source_application", "annotation", "options"], resultNames: ["handled", "reply"]
+            ) { [self] call in
+                guard await isBroker(call.sender) else {
+                    throw DBusError(name: "org.courier.Error.NotPermitted", message: "\(bundleID) accepts OpenURL only from the Courier broker (the owner of org.courier.Broker); open URLs through it: courier open URL")
+                }
+                if !state.withLock({ $0.launched }) { await gate.wait() }
+                let arguments = call.arguments
+                let url = arguments[0].stringValue ?? ""
+                var annotation: DBusValue? = arguments[2].unwrapped
+                if annotation == .string("") { annotation = nil }
+                let all = arguments[3].vardictValue ?? [:]
+                if let requestID = all["request-id"]?.uint64Value,
+                   state.withLock({ $0.declinedLaunchRequest == requestID }) {
+                    return [.boolean(false), .vardict([:])]
+                }
+                let options = OpenURLOptions(
+                    sourceApplication: arguments[1].stringValue ?? "", annotation: annotation,
+                    activationToken: all["activation-token"]?.stringValue, background: all["background"]?.boolValue ?? false, all: all
+                )
+                let result = await delegate.openWithReply(url, options: options, application: self)
+                return [.boolean(result.handled), .vardict(result.reply)]
+            },
+        ])
+    }
+
+    /// `org.freedesktop.Application`: desktop tools (gio, GApplication launchers) can speak to the app
+    /// directly; `Open` goes back through the broker so identity and ordering rules still hold.
+    private func freedesktopInterface() -> DBusInterface {
+        DBusInterface(CourierBus.freedesktopApplicationInterface, methods: [
+            DBusMethod("Activate", arguments: "a{sv}", argumentNames: ["platform_data"]) { _ in [] },
+            DBusMethod("Open", arguments: "asa{sv}", argumentNames: ["uris", "platform_data"]) { [self] call in
+                let uris = call.arguments[0].stringArrayValue ?? []
+                let platform = call.arguments[1].vardictValue ?? [:]
+                let token = platform["activation-token"]?.stringValue ?? platform["desktop-startup-id"]?.stringValue
+                for uri in uris {
+                    do {
+                        _ = try await broker.open(uri, options: OpenOptions(bundleID: bundleID, activationToken: token))
+                    } catch {
+                        throw CourierError(wrapping: error).dbusError
+                    }
+                }
+                return []
+            },
+            DBusMethod("ActivateAction", arguments: "sava{sv}", argumentNames: ["action_name", "parameter", "platform_data"]) { call in
+                throw DBusError(name: DBusError.notSupportedName, message: "this app has no actions")
+            },
+        ])
+    }
+}

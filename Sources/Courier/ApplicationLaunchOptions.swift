@@ -1,0 +1,72 @@
+public import DBus
+
+/// What `CheckIn` told the app about its launch (UIKit's `launchOptions`): the URL it was launched
+/// to open and who asked, or nothing when it was started by other means.
+public struct ApplicationLaunchOptions: Sendable, Hashable {
+    /// `UIApplicationLaunchOptionsURLKey`.
+    public var url: String?
+    /// `UIApplicationLaunchOptionsSourceApplicationKey`: "" when the caller is not a known app.
+    public var sourceApplication: String
+    public var annotation: DBusValue?
+    public var activationToken: String?
+    public var background: Bool
+    /// Ties the launch to the delivery of the same request.
+    var requestID: UInt64?
+
+    public init(url: String? = nil, sourceApplication: String = "", annotation: DBusValue? = nil, activationToken: String? = nil, background: Bool = false) {
+        self.url = url
+        self.sourceApplication = sourceApplication
+        self.annotation = annotation
+        self.activationToken = activationToken
+        self.background = background
+    }
+
+    /// Decodes the `a{sv}` `CheckIn` returns.
+    init(dictionary: [String: DBusValue]) {
+        self.init(
+            url: dictionary["url"]?.stringValue,
+            sourceApplication: dictionary["source-application"]?.stringValue ?? "",
+            annotation: dictionary["annotation"],
+            activationToken: dictionary["activation-token"]?.stringValue,
+            background: dictionary["background"]?.boolValue ?? false
+        )
+        requestID = dictionary["request-id"]?.uint64Value
+    }
+}
+
+/// What comes with a URL to open (`application:openURL:sourceApplication:annotation:`).
+public struct OpenURLOptions: Sendable, Hashable {
+    /// The bundle id of the app that asked, as the broker derived it from bus credentials; "" when
+    /// the caller is not a known app (the shell, a desktop tool).
+    public var sourceApplication: String
+    public var annotation: DBusValue?
+    public var activationToken: String?
+    /// The caller asked the app not to come to the foreground.
+    public var background: Bool
+    /// Every option the broker passed, including ones this library does not know.
+    public var all: [String: DBusValue]
+
+    public init(sourceApplication: String = "", annotation: DBusValue? = nil, activationToken: String? = nil, background: Bool = false, all: [String: DBusValue] = [:]) {
+        self.sourceApplication = sourceApplication
+        self.annotation = annotation
+        self.activationToken = activationToken
+        self.background = background
+        self.all = all
+    }
+}
+
+/// An app's answer to a URL: YES/NO, plus an optional reply dictionary returned to the caller
+/// (x-callback-url style results without a URL round trip). A Boolean literal is a result.
+public struct OpenURLResult: Sendable, Hashable, ExpressibleByBooleanLiteral {
+    public var handled: Bool
+    public var reply: [String: DBusValue]
+
+    public init(handled: Bool, reply: [String: DBusValue] = [:]) {
+        self.handled = handled
+        self.reply = reply
+    }
+
+    public init(booleanLiteral value: Bool) {
+        self.init(handled: value)
+    }
+}

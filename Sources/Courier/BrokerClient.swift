@@ -1,0 +1,95 @@
+public import DBus
+import Foundation
+
+/// Talks to the broker: the `UIApplication.openURL` / `canOpenURL` of Courier, used by apps and by
+/// the `courier` CLI. Every call is one `org.courier.Broker1` method; broker errors come back as
+/// `CourierError` with the broker's code and message.
+public struct BrokerClient: Sendable {
+    public let connection: DBusConnection
+
+    public init(connection: DBusConnection) {
+        self.connection = connection
+    }
+
+    /// A client on the session bus (`DBUS_SESSION_BUS_ADDRESS`).
+    public static func session() throws(CourierError) -> BrokerClient {
+        do {
+            return BrokerClient(connection: try DBusConnection.session())
+        } catch {
+            throw CourierError(.brokerUnavailable, "cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set? Run inside a desktop session or dbus-run-session")
+        }
+    }
+
+    /// Opens `url` in the app that owns it, launching it if needed.
+    public func open(_ url: String, options: OpenOptions = .init()) async throws(CourierError) -> OpenResult {
+        let timeout = (options.timeout ?? .seconds(25)) + .seconds(15)   // the broker may have to launch first
+        let values = try await call("OpenURL", [.string(url), .vardict(options.dictionary)], timeout: timeout)
+        guard values.count == 3, let handled = values[0].boolValue, let bundleID = values[1].stringValue else {
+            throw CourierError(.bus, "the broker answered OpenURL with an unexpected signature")
+        }
+        return OpenResult(handled: handled, bundleID: bundleID, reply: values[2].vardictValue ?? [:])
+    }
+
+    /// Sends `url` without waiting for the answer (`courier open --no-wait`).
+    public func openWithoutReply(_ url: String, options: OpenOptions = .init()) throws(CourierError) {
+        do {
+            try connection.callNoReply(CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "OpenURL", [.string(url), .vardict(options.dictionary)])
+        } catch {
+            throw CourierError(error)
+        }
+    }
+
+    /// Whether some app can open `url` (for an app caller, only schemes its manifest lists in
+    /// `LSApplicationQueriesSchemes`).
+    public func canOpen(_ url: String) async throws(CourierError) -> Bool {
+        let values = try await call("CanOpenURL", [.string(url)])
+        return values.first?.boolValue ?? false
+    }
+
+    /// The apps that can open `url`, the chosen one first.
+    public func handlers(for url: String) async throws(CourierError) -> [String] {
+        let values = try await call("HandlersForURL", [.string(url)])
+        return values.first?.stringArrayValue ?? []
+    }
+
+    /// Called by an app when it is ready; returns its launch options.
+    public func checkIn(bundleID: String) async throws(CourierError) -> [String: DBusValue] {
+        let values = try await call("CheckIn", [.string(bundleID)])
+        return values.first?.vardictValue ?? [:]
+    }
+
+    /// Registers the manifest at `path` (a file the broker can read); returns its bundle id.
+    public func registerManifest(atPath path: String) async throws(CourierError) -> String {
+        let values = try await call("RegisterManifest", [.string(path)])
+        return values.first?.stringValue ?? ""
+    }
+
+    public func unregister(bundleID: String) async throws(CourierError) {
+        _ = try await call("Unregister", [.string(bundleID)])
+    }
+
+    /// One dictionary per registered app (`bundle-id`, `name`, `schemes`, `state`, `pid`, `launchable`, `path`).
+    public func listApplications() async throws(CourierError) -> [[String: DBusValue]] {
+        let values = try await call("ListApplications", [])
+        return values.first?.arrayValue?.compactMap(\.vardictValue) ?? []
+    }
+
+    /// The broker's own state (`pid`, `manifest-paths`, `started-by`, `applications`, `running`).
+    public func status() async throws(CourierError) -> [String: DBusValue] {
+        let values = try await call("GetStatus", [])
+        return values.first?.vardictValue ?? [:]
+    }
+
+    /// Whether a broker owns `org.courier.Broker` right now (no activation).
+    public func brokerIsRunning() async -> Bool {
+        ((try? await connection.nameOwner(of: CourierBus.brokerName)) ?? nil) != nil
+    }
+
+    private func call(_ method: MemberName, _ arguments: [DBusValue], timeout: Duration = .seconds(25)) async throws(CourierError) -> [DBusValue] {
+        do {
+            return try await connection.call(CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: method, arguments, timeout: timeout)
+        } catch {
+            throw CourierError(wrapping: error)
+        }
+    }
+}

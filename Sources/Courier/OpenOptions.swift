@@ -1,0 +1,56 @@
+public import DBus
+
+/// What a caller may say about an `openURL` (the `a{sv}` options of `Broker1.OpenURL`).
+/// There is deliberately no "source application": the broker derives it from bus credentials.
+public struct OpenOptions: Sendable, Hashable {
+    /// Force this app instead of the scheme's owner (`bundle-id`).
+    public var bundleID: String?
+    /// Extra data for the app (`annotation`, passed through as a variant).
+    public var annotation: DBusValue?
+    /// Ask the app not to raise itself (`background`).
+    public var background: Bool
+    /// A Wayland/X11 activation token so the app may raise its window (`activation-token`).
+    public var activationToken: String?
+    /// How long the app may take to answer (`timeout-ms`).
+    public var timeout: Duration?
+    /// Validate and resolve only; launch and deliver nothing (`dry-run`).
+    public var dryRun: Bool
+
+    public init(bundleID: String? = nil, annotation: DBusValue? = nil, background: Bool = false, activationToken: String? = nil, timeout: Duration? = nil, dryRun: Bool = false) {
+        self.bundleID = bundleID
+        self.annotation = annotation
+        self.background = background
+        self.activationToken = activationToken
+        self.timeout = timeout
+        self.dryRun = dryRun
+    }
+
+    /// The `a{sv}` sent to the broker.
+    public var dictionary: [String: DBusValue] {
+        var options: [String: DBusValue] = [:]
+        if let bundleID { options["bundle-id"] = .string(bundleID) }
+        if let annotation { options["annotation"] = annotation }
+        if background { options["background"] = .boolean(true) }
+        if let activationToken { options["activation-token"] = .string(activationToken) }
+        if let timeout {
+            let (seconds, attoseconds) = timeout.components
+            options["timeout-ms"] = .uint32(UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        }
+        if dryRun { options["dry-run"] = .boolean(true) }
+        return options
+    }
+}
+
+/// The broker's answer to an `openURL`: the app's own YES/NO, which app, and its reply.
+public struct OpenResult: Sendable, Hashable {
+    public var handled: Bool
+    public var bundleID: String
+    /// What the app chose to return (x-callback-url style results).
+    public var reply: [String: DBusValue]
+
+    public init(handled: Bool, bundleID: String, reply: [String: DBusValue]) {
+        self.handled = handled
+        self.bundleID = bundleID
+        self.reply = reply
+    }
+}

@@ -1,0 +1,46 @@
+/// The registry as the D-Bus adapter needs it: routing (`HandlerResolver`) plus the management
+/// methods of `Broker1`. `ManifestCatalog` implements it over `CourierManifest.Registry`.
+public protocol ApplicationCatalog: HandlerResolver {
+    /// The apps that can open `url`, the chosen one first; throws `InvalidURL`.
+    func handlers(forURL url: String) throws(BrokerError) -> [String]
+    /// Loads and registers the manifest file at `path`; throws `InvalidManifest` with its diagnostics.
+    func register(manifestAt path: String) throws(BrokerError) -> CatalogChange
+    /// Removes an app; throws `NoHandler` when it is not registered.
+    func unregister(bundleID: String) throws(BrokerError) -> CatalogChange
+    /// Every registered app, sorted by bundle id.
+    func applications() -> [ApplicationSummary]
+    /// Where manifests are read from (for status).
+    var manifestPaths: [String] { get }
+}
+
+/// What a registry operation changed (the payload of the `RegistryChanged` signal).
+public struct CatalogChange: Sendable, Hashable {
+    public var added: [String]
+    public var removed: [String]
+    public var updated: [String]
+
+    public init(added: [String] = [], removed: [String] = [], updated: [String] = []) {
+        self.added = added
+        self.removed = removed
+        self.updated = updated
+    }
+
+    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && updated.isEmpty }
+}
+
+/// One row of `ListApplications`.
+public struct ApplicationSummary: Sendable, Hashable {
+    public var bundleID: String
+    public var name: String
+    public var schemes: [String]
+    public var launchable: Bool
+    public var manifestPath: String?
+
+    public init(bundleID: String, name: String, schemes: [String], launchable: Bool, manifestPath: String?) {
+        self.bundleID = bundleID
+        self.name = name
+        self.schemes = schemes
+        self.launchable = launchable
+        self.manifestPath = manifestPath
+    }
+}

@@ -1,0 +1,23 @@
+public import DBus
+
+/// The broker's public D-Bus names (DESIGN.md "Public contract"; the `Courier` library has the same
+/// constants for clients).
+public enum BrokerNames {
+    public static let busName: BusName = "org.courier.Broker"
+    public static let objectPath: ObjectPath = "/org/courier/Broker"
+    public static let interface: InterfaceName = "org.courier.Broker1"
+    public static let applicationInterface: InterfaceName = "org.courier.Application1"
+
+    /// `com.acme.todolist` → `/com/acme/todolist`.
+    static func applicationPath(_ bundleID: String) throws(BrokerError) -> ObjectPath {
+        guard let name = BusName(validating: bundleID), !name.isUnique, let path = try? ObjectPath(busName: name) else {
+            throw BrokerError(.notPermitted, "'\(bundleID)' is not a valid bundle id (reverse-DNS, e.g. com.acme.todolist)")
+        }
+        return path
+    }
+}
+
+extension BrokerError {
+    /// The error as a D-Bus error reply.
+    public var dbusError: DBusError { DBusError(name: dbusName, message: message) }
+}

@@ -1,0 +1,154 @@
+public import DBus
+import Foundation
+public import Logging
+import Synchronization
+
+/// The D-Bus adapter of the broker: serves `org.courier.Broker1` at `/org/courier/Broker` on one
+/// connection and translates calls into calls on the `Dispatcher` and the `ApplicationCatalog`.
+///
+/// - Order: `OpenURL` calls enter one serial intake in the order the bus delivered them, so the
+///   dispatcher sees each sender's requests in the order they were sent.
+/// - Identity: `sourceApplication` is derived from what the bus vouches for — the unique name an
+///   app checked in from, or the pid (`GetConnectionCredentials`) of a process Courier launched —
+///   never from the caller's options. A failed lookup means "unknown", never trusted.
+/// - App state follows `NameOwnerChanged`: a checked-in app that leaves the bus is not running.
+public final class BrokerService: Sendable {
+    public let connection: DBusConnection
+    public let dispatcher: Dispatcher
+    let catalog: any ApplicationCatalog
+    let logger: Logger
+    let startedBy: String
+    let intake: AsyncStream<IntakeItem>.Continuation
+    private let intakeStream: AsyncStream<IntakeItem>
+    /// unique name → pid, filled lazily from `GetConnectionCredentials`, dropped when the name goes.
+    let callerPIDs = Mutex<[String: UInt32]>([:])
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    struct IntakeItem: Sendable {
+        let sender: String
+        let url: String
+        let options: [String: DBusValue]
+        let completion: Dispatcher.Completion
+    }
+
+    /// - Parameters:
+    ///   - busAddress: given to launched apps as `DBUS_SESSION_BUS_ADDRESS`.
+    ///   - launcher: defaults to a `ProcessLauncher` with the current environment.
+    ///   - startedBy: how this broker was started, for `GetStatus` ("bus activation", "command line", …).
+    public init(
+        connection: DBusConnection,
+        catalog: any ApplicationCatalog,
+        busAddress: String?,
+        launcher: (any Launcher)? = nil,
+        configuration: Dispatcher.Configuration = .init(),
+        logger: Logger = Logger(label: "org.courier.broker"),
+        startedBy: String = "command line",
+        observer: (@Sendable (DispatcherEvent) -> Void)? = nil
+    ) {
+        self.connection = connection
+        self.catalog = catalog
+        self.logger = logger
+        self.startedBy = startedBy
+        self.dispatcher = Dispatcher(
+            resolver: catalog,
+            launcher: launcher ?? ProcessLauncher(busAddress: busAddress),
+            deliverer: BusDeliverer(connection: connection),
+            configuration: configuration,
+            logger: logger,
+            observer: observer
+        )
+        (intakeStream, intake) = AsyncStream.makeStream(of: IntakeItem.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Serves the interface, follows name owners, then owns `org.courier.Broker`.
+    /// Throws when another broker already owns the name.
+    public func start() async throws {
+        try connection.export([brokerInterface()], at: BrokerNames.objectPath)
+        let changes = try await connection.nameOwnerChanges()
+        let dispatcher = dispatcher
+        let watcher = Task { [self] in
+            for await change in changes {
+                guard let old = change.oldOwner, change.newOwner == nil else { continue }
+                if change.name.isUnique {
+                    _ = callerPIDs.withLock { $0.removeValue(forKey: old.rawValue) }
+                    await dispatcher.busNameVanished(old.rawValue)
+                } else {
+                    await dispatcher.bundleNameReleased(change.name.rawValue, by: old.rawValue)
+                }
+            }
+        }
+        let consumer = Task { [self] in await runIntake() }
+        tasks.withLock { $0 += [watcher, consumer] }
+        let reply = try await connection.requestName(BrokerNames.busName, flags: [.doNotQueue])
+        guard reply.isOwner else {
+            stop()
+            throw BrokerError(.notPermitted, "another broker already owns \(BrokerNames.busName) on this bus; use it, or stop it first")
+        }
+        logger.info("courierd serving \(BrokerNames.interface) as \(BrokerNames.busName) (\(connection.uniqueName?.rawValue ?? "?")); \(catalog.applications().count) apps from \(catalog.manifestPaths.joined(separator: ":"))")
+    }
+
+    /// `start`, then serve until the bus connection ends.
+    public func run() async throws {
+        try await start()
+        await connection.waitUntilDisconnected()
+        stop()
+    }
+
+    public func stop() {
+        intake.finish()
+        tasks.withLock { $0.forEach { $0.cancel() } }
+    }
+
+    // MARK: Intake (ordered)
+
+    private func runIntake() async {
+        for await item in intakeStream {
+            var request = Self.request(url: item.url, options: item.options, sender: item.sender, source: "")
+            request.callerIdentity = CallerIdentity(uniqueName: item.sender, pid: await callerPID(item.sender))
+            await dispatcher.submit(request, completion: item.completion)
+        }
+    }
+
+    /// The pid the bus vouches for (`GetConnectionCredentials`), cached per unique name until the
+    /// name leaves the bus; nil when the bus cannot tell (then the caller is simply not identified).
+    func callerPID(_ sender: String) async -> Int32? {
+        if let pid = callerPIDs.withLock({ $0[sender] }) { return Int32(bitPattern: pid) }
+        guard let name = BusName(validating: sender), let credentials = try? await connection.credentials(of: name),
+              let pid = credentials.processID else { return nil }
+        callerPIDs.withLock { $0[sender] = pid }
+        return Int32(bitPattern: pid)
+    }
+
+    /// The bundle id of the app behind `sender`, from the broker's own knowledge; "" otherwise.
+    func sourceApplication(of sender: String) async -> String {
+        guard !sender.isEmpty else { return "" }
+        return await dispatcher.sourceApplication(uniqueName: sender, pid: await callerPID(sender))
+    }
+
+    static func request(url: String, options: [String: DBusValue], sender: String, source: String) -> OpenRequest {
+        var appOptions: [String: any Sendable] = [:]
+        for key in ["annotation", "background", "activation-token", "desktop-startup-id", "inbox"] {
+            if let value = options[key] { appOptions[key] = value }
+        }
+        let token = options["activation-token"]?.stringValue ?? options["desktop-startup-id"]?.stringValue
+        let timeout = options["timeout-ms"]?.uint32Value.map { Duration.milliseconds(Int64($0)) }
+        return OpenRequest(
+            url: url, bundleID: options["bundle-id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
+            sourceApplication: source, caller: sender, appOptions: appOptions,
+            activationToken: token, deliveryTimeout: timeout
+        )
+    }
+
+    /// Emits `RegistryChanged(as added, as removed, as updated)`.
+    func emitRegistryChanged(_ change: CatalogChange) {
+        guard !change.isEmpty else { return }
+        do {
+            try connection.emitSignal(
+                path: BrokerNames.objectPath, interface: BrokerNames.interface, member: "RegistryChanged",
+                [.strings(change.added), .strings(change.removed), .strings(change.updated)]
+            )
+        } catch {
+            logger.warning("cannot emit RegistryChanged: \(error)")
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import DBus
+
+/// Delivers requests with `org.courier.Application1.OpenURL`, addressed to the unique name that
+/// checked in (so a replaced instance never receives another's request).
+struct BusDeliverer: Deliverer {
+    let connection: DBusConnection
+    var defaultTimeout: Duration = .seconds(25)
+
+    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer {
+        let path = try BrokerNames.applicationPath(endpoint.bundleID)
+        guard let destination = BusName(validating: endpoint.uniqueName) else {
+            throw BrokerError(.appFailed, "\(endpoint.bundleID) checked in with an invalid bus name")
+        }
+        var options: [String: DBusValue] = [:]
+        for (key, value) in delivery.appOptions where key != "annotation" {
+            if let value = value as? DBusValue { options[key] = value }
+        }
+        options["request-id"] = .uint64(delivery.requestID)
+        if delivery.isLaunchRequest { options["launch"] = .boolean(true) }
+        let annotation = (delivery.appOptions["annotation"] as? DBusValue) ?? .string("")
+        let values: [DBusValue]
+        do {
+            values = try await connection.call(
+                destination, path: path, interface: BrokerNames.applicationInterface, method: "OpenURL",
+                [.string(delivery.url), .string(delivery.sourceApplication), .variant(annotation), .vardict(options)],
+                timeout: delivery.timeout ?? defaultTimeout
+            )
+        } catch let error as DBusError {
+            if let courier = BrokerError(dbusName: error.name, message: error.message) { throw courier }
+            throw BrokerError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error.name): \(error.message)")
+        } catch {
+            throw BrokerError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error)")
+        }
+        guard values.count == 2, let handled = values[0].boolValue else {
+            throw BrokerError(.appFailed, "\(endpoint.bundleID) answered OpenURL with an unexpected signature")
+        }
+        var reply: [String: any Sendable] = [:]
+        for (key, value) in values[1].vardictValue ?? [:] { reply[key] = value }
+        return DeliveryAnswer(handled: handled, reply: reply)
+    }
+}

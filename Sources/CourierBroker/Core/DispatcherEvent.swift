@@ -1,0 +1,8 @@
+/// Life-cycle events of the dispatcher, for observers that measure or trace (the benchmark
+/// harness, tests). Called synchronously on the dispatcher: keep observers cheap.
+public enum DispatcherEvent: Sendable {
+    /// `posix_spawn` is about to run for `bundleID`.
+    case launching(bundleID: String)
+    /// The app called `CheckIn`.
+    case checkedIn(bundleID: String)
+}

@@ -1,0 +1,378 @@
+import Courier
+import CourierBroker
+import DBus
+import Foundation
+import Logging
+import Synchronization
+
+/// `swift run -c release courier-bench broker`: the broker's costs, each against a baseline measured
+/// in the same run on the same private dbus-daemon.
+///
+/// 1. Warm `OpenURL` round trip (client → broker → app → broker → client, app in process, already
+///    checked in) vs a bare ping (client → echo service → client): p50 ratio, target ≤ 2.5.
+/// 2. Sustained opens/s with 8 concurrent clients to one warm app.
+/// 3. Cold `OpenURL` of the todolist example: total, the app's own spawn-to-CheckIn, and the
+///    broker's overhead above it (target ≤ 5 ms at p50).
+/// 4. `courier open` as a whole process vs `gio open` and `xdg-open` to a desktop-entry handler.
+/// 5. Broker RSS idle with 1,000 registered apps (a real `courierd` process), target ≤ 30 MiB.
+enum BrokerBenchmark {
+    static func run(arguments: [String]) async throws {
+        let bin = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]).deletingLastPathComponent()
+        let bus = try BenchBus()
+        defer { bus.stop() }
+        print("broker benchmark: private dbus-daemon at \(bus.address); binaries in \(bin.path)")
+        try await warmAndThroughput(bus: bus)
+        try await cold(bus: bus, bin: bin)
+        try await wholeProcess(bus: bus, bin: bin)
+        try await idleMemory(bus: bus, bin: bin)
+    }
+
+    // MARK: 1 + 2
+
+    struct EchoDelegate: ApplicationDelegate {
+        func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool { true }
+    }
+
+    static func warmAndThroughput(bus: BenchBus) async throws {
+        let folder = bus.directory.appendingPathComponent("warm-manifests")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: nil, to: folder)
+        let service = try await startBroker(bus: bus, folders: [folder.path])
+        defer { service.stop(); service.connection.close() }
+        let app = try Application(bundleID: "org.courier.bench.echo", delegate: EchoDelegate(), connection: DBusConnection(address: bus.address))
+        try await app.start()
+        defer { app.stop() }
+
+        // The baseline: an echo method on its own connection.
+        let echo = try DBusConnection(address: bus.address)
+        defer { echo.close() }
+        try echo.export([DBusInterface("org.courier.Bench", methods: [
+            DBusMethod("Ping", arguments: "s", results: "s") { call in [call.arguments[0]] },
+        ])], at: "/org/courier/Bench")
+        guard let echoName = echo.uniqueName else { return }
+
+        let client = BrokerClient(connection: try DBusConnection(address: bus.address))
+        defer { client.connection.close() }
+        let url = "bench://www.acme.com?warm"
+        for _ in 0..<300 {   // warm-up: caches, identity lookup, allocator
+            _ = try await client.open(url)
+            _ = try await client.connection.call(echoName, path: "/org/courier/Bench", interface: "org.courier.Bench", method: "Ping", [.string(url)])
+        }
+        var ping: [Duration] = []
+        var open: [Duration] = []
+        let clock = ContinuousClock()
+        for _ in 0..<3000 {   // interleaved, so both see the same machine load
+            let t0 = clock.now
+            _ = try await client.connection.call(echoName, path: "/org/courier/Bench", interface: "org.courier.Bench", method: "Ping", [.string(url)])
+            let t1 = clock.now
+            _ = try await client.open(url)
+            let t2 = clock.now
+            ping.append(t1 - t0)
+            open.append(t2 - t1)
+        }
+        let pingStats = Stats(ping)
+        let openStats = Stats(open)
+        print("")
+        print("1. warm round trip (3000 interleaved calls)")
+        print("   bare ping           p50 \(pingStats.p50.micro)  p99 \(pingStats.p99.micro)")
+        print("   OpenURL via broker  p50 \(openStats.p50.micro)  p99 \(openStats.p99.micro)")
+        print("   ratio p50 OpenURL / ping = \(String(format: "%.2f", openStats.p50.seconds / pingStats.p50.seconds)) (target ≤ 2.5; two bus hops make the floor 2)")
+
+        // 2. Eight concurrent clients, each sequential.
+        let clients = try (0..<8).map { _ in BrokerClient(connection: try DBusConnection(address: bus.address)) }
+        defer { clients.forEach { $0.connection.close() } }
+        for c in clients { _ = try await c.open(url) }
+        let perClient = 1500
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for c in clients {
+                group.addTask { for _ in 0..<perClient { _ = try await c.open(url) } }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = clock.now - start
+        let opens = Double(clients.count * perClient)
+        print("")
+        print("2. throughput: 8 clients × \(perClient) sequential OpenURLs to one warm app")
+        print("   \(Int(opens / elapsed.seconds)) opens/s (\(String(format: "%.2f", elapsed.seconds)) s); the app answers one request at a time, in order")
+    }
+
+    // MARK: 3
+
+    static func cold(bus: BenchBus, bin: URL) async throws {
+        let todolist = bin.appendingPathComponent("todolist").path
+        guard FileManager.default.isExecutableFile(atPath: todolist) else {
+            print("\n3. cold OpenURL: skipped (\(todolist) not built; run `swift build -c release --product todolist`)")
+            return
+        }
+        let folder = bus.directory.appendingPathComponent("cold-manifests")
+        let data = bus.directory.appendingPathComponent("cold-data")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try BenchManifest.write("com.acme.todolist", schemes: ["todolist"], arguments: [todolist], to: folder)
+        let marks = Mutex<(spawn: ContinuousClock.Instant?, checkIn: ContinuousClock.Instant?)>((nil, nil))
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = data.path
+        let launcher = ProcessLauncher(environment: environment, busAddress: bus.address)
+        let service = try await startBroker(bus: bus, folders: [folder.path], launcher: launcher) { event in
+            switch event {
+            case .launching: marks.withLock { $0.spawn = ContinuousClock.now }
+            case .checkedIn: marks.withLock { $0.checkIn = ContinuousClock.now }
+            }
+        }
+        defer { service.stop(); service.connection.close() }
+        let client = BrokerClient(connection: try DBusConnection(address: bus.address))
+        defer { client.connection.close() }
+        var totals: [Duration] = []
+        var startups: [Duration] = []
+        var overheads: [Duration] = []
+        let clock = ContinuousClock()
+        for i in 0..<25 {
+            marks.withLock { $0 = (nil, nil) }
+            let t0 = clock.now
+            let result = try await client.open("todolist://www.acme.com?Cold%20\(i)#today")
+            let total = clock.now - t0
+            guard result.handled, let (spawn, checkIn) = marks.withLock({ state in state.spawn.flatMap { s in state.checkIn.map { (s, $0) } } }) else {
+                print("   run \(i): not a cold launch; skipped")
+                continue
+            }
+            if i > 0 {   // the first run pays for page-cache misses
+                totals.append(total)
+                startups.append(checkIn - spawn)
+                overheads.append(total - (checkIn - spawn))
+            }
+            // Stop the app and wait until the broker has seen it go.
+            if case .running(_, let pid?) = await service.dispatcher.state(of: "com.acme.todolist") {
+                kill(pid, SIGTERM)
+                for _ in 0..<500 {
+                    if case .notRunning = await service.dispatcher.state(of: "com.acme.todolist") { break }
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+            }
+        }
+        let total = Stats(totals)
+        let startup = Stats(startups)
+        let overhead = Stats(overheads)
+        print("")
+        print("3. cold OpenURL of todolist (\(totals.count) launches; todolist is a debug/release Swift executable linked against the dynamic Swift runtime and Foundation)")
+        print("   total (client's view)          p50 \(total.p50.milli)  p99 \(total.p99.milli)")
+        print("   app spawn → CheckIn (its own)   p50 \(startup.p50.milli)  p99 \(startup.p99.milli)")
+        print("   broker overhead above that      p50 \(overhead.p50.milli)  p99 \(overhead.p99.milli) (target ≤ 5 ms; includes the delivery round trip and todolist storing the task)")
+    }
+
+    // MARK: 4
+
+    static func wholeProcess(bus: BenchBus, bin: URL) async throws {
+        let courier = bin.appendingPathComponent("courier").path
+        guard FileManager.default.isExecutableFile(atPath: courier) else {
+            print("\n4. whole process: skipped (\(courier) not built)")
+            return
+        }
+        let root = bus.directory.appendingPathComponent("desktop")
+        let data = root.appendingPathComponent("data")
+        let config = root.appendingPathComponent("config")
+        let apps = data.appendingPathComponent("applications")
+        try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        // A desktop-entry handler for the same scheme, for gio and xdg-open.
+        try """
+            [Desktop Entry]
+            Type=Application
+            Name=Bench handler
+            Exec=/bin/true %u
+            MimeType=x-scheme-handler/bench;
+            NoDisplay=true
+
+            """.write(to: apps.appendingPathComponent("courier-bench-handler.desktop"), atomically: true, encoding: .utf8)
+        try "[Default Applications]\nx-scheme-handler/bench=courier-bench-handler.desktop\n".write(to: config.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+
+        let folder = bus.directory.appendingPathComponent("process-manifests")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: nil, to: folder)
+        let service = try await startBroker(bus: bus, folders: [folder.path])
+        defer { service.stop(); service.connection.close() }
+        let app = try Application(bundleID: "org.courier.bench.echo", delegate: EchoDelegate(), connection: DBusConnection(address: bus.address))
+        try await app.start()
+        defer { app.stop() }
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        environment["XDG_DATA_HOME"] = data.path
+        environment["XDG_CONFIG_HOME"] = config.path
+        environment["XDG_DATA_DIRS"] = data.path
+        environment["XDG_CURRENT_DESKTOP"] = nil
+        let url = "bench://www.acme.com?process"
+        let candidates: [(String, String, [String])] = [
+            ("courier open", courier, ["open", url]),
+            ("gio open", "/usr/bin/gio", ["open", url]),
+            ("xdg-open", "/usr/bin/xdg-open", [url]),
+        ]
+        print("")
+        print("4. a whole command, spawn to exit (warm app; gio/xdg-open to a desktop entry running /bin/true)")
+        var p50s: [String: Duration] = [:]
+        for (label, path, arguments) in candidates {
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                print("   \(label): not installed")
+                continue
+            }
+            var times: [Duration] = []
+            var failures = 0
+            for i in 0..<31 {
+                let (elapsed, status) = try timeProcess(path, arguments, environment: environment)
+                if status != 0 { failures += 1 }
+                if i > 0 { times.append(elapsed) }
+            }
+            let stats = Stats(times)
+            p50s[label] = stats.p50
+            print("   \(label.padding(toLength: 13, withPad: " ", startingAt: 0)) p50 \(stats.p50.milli)  p99 \(stats.p99.milli)\(failures > 0 ? "  (\(failures) runs exited non-zero)" : "")")
+        }
+        if let ours = p50s["courier open"] {
+            for other in ["gio open", "xdg-open"] {
+                if let theirs = p50s[other] {
+                    print("   \(other) / courier open = \(String(format: "%.1f", theirs.seconds / ours.seconds))× (targets: gio ≥ 3×, xdg-open ≥ 10×)")
+                }
+            }
+        }
+    }
+
+    static func timeProcess(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (Duration, Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let clock = ContinuousClock()
+        let t0 = clock.now
+        try process.run()
+        process.waitUntilExit()
+        return (clock.now - t0, process.terminationStatus)
+    }
+
+    // MARK: 5
+
+    static func idleMemory(bus: BenchBus, bin: URL) async throws {
+        let courierd = bin.appendingPathComponent("courierd").path
+        guard FileManager.default.isExecutableFile(atPath: courierd) else {
+            print("\n5. idle RSS: skipped (\(courierd) not built)")
+            return
+        }
+        let folder = bus.directory.appendingPathComponent("thousand")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for i in 0..<1000 {
+            try BenchManifest.write(String(format: "org.example.app%04d", i), schemes: [String(format: "scheme%04d", i)], arguments: ["app\(i)"], to: folder)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: courierd)
+        process.arguments = ["--manifests", folder.path, "--log-level", "error"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        environment["XDG_DATA_HOME"] = bus.directory.appendingPathComponent("rss-data").path
+        process.environment = environment
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        let client = BrokerClient(connection: try DBusConnection(address: bus.address))
+        defer { client.connection.close() }
+        for _ in 0..<500 where !(await client.brokerIsRunning()) { try await Task.sleep(for: .milliseconds(10)) }
+        let apps = try await client.listApplications().count
+        try await Task.sleep(for: .seconds(1))
+        let rss = residentKiB(of: process.processIdentifier)
+        print("")
+        print("5. courierd idle with \(apps) registered apps: RSS \(String(format: "%.1f", Double(rss) / 1024)) MiB (target ≤ 30 MiB)")
+    }
+
+    static func residentKiB(of pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return -1 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? -1
+        }
+        return -1
+    }
+
+    // MARK: Helpers
+
+    static func startBroker(bus: BenchBus, folders: [String], launcher: (any Launcher)? = nil, observer: (@Sendable (DispatcherEvent) -> Void)? = nil) async throws -> BrokerService {
+        var logger = Logger(label: "courier-bench")
+        logger.logLevel = .error
+        let catalog = ManifestCatalog(folders: folders, logger: logger)
+        let service = BrokerService(connection: try DBusConnection(address: bus.address), catalog: catalog, busAddress: bus.address, launcher: launcher, logger: logger, observer: observer)
+        try await service.start()
+        return service
+    }
+}
+
+/// A private dbus-daemon for the benchmark (the test harness's PrivateBus is not a product).
+final class BenchBus: Sendable {
+    let address: String
+    let directory: URL
+    private let process: Process
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("bus.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(directory.path)/bus</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+            </busconfig>
+
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        process.arguments = ["--config-file", config.path, "--print-address", "--nofork", "--nopidfile", "--nosyslog"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        var data = Data()
+        while !data.contains(UInt8(ascii: "\n")) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            data.append(chunk)
+        }
+        address = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        self.process = process
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+enum BenchManifest {
+    static func write(_ bundleID: String, schemes: [String], arguments: [String]?, to folder: URL) throws {
+        var plist: [String: Any] = [
+            "CFBundleIdentifier": bundleID,
+            "CFBundleName": bundleID,
+            "CFBundleURLTypes": [["CFBundleURLName": bundleID, "CFBundleURLSchemes": schemes]],
+        ]
+        if let arguments { plist["CourierLaunchArguments"] = arguments }
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: folder.appendingPathComponent("\(bundleID).plist"))
+    }
+}
+
+/// Percentiles of a sample.
+struct Stats {
+    let sorted: [Duration]
+    init(_ values: [Duration]) { sorted = values.sorted() }
+    func percentile(_ p: Double) -> Duration {
+        guard !sorted.isEmpty else { return .zero }
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p + 0.5))]
+    }
+    var p50: Duration { percentile(0.5) }
+    var p99: Duration { percentile(0.99) }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (s, atto) = components
+        return Double(s) + Double(atto) / 1e18
+    }
+    var micro: String { String(format: "%7.1f µs", seconds * 1e6) }
+    var milli: String { String(format: "%6.2f ms", seconds * 1e3) }
+}

@@ -1,0 +1,71 @@
+import Courier
+import DBus
+import Foundation
+
+/// How the CLI reaches the broker: the session bus first (which starts `courierd` by bus activation
+/// when its service file is installed), else `courierd` started by the CLI itself — found next to
+/// this executable or on `PATH`, detached, logging to `$XDG_STATE_HOME/courier/courierd.log`.
+enum BrokerConnection {
+    /// Runs `body` against the broker; when nobody owns `org.courier.Broker` and activation is not
+    /// possible, starts `courierd` and runs `body` once more (a message to a missing name is never
+    /// delivered, so the retry cannot duplicate a request).
+    static func withBroker<T>(autostart: Bool = true, _ body: (BrokerClient) async throws(CourierError) -> T) async throws(CourierError) -> T {
+        let client = try BrokerClient.session()
+        do {
+            return try await body(client)
+        } catch where error.code == .brokerUnavailable && autostart {
+            try await startDaemon(client)
+            return try await body(client)
+        }
+    }
+
+    static func startDaemon(_ client: BrokerClient) async throws(CourierError) {
+        guard let executable = daemonExecutable() else {
+            throw CourierError(.brokerUnavailable, "no broker runs on this bus and courierd was found neither next to courier nor on PATH; start courierd yourself")
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
+        let logFolder = stateHome + "/courier"
+        try? FileManager.default.createDirectory(atPath: logFolder, withIntermediateDirectories: true)
+        let logPath = logFolder + "/courierd.log"
+        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--started-by", "courier (no bus activation)"]
+        process.standardInput = FileHandle.nullDevice
+        if let log = FileHandle(forWritingAtPath: logPath) {
+            log.seekToEndOfFile()
+            process.standardOutput = log
+            process.standardError = log
+        }
+        do {
+            try process.run()
+        } catch {
+            throw CourierError(.brokerUnavailable, "cannot start \(executable): \(error.localizedDescription)")
+        }
+        // Wait (bounded) until it owns the name.
+        for _ in 0..<250 {
+            if await client.brokerIsRunning() { return }
+            if !process.isRunning {
+                throw CourierError(.brokerUnavailable, "\(executable) exited with status \(process.terminationStatus) before owning org.courier.Broker; see \(logPath)")
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        throw CourierError(.brokerUnavailable, "\(executable) did not take org.courier.Broker within 5 s; see \(logPath)")
+    }
+
+    static func daemonExecutable() -> String? {
+        let own = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            let sibling = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("courierd").path
+            if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
+        }
+        let sibling = own.deletingLastPathComponent().appendingPathComponent("courierd").path
+        if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = "\(folder)/courierd"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}

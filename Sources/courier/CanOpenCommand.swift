@@ -1,0 +1,35 @@
+import ArgumentParser
+import Courier
+import Foundation
+
+/// `courier can-open URL`: is there an app for it (and which, with `--handlers`).
+struct CanOpenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "can-open",
+        abstract: "Tell whether some app can open a URL (exit 0 yes, 3 no).",
+        discussion: OpenExitCode.help
+    )
+
+    @Argument(help: "The URL to ask about.")
+    var url: String
+
+    @Flag(name: .long, help: "Print the candidate apps, the chosen one first.")
+    var handlers = false
+
+    func run() async throws {
+        do {
+            if handlers {
+                let ids = try await BrokerConnection.withBroker { client throws(CourierError) in try await client.handlers(for: url) }
+                ids.forEach { print($0) }
+                if ids.isEmpty { throw OpenExitCode.noHandler.exitCode }
+                return
+            }
+            let yes = try await BrokerConnection.withBroker { client throws(CourierError) in try await client.canOpen(url) }
+            print(yes ? "yes" : "no")
+            if !yes { throw OpenExitCode.noHandler.exitCode }
+        } catch let error as CourierError {
+            FileHandle.standardError.write(Data("courier can-open: \(url): \(error.message)\n".utf8))
+            throw OpenExitCode(error).exitCode
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Courier
+import DBus
+import Foundation
+
+/// `courier status`: is a broker running, how was it started, what do its apps do.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the running broker and the state of each registered app (never starts a broker)."
+    )
+
+    @Flag(name: .long, help: "Print JSON.")
+    var json = false
+
+    func run() async throws {
+        do {
+            let client = try BrokerClient.session()
+            guard await client.brokerIsRunning() else {
+                print(json ? "{\"running\":false}" : "no broker is running on this bus (courier open starts one)")
+                throw ExitCode(OpenExitCode.brokerUnavailable.rawValue)
+            }
+            let status = try await client.status()
+            let apps = try await client.listApplications()
+            if json {
+                let object: [String: Any] = ["running": true, "broker": status.mapValues(OpenCommand.jsonObject), "applications": apps.map { $0.mapValues(OpenCommand.jsonObject) }]
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+                FileHandle.standardOutput.write(data + Data("\n".utf8))
+                return
+            }
+            print("broker: pid \(status["pid"]?.uint32Value.map(String.init) ?? "?") as \(status["unique-name"]?.stringValue ?? "?"), started by \(status["started-by"]?.stringValue ?? "?")")
+            print("manifests: \((status["manifest-paths"]?.stringArrayValue ?? []).joined(separator: ":"))")
+            for app in apps {
+                let id = app["bundle-id"]?.stringValue ?? "?"
+                let state = app["state"]?.stringValue ?? "?"
+                let schemes = (app["schemes"]?.stringArrayValue ?? []).joined(separator: ",")
+                let launchable = app["launchable"]?.boolValue == true ? "" : " (not launchable)"
+                print("\(id)\t\(state)\t\(schemes)\(launchable)")
+            }
+        } catch let error as CourierError {
+            FileHandle.standardError.write(Data("courier status: \(error.message)\n".utf8))
+            throw OpenExitCode(error).exitCode
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import CourierBroker
+import DBus
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+
+/// `courierd`: the Courier broker on the session bus.
+@main
+struct CourierDaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "courierd",
+        abstract: "The Courier broker: routes openURL requests to the app that owns the URL, launching it when needed.",
+        discussion: """
+            Owns org.courier.Broker on the session bus and serves org.courier.Broker1 at /org/courier/Broker.
+            Manifests are read from every --manifests folder, then COURIER_MANIFEST_PATH (colon-separated), \
+            then $XDG_DATA_HOME/courier/manifests. Log level: --log-level or COURIER_LOG_LEVEL \
+            (trace, debug, info, notice, warning, error, critical; default info). One info line is logged per routing decision.
+            """
+    )
+
+    @Option(name: .long, help: "A folder (or file) of Info.plist manifests; repeatable.")
+    var manifests: [String] = []
+
+    @Option(name: .long, help: "Log level (overrides COURIER_LOG_LEVEL).")
+    var logLevel: String?
+
+    @Option(name: .long, help: "How this broker was started, as `courier status` reports it (default: COURIER_STARTED_BY, else \"bus activation\" when DBUS_STARTER_BUS_TYPE is set, else \"command line\").")
+    var startedBy: String?
+
+    @Option(name: .long, help: "Seconds an app has to check in after launch, unless its manifest says otherwise.")
+    var launchTimeout: Double = 10
+
+    func run() async throws {
+        // Started by bus activation, stdout/stderr may be pipes nobody reads: a log line must
+        // never kill the broker. (Apps it launches get default dispositions back.)
+        signal(SIGPIPE, SIG_IGN)
+        let environment = ProcessInfo.processInfo.environment
+        let levelName = logLevel ?? environment["COURIER_LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
+            throw ValidationError("unknown log level '\(levelName)'; use trace, debug, info, notice, warning, error or critical")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "courierd")
+        guard let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else {
+            throw ValidationError("DBUS_SESSION_BUS_ADDRESS is not set: run courierd inside a desktop session or under dbus-run-session")
+        }
+        let connection: DBusConnection
+        do {
+            connection = try DBusConnection(address: address)
+        } catch {
+            throw ValidationError("cannot connect to the session bus at \(address): \(error.message)")
+        }
+        let catalog = ManifestCatalog(
+            folders: ManifestCatalog.searchPath(arguments: manifests, environment: environment),
+            defaultLaunchTimeout: .milliseconds(Int64(launchTimeout * 1000)),
+            logger: logger
+        )
+        let service = BrokerService(
+            connection: connection, catalog: catalog, busAddress: address,
+            logger: Logger(label: "courierd"),
+            startedBy: startedBy ?? environment["COURIER_STARTED_BY"] ?? (environment["DBUS_STARTER_BUS_TYPE"] != nil ? "bus activation" : "command line")
+        )
+        do {
+            try await service.run()
+        } catch let error as BrokerError {
+            logger.error("\(error.message)")
+            throw ExitCode(2)
+        }
+        logger.info("the bus connection closed; courierd exits")
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Courier
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `todolist run` (the default): the app itself — what the broker launches. Owns
+/// `com.acme.todolist` on the session bus, checks in, stores each URL it receives.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the todolist app (the broker launches it like this; it serves until the bus goes away)."
+    )
+
+    @Option(name: .long, help: "The bundle id to own (default: COURIER_BUNDLE_ID, else com.acme.todolist).")
+    var bundleID: String?
+
+    func run() async throws {
+        // A closed stdout (bus activation, a detached broker) must not kill the app mid-request.
+        signal(SIGPIPE, SIG_IGN)
+        let id = bundleID ?? ProcessInfo.processInfo.environment["COURIER_BUNDLE_ID"] ?? TodoListCommand.bundleID
+        let documents = Application.defaultContainer(bundleID: id).appendingPathComponent("Documents", isDirectory: true)
+        let delegate = TodoAppDelegate(store: TodoStore(documents: documents))
+        do {
+            try await Application(bundleID: id, delegate: delegate).run()
+        } catch {
+            FileHandle.standardError.write(Data("todolist: \(error.message)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}

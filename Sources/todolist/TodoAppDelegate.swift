@@ -1,0 +1,50 @@
+import Courier
+import CourierURL
+import DBus
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import TodoListKit
+
+/// The guide's Listing 6-2 on Courier: a `todolist://` URL becomes a stored task.
+struct TodoAppDelegate: ApplicationDelegate {
+    let store: TodoStore
+
+    /// Declines a launch URL that is not a todolist task, before anything is stored (Figure 6-1).
+    func willFinishLaunching(_ application: Application, options: ApplicationLaunchOptions) -> Bool {
+        guard let url = options.url else { return true }
+        if case .failure(let error) = Result(catching: { () throws(TodoURLError) in try TodoURL(url) }) {
+            printLine("todolist: declined \(url): \(error)")
+            return false
+        }
+        return true
+    }
+
+    func openWithReply(_ url: String, options: OpenURLOptions, application: Application) async -> OpenURLResult {
+        let todo: TodoURL
+        do {
+            todo = try TodoURL(url)
+        } catch {
+            printLine("todolist: declined \(url): \(error)")
+            return false
+        }
+        let due = todo.due.localDateTime().minutesDescription.replacingOccurrences(of: "T", with: " ")
+        let item = TodoItem(task: todo.task, due: due, source: options.sourceApplication)
+        do {
+            let items = try await store.append(item)
+            printLine("todolist: added \(item.line)")
+            return OpenURLResult(handled: true, reply: ["task": .string(item.task), "due": .string(due), "count": .uint32(UInt32(items.count))])
+        } catch {
+            printLine("todolist: cannot store \(item.task): \(error)")
+            return false
+        }
+    }
+}
+
+/// One line on stdout, written at once (stdout may be a pipe to the broker's log). Errors are
+/// ignored: an app started by bus activation may have a stdout nobody reads.
+func printLine(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+}

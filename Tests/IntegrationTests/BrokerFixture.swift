@@ -1,0 +1,148 @@
+import BusTestSupport
+import Courier
+import CourierBroker
+import DBus
+import Foundation
+import Logging
+import Synchronization
+
+/// One private dbus-daemon, one in-process broker on it (the real `BrokerService`, `ManifestCatalog`
+/// and `ProcessLauncher`), manifests in a temporary folder, and real app processes.
+final class BrokerFixture: @unchecked Sendable {
+    let bus: PrivateBus
+    let root: URL
+    let manifests: URL
+    let dataHome: URL
+    let launcher: CountingLauncher
+    let service: BrokerService
+    let client: BrokerClient
+    let environment: [String: String]
+
+    init(launchTimeout: Duration = .seconds(10), configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
+        bus = try PrivateBus()
+        root = bus.directory.appendingPathComponent("fixture", isDirectory: true)
+        manifests = root.appendingPathComponent("manifests", isDirectory: true)
+        dataHome = root.appendingPathComponent("data", isDirectory: true)
+        try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
+        var environment = bus.environment
+        environment["XDG_DATA_HOME"] = dataHome.path
+        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+        environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+        environment["PATH"] = Products.folder.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        self.environment = environment
+        try configure(ManifestWriter(folder: manifests))
+        launcher = CountingLauncher(ProcessLauncher(environment: environment, busAddress: bus.address))
+        var logger = Logger(label: "courierd.tests")
+        logger.logLevel = .error
+        let catalog = ManifestCatalog(folders: [manifests.path], defaultLaunchTimeout: launchTimeout, logger: logger)
+        service = BrokerService(
+            connection: try bus.connect(), catalog: catalog, busAddress: bus.address, launcher: launcher,
+            configuration: .init(terminationGrace: .milliseconds(300), crashLoop: .init(threshold: 50)), logger: logger
+        )
+        try await service.start()
+        client = BrokerClient(connection: try bus.connect())
+    }
+
+    /// Stops every app process, the broker and the bus.
+    func tearDown() {
+        for pid in launcher.pids { kill(pid, SIGKILL) }
+        service.stop()
+        service.connection.close()
+        client.connection.close()
+        bus.stop()
+    }
+
+    /// The todolist items stored in the app's container.
+    func todoItems(_ bundleID: String = "com.acme.todolist") -> [[String: String]] {
+        let file = dataHome.appendingPathComponent("courier/containers/\(bundleID)/Documents/todolist.json")
+        guard let data = FileManager.default.contents(atPath: file.path),
+              let items = try? JSONSerialization.jsonObject(with: data) as? [[String: String]] else { return [] }
+        return items
+    }
+
+    /// Runs a program to completion (bounded by the caller's own timeouts), returning status and stdout.
+    func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { _, new in new }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    }
+
+    /// Writes Info.plist manifests into the fixture's folder.
+    struct ManifestWriter {
+        let folder: URL
+
+        func write(_ bundleID: String, schemes: [String], arguments: [String]?, queries: [String] = [], urlFormat: [String: Any]? = nil) throws {
+            var plist: [String: Any] = [
+                "CFBundleIdentifier": bundleID,
+                "CFBundleName": bundleID.split(separator: ".").last.map(String.init) ?? bundleID,
+                "CFBundleURLTypes": [["CFBundleURLName": bundleID, "CFBundleURLSchemes": schemes]],
+            ]
+            if let arguments { plist["CourierLaunchArguments"] = arguments }
+            if !queries.isEmpty { plist["LSApplicationQueriesSchemes"] = queries }
+            if let urlFormat { plist["CourierURLFormat"] = urlFormat }
+            let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+            try data.write(to: folder.appendingPathComponent("\(bundleID).plist"))
+        }
+
+        /// The real todolist app: the repository's Schemes/com.acme.todolist.plist, launched by
+        /// absolute path.
+        func todolist() throws {
+            let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Schemes/com.acme.todolist.plist")
+            let data = try Data(contentsOf: source)
+            guard var plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+                throw CocoaError(.propertyListReadCorrupt)
+            }
+            plist["CourierLaunchArguments"] = [Products.path("todolist")]
+            let out = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+            try out.write(to: folder.appendingPathComponent("com.acme.todolist.plist"))
+        }
+    }
+}
+
+/// The real `ProcessLauncher`, counting launches.
+final class CountingLauncher: Launcher {
+    let real: ProcessLauncher
+    private let launched = Mutex<[Int32]>([])
+
+    init(_ real: ProcessLauncher) { self.real = real }
+
+    func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(BrokerError) -> Int32 {
+        let pid = try real.launch(spec, onExit: onExit)
+        launched.withLock { $0.append(pid) }
+        return pid
+    }
+
+    func terminate(pid: Int32, grace: Duration) { real.terminate(pid: pid, grace: grace) }
+
+    var count: Int { launched.withLock { $0.count } }
+    var pids: [Int32] { launched.withLock { $0 } }
+}
+
+/// The package's built executables (todolist, courier, courierd), next to the test bundle.
+enum Products {
+    static let folder: URL = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        // …/debug/CourierPackageTests.xctest is the test binary itself on Linux.
+        while !FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("todolist").path), url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        return url
+    }()
+
+    static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+}
+
+/// The Python interpreter with the `dbus` module (Debian's, not the first python3 on PATH).
+let systemPython = "/usr/bin/python3"
