@@ -72,10 +72,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Plain C libdbus echo service and client: the baseline of `courier-bench dbus-echo`.
+        .target(name: "CDBusEcho", dependencies: ["CDBus"]),
         // Release-built benchmark harness: `swift run -c release courier-bench`.
         .executableTarget(
             name: "courier-bench",
-            dependencies: ["DBus", "CourierURL", "CourierManifest", "Courier", "CourierBroker", "CourierInbox"]
+            dependencies: ["DBus", "CourierURL", "CourierManifest", "Courier", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox"]
         ),
         // A private dbus-daemon per test suite, shared by every test that says "bus".
         .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),

@@ -33,10 +33,9 @@ extension DBusConnection {
     /// Routes a method call (I/O thread): standard interfaces, then the exported ones.
     func handleMethodCall(_ m: DBusMessage) {
         guard let path = m.path, let member = m.member else { return }
-        let (interfaces, children) = state.withLock { st -> ([DBusInterface]?, [String]) in
-            (st.objects[path], Self.children(of: path, in: st.objects.keys))
-        }
+        let interfaces = state.withLock { $0.objects[path] }
         if m.interface == Self.introspectable || (m.interface == nil && member.rawValue == "Introspect") {
+            let children = state.withLock { Self.children(of: path, in: $0.objects.keys) }
             if member.rawValue == "Introspect", interfaces != nil || !children.isEmpty {
                 guard m.signature.rawValue.isEmpty else {
                     return sendError(to: m, .invalidArgs("Introspect takes no arguments, got signature '\(m.signature)'"))
@@ -69,14 +68,19 @@ extension DBusConnection {
         Task(executorPreference: loop) {
             do {
                 let values = try await method.handler(call)
-                let got = values.map(\.type.signature).joined()
-                guard got == method.results.rawValue else {
+                guard values.count == method.results.types.count,
+                    zip(values, method.results.types).allSatisfy({ $0.type == $1 })
+                else {
+                    let got = values.map(\.type.signature).joined()
                     self.sendError(
                         to: m,
                         .failed("the handler of \(member) returned signature '\(got)' instead of the declared '\(method.results)'"))
                     return
                 }
-                do { try self.sendReply(to: m, values) } catch { self.sendError(to: m, Self.dbusError(error)) }
+                do {
+                    try MessageCodec.validateContents(values)
+                    try self.sendValidatedReply(to: m, values)
+                } catch { self.sendError(to: m, Self.dbusError(error)) }
             } catch let e as DBusError {
                 self.sendError(to: m, e)
             } catch let e as DBusValidationError {

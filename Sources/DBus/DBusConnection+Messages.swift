@@ -57,8 +57,7 @@ extension DBusConnection {
             type: cdbus_message_type_method_call(), destination: destination, path: path, interface: interface,
             member: method, arguments: arguments)
         defer { dbus_message_unref(m) }
-        let what = "\(interface?.rawValue ?? "").\(method) on \(destination?.rawValue ?? "peer") \(path)"
-        return try await send(m, timeout: timeout, what: what)
+        return try await send(m, timeout: timeout, target: CallTarget(destination: destination, path: path, interface: interface, method: method))
     }
 
     /// Sends a method call that expects no reply (the callee is told not to answer).
@@ -79,22 +78,21 @@ extension DBusConnection {
         guard dbus_connection_send(raw, m, nil) != 0 else { throw DBusError.failed("out of memory sending a D-Bus message") }
     }
 
-    private func send(_ m: OpaquePointer, timeout: Duration, what: String) async throws -> DBusMessage {
+    private func send(_ m: OpaquePointer, timeout: Duration, target: CallTarget) async throws -> DBusMessage {
         try Task.checkCancellation()
         let (s, a) = timeout.components
         let ns = max(Int64(0), s) * 1_000_000_000 + max(Int64(0), a / 1_000_000_000)
         let deadline = monotonicNanoseconds() &+ UInt64(ns)
         let sentSerial = Atomic<UInt32>(0)
-        let timeoutText = "\(timeout)"
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<DBusMessage, any Error>) in
                 let failure: DBusError? = state.withLock { st in
-                    if st.disconnected { return DBusError.disconnected("the D-Bus connection is closed; cannot call \(what)") }
+                    if st.disconnected { return DBusError.disconnected("the D-Bus connection is closed; cannot call \(target)") }
                     var serial: UInt32 = 0
                     guard dbus_connection_send(raw, m, &serial) != 0 else {
-                        return DBusError.failed("out of memory sending a call to \(what)")
+                        return DBusError.failed("out of memory sending a call to \(target)")
                     }
-                    st.pending[serial] = PendingCall(continuation: c, deadline: deadline, what: what, timeoutDescription: timeoutText)
+                    st.pending[serial] = PendingCall(continuation: c, deadline: deadline, target: target, timeout: timeout)
                     sentSerial.store(serial, ordering: .releasing)
                     return nil
                 }
@@ -135,6 +133,12 @@ extension DBusConnection {
     func sendReply(to call: DBusMessage, _ values: [DBusValue]) throws(DBusError) {
         if call.noReplyExpected { return }
         try MessageCodec.validate(values, orThrowDBus: ())
+        return try sendValidatedReply(to: call, values)
+    }
+
+    /// `sendReply` for values whose types already matched a valid declared signature.
+    func sendValidatedReply(to call: DBusMessage, _ values: [DBusValue]) throws(DBusError) {
+        if call.noReplyExpected { return }
         guard let m = dbus_message_new(cdbus_message_type_method_return()) else { throw DBusError.failed("out of memory") }
         defer { dbus_message_unref(m) }
         _ = dbus_message_set_reply_serial(m, call.serial)
@@ -193,6 +197,15 @@ extension DBusConnection {
         }
         return false
     }
+}
+
+/// Where a call went; formatted only when an error message needs it.
+struct CallTarget: Sendable, CustomStringConvertible {
+    let destination: BusName?
+    let path: ObjectPath
+    let interface: InterfaceName?
+    let method: MemberName
+    var description: String { "\(interface?.rawValue ?? "").\(method) on \(destination?.rawValue ?? "peer") \(path)" }
 }
 
 extension MessageCodec {

@@ -159,7 +159,7 @@ public final class DBusConnection: Sendable, IOLoopClient {
             p.continuation.resume(
                 throwing: DBusError(
                     name: DBusError.noReplyName,
-                    message: "no reply to \(p.what) within \(p.timeoutDescription) (the peer may be busy, gone, or never replying)"))
+                    message: "no reply to \(p.target) within \(p.timeout) (the peer may be busy, gone, or never replying)"))
         }
         return next
     }
@@ -178,8 +178,8 @@ struct ConnectionState: ~Copyable {
 struct PendingCall {
     let continuation: CheckedContinuation<DBusMessage, any Error>
     let deadline: UInt64
-    let what: String
-    let timeoutDescription: String
+    let target: CallTarget
+    let timeout: Duration
 }
 
 struct Subscription: Sendable {

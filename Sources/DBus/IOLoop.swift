@@ -135,7 +135,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
             var busy = runJobs()
             busy = dispatchAll() || busy
             let now = monotonicNanoseconds()
-            var deadline = client?.loopCheckDeadlines(now: now) ?? UInt64.max
+            var deadline = keepAlive?.loopCheckDeadlines(now: now) ?? UInt64.max
             if stopRequested.load(ordering: .acquiring) { break }
             if busy { continue }
             deadline = min(deadline, timeouts.withLock { $0.map(\.deadline).min() ?? UInt64.max })

@@ -1,3 +1,4 @@
+import Synchronization
 internal import CDBus
 
 /// Translation between `DBusValue` and libdbus message iterators. Every check that libdbus would
@@ -12,8 +13,16 @@ enum MessageCodec {
     /// Checks `values` so that appending them cannot trip a libdbus assertion: element types match,
     /// dictionary keys are basic, strings carry no NUL, nesting and signature lengths are in bounds.
     static func validate(_ values: [DBusValue]) throws(DBusValidationError) {
+        try validateContents(values)
+        // A body of at most 255 basic values always has a valid signature; check anything else fully.
+        if values.count > 255 || values.contains(where: { !$0.type.isBasic }) {
+            _ = try Signature(values.map(\.type))
+        }
+    }
+
+    /// The per-value checks of `validate`, for values whose signature is known to be valid.
+    static func validateContents(_ values: [DBusValue]) throws(DBusValidationError) {
         for v in values { try validate(v, arrays: 0, structs: 0, total: 0) }
-        _ = try Signature(values.map(\.type))
     }
 
     private static func validate(_ v: DBusValue, arrays: Int, structs: Int, total: Int) throws(DBusValidationError) {
@@ -263,8 +272,7 @@ enum MessageCodec {
         case cdbus_message_type_error(): kind = .error
         default: kind = .signal
         }
-        let sigText = str(dbus_message_get_signature(m)) ?? ""
-        let signature = (try? Signature(sigText)) ?? .empty
+        let signature = SignatureCache.signature(dbus_message_get_signature(m))
         return DBusMessage(
             kind: kind,
             serial: dbus_message_get_serial(m),
@@ -278,5 +286,22 @@ enum MessageCodec {
             signature: signature,
             body: withBody ? decodeBody(m) : [],
             noReplyExpected: dbus_message_get_no_reply(m) != 0)
+    }
+}
+
+/// Signatures of received messages (validated by libdbus on receipt), parsed once per distinct text.
+enum SignatureCache {
+    private static let cache = Mutex<[String: Signature]>([:])
+
+    static func signature(_ text: UnsafePointer<CChar>?) -> Signature {
+        guard let text, text.pointee != 0 else { return .empty }
+        let s = String(cString: text)
+        if let hit = cache.withLock({ $0[s] }) { return hit }
+        let parsed = (try? Signature(s)) ?? .empty
+        cache.withLock { c in
+            if c.count > 512 { c.removeAll() }
+            c[s] = parsed
+        }
+        return parsed
     }
 }

@@ -3,7 +3,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "drop": try DropBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "url": URLBenchmark.run(arguments: Array(arguments.dropFirst()))
+case "dbus-echo": try await DBusEchoBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "registry": try RegistryBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "broker": try await BrokerBenchmark.run(arguments: Array(arguments.dropFirst()))
-default: print("usage: courier-bench drop|url|registry|broker [options]")
+default: print("usage: courier-bench drop|url|dbus-echo|registry|broker [options]")
 }

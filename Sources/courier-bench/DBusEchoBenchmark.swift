@@ -1,0 +1,168 @@
+import BusTestSupport
+import CDBusEcho
+import DBus
+import Foundation
+
+/// `courier-bench dbus-echo [--calls N] [--pipelined N] [--depth D]`
+///
+/// On one private dbus-daemon, measures an `Echo(s) → s` round trip (a) with a plain C libdbus
+/// service and client, (b) with a Swift service and Swift client through the `DBus` module.
+/// Each service runs in its own process (this executable, `--serve c|swift ADDRESS`); clients run
+/// here. Prints p50/p99 of sequential calls, pipelined calls/s, and the Swift/C ratios
+/// (targets: p50 ≤ 1.2× C, pipelined ≥ 0.8× C).
+enum DBusEchoBenchmark {
+    static let name: BusName = "org.courier.bench.Echo"
+    static let path: ObjectPath = "/org/courier/bench/Echo"
+    static let interface: InterfaceName = "org.courier.bench.Echo1"
+    static let payload = "courier-echo-payload"
+
+    static func run(arguments: [String]) async throws {
+        if arguments.first == "--serve", arguments.count == 3 {
+            try await serve(kind: arguments[1], address: arguments[2])
+            return
+        }
+        var calls = 20_000
+        var pipelined = 50_000
+        var depth = 64
+        var i = 0
+        while i + 1 < arguments.count {
+            switch arguments[i] {
+            case "--calls": calls = Int(arguments[i + 1]) ?? calls
+            case "--pipelined": pipelined = Int(arguments[i + 1]) ?? pipelined
+            case "--depth": depth = Int(arguments[i + 1]) ?? depth
+            default: break
+            }
+            i += 2
+        }
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        print("dbus-echo: private dbus-daemon, \(calls) sequential calls, \(pipelined) pipelined calls, \(depth) in flight")
+
+        // (a) C service, C client.
+        let cService = try startService("c", bus: bus)
+        let warm = UnsafeMutablePointer<UInt64>.allocate(capacity: max(calls, 1000))
+        defer { warm.deallocate() }
+        _ = courier_echo_client_sequential(bus.address, name.rawValue, 1000, warm)
+        guard courier_echo_client_sequential(bus.address, name.rawValue, Int32(calls), warm) == 0 else {
+            throw DBusError.failed("C sequential client failed")
+        }
+        let cSeq = Stats(Array(UnsafeBufferPointer(start: warm, count: calls)))
+        let cNs = courier_echo_client_pipelined(bus.address, name.rawValue, Int32(pipelined), Int32(depth))
+        guard cNs > 0 else { throw DBusError.failed("C pipelined client failed") }
+        let cRate = Double(pipelined) / (Double(cNs) / 1e9)
+        stop(cService)
+
+        // (b) Swift service, Swift client.
+        let swiftService = try startService("swift", bus: bus)
+        let client = try bus.connect()
+        defer { client.close() }
+        _ = try await sequential(client, count: 1000)
+        let swiftSeqGlobal = Stats(try await sequential(client, count: calls))
+        let n = calls
+        let swiftSeqLoop = Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n) })
+        let swiftRateGlobal = try await pipeline(client, total: pipelined, depth: depth, executor: nil)
+        let swiftRateLoop = try await pipeline(client, total: pipelined, depth: depth, executor: client.executor)
+        stop(swiftService)
+
+        func us(_ ns: UInt64) -> String { String(format: "%7.1f µs", Double(ns) / 1000) }
+        func row(_ label: String, _ s: Stats, _ rate: Double) {
+            print("  \(label.padding(toLength: 44, withPad: " ", startingAt: 0)) p50 \(us(s.p50))  p99 \(us(s.p99))  pipelined \(String(format: "%8.0f", rate)) calls/s")
+        }
+        row("C libdbus client → C service", cSeq, cRate)
+        row("Swift client → Swift service", swiftSeqGlobal, swiftRateGlobal)
+        row("Swift client on connection executor", swiftSeqLoop, swiftRateLoop)
+        func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f×", a / b) }
+        print("ratios (Swift / C):")
+        print("  p50: \(ratio(Double(swiftSeqGlobal.p50), Double(cSeq.p50))) (caller on connection executor: \(ratio(Double(swiftSeqLoop.p50), Double(cSeq.p50)))); target ≤ 1.20×")
+        print("  p99: \(ratio(Double(swiftSeqGlobal.p99), Double(cSeq.p99))) (caller on connection executor: \(ratio(Double(swiftSeqLoop.p99), Double(cSeq.p99))))")
+        print("  pipelined: \(ratio(swiftRateGlobal, cRate)) (caller on connection executor: \(ratio(swiftRateLoop, cRate))); target ≥ 0.80×")
+    }
+
+    struct Stats {
+        let p50: UInt64
+        let p99: UInt64
+        init(_ samples: [UInt64]) {
+            let s = samples.sorted()
+            p50 = s[s.count / 2]
+            p99 = s[min(s.count - 1, s.count * 99 / 100)]
+        }
+    }
+
+    static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    static func echo(_ c: DBusConnection) async throws {
+        let r = try await c.call(name, path: path, interface: interface, method: "Echo", [.string(payload)])
+        guard r.first?.stringValue == payload else { throw DBusError.failed("wrong echo reply \(r)") }
+    }
+
+    static func sequential(_ c: DBusConnection, count: Int) async throws -> [UInt64] {
+        var samples = [UInt64](repeating: 0, count: count)
+        for i in 0..<count {
+            let t0 = now()
+            try await echo(c)
+            samples[i] = now() - t0
+        }
+        return samples
+    }
+
+    static func onConnectionExecutor<T: Sendable>(_ c: DBusConnection, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await Task(executorPreference: c.executor) { try await body() }.value
+    }
+
+    static func pipeline(_ c: DBusConnection, total: Int, depth: Int, executor: (any TaskExecutor)?) async throws -> Double {
+        let t0 = now()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 0..<depth {
+                let share = total / depth + (w < total % depth ? 1 : 0)
+                group.addTask(executorPreference: executor) {
+                    for _ in 0..<share { try await echo(c) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        return Double(total) / (Double(now() - t0) / 1e9)
+    }
+
+    // MARK: Service processes
+
+    static func startService(_ kind: String, bus: PrivateBus) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        p.arguments = ["dbus-echo", "--serve", kind, bus.address]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        var text = ""
+        while !text.contains("ready") {
+            let d = out.fileHandleForReading.availableData
+            if d.isEmpty { throw DBusError.failed("the \(kind) echo service exited before it was ready") }
+            text += String(decoding: d, as: UTF8.self)
+        }
+        return p
+    }
+
+    static func stop(_ p: Process) {
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+    }
+
+    static func serve(kind: String, address: String) async throws {
+        if kind == "c" {
+            exit(courier_echo_serve(address, name.rawValue) == 0 ? 0 : 1)
+        }
+        let c = try DBusConnection(address: address)
+        try c.export(
+            [DBusInterface(interface, methods: [DBusMethod("Echo", arguments: "s", results: "s") { call in call.arguments }])],
+            at: path)
+        guard try await c.requestName(name, flags: .doNotQueue) == .primaryOwner else {
+            throw DBusError.failed("cannot own \(name)")
+        }
+        print("ready")
+        fflush(nil)
+        await c.waitUntilDisconnected()
+    }
+}
