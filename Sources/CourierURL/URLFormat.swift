@@ -148,3 +148,15 @@ public struct URLFormat: Sendable, Hashable {
         return values
     }
 }
+
+extension URLFormat {
+    /// Checks an absolute URI against the format.
+    public func validate(_ uri: URI) throws(URLFormatViolation) {
+        try validate(uri.reference)
+    }
+
+    /// Decodes an absolute URI into the format's typed values.
+    public func decode(_ uri: URI) throws(URLFormatViolation) -> DecodedURL {
+        try decode(uri.reference)
+    }
+}

@@ -34,6 +34,20 @@ enum URLBenchmark {
                 n &+= r.fragment?.utf8.count ?? 0
                 return n
             },
+            Contestant(name: "CourierURL, components as UTF-8 views") { url in
+                guard let r = try? URIReference(url) else { return -1 }
+                return r.withRawComponents { c in
+                    var n = c.scheme?.count ?? 0
+                    n &+= c.user?.count ?? 0
+                    n &+= c.password?.count ?? 0
+                    n &+= c.host?.count ?? 0
+                    n &+= r.port ?? 0
+                    n &+= c.path.count
+                    n &+= c.query?.count ?? 0
+                    n &+= c.fragment?.count ?? 0
+                    return n
+                }
+            },
             Contestant(name: "Foundation URLComponents(string:)") { url in
                 guard let c = URLComponents(string: url) else { return -1 }
                 var n = c.scheme?.utf8.count ?? 0
@@ -60,7 +74,7 @@ enum URLBenchmark {
             },
         ]
         let parseOnly = Contestant(name: "CourierURL parse only") { (try? URIReference($0)) == nil ? -1 : 0 }
-        if arguments.contains("--only-courier") { contestants = [contestants[0], parseOnly] }  // for profiling
+        if arguments.contains("--only-courier") { contestants = [contestants[0], contestants[1], parseOnly] }  // for profiling
         if arguments.contains("--parse-only") { contestants = [parseOnly] }
         // Interleaved rounds: a burst of load on the shared machine hits every contestant alike.
         for _ in 0..<rounds {
@@ -73,10 +87,13 @@ enum URLBenchmark {
                 contestant.name as NSString, Double(corpus.count) / seconds / 1e6, Double(bytes) / seconds / 1e6,
                 seconds * 1000, contestant.refused, contestant.checksum))
         }
-        if contestants.count == 3 {
-            let ours = contestants[0].bestSeconds
-            print(String(format: "url: ratio CourierURL / URLComponents = %.1fx (target >= 10x)", contestants[1].bestSeconds / ours))
-            print(String(format: "url: ratio CourierURL / URL           = %.1fx", contestants[2].bestSeconds / ours))
+        if contestants.count == 4 {
+            let ours = contestants[0].bestSeconds, views = contestants[1].bestSeconds
+            let components = contestants[2].bestSeconds, url = contestants[3].bestSeconds
+            print(String(format: "url: ratio CourierURL (Substring) / URLComponents = %.1fx (target >= 10x)", components / ours))
+            print(String(format: "url: ratio CourierURL (Substring) / URL           = %.1fx", url / ours))
+            print(String(format: "url: ratio CourierURL (UTF-8 views) / URLComponents = %.1fx", components / views))
+            print(String(format: "url: ratio CourierURL (UTF-8 views) / URL           = %.1fx", url / views))
         }
     }
 

@@ -144,3 +144,25 @@ struct ParserValidationTests {
         #expect(try URIReference("x:").queryItems() == nil)
     }
 }
+
+extension ParserValidationTests {
+    @Test func rawComponentViewsMatchTheSubstrings() throws {
+        for text in ["ftp://me:se:cret@[::1]:21/a/b?x=1#f", "mailto:a@b", "//h?q", "", "a/b#", "http://h:/"] {
+            let uri = try URIReference(text)
+            uri.withRawComponents { c in
+                func same(_ view: UnsafeBufferPointer<UInt8>?, _ sub: Substring?) -> Bool {
+                    view.map { Array($0) } == sub.map { Array($0.utf8) }
+                }
+                #expect(same(c.scheme, uri.rawScheme))
+                #expect(same(c.userinfo, uri.userinfo))
+                #expect(same(c.user, uri.user))
+                #expect(same(c.password, uri.password))
+                #expect(same(c.host, uri.host))
+                #expect(same(c.port, uri.rawPort))
+                #expect(same(c.path, uri.path))
+                #expect(same(c.query, uri.query))
+                #expect(same(c.fragment, uri.fragment))
+            }
+        }
+    }
+}

@@ -164,3 +164,19 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+extension TodoURLTests {
+    /// The todolist manifest in Schemes/ carries the same format as data, so the broker refuses
+    /// exactly the URLs the app refuses.
+    @Test func todolistManifestDeclaresTheSameFormat() throws {
+        let manifest = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Schemes/com.acme.todolist.plist")
+        let plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: manifest), format: nil)
+        let value = try #require((plist as? [String: Any])?["CourierURLFormat"])
+        let format = try URLFormat(propertyList: value)
+        #expect(format == TodoURL.format)
+        #expect(throws: URLFormatViolation.self) { try format.validate(URI("todolist://www.acme.com?Task#200802301300")) }
+        try format.validate(URI("todolist://www.acme.com?Quarterly%20Report#200806231300"))
+    }
+}

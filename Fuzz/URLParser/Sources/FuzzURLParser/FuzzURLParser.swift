@@ -59,6 +59,11 @@ func checkText(_ text: String) {
         _ = try? uri.decoded(component, plusAsSpace: true)
     }
     if let port = uri.port { require((0...65535).contains(port), "port out of range") }
+    uri.withRawComponents { c in
+        require(c.path.elementsEqual(uri.path.utf8), "path view differs")
+        require(c.query.map { Array($0) } == uri.query.map { Array($0.utf8) }, "query view differs")
+        require(c.host.map { Array($0) } == uri.host.map { Array($0.utf8) }, "host view differs")
+    }
     _ = try? uri.queryItems()
     // Normalization is idempotent and keeps the reference valid.
     let normal = uri.normalized()
