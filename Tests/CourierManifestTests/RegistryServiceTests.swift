@@ -17,21 +17,39 @@ import Testing
         #expect(await again.handlers(forScheme: "x").bundleIdentifiers == ["com.acme.b", "com.acme.a"])
     }
 
+    /// Collects the changes a service announces.
+    actor ChangeLog {
+        var changes: [RegistryChange] = []
+        func append(_ change: RegistryChange) { changes.append(change) }
+
+        /// Waits (bounded: a missed event fails the test instead of hanging it) for a change that
+        /// satisfies `predicate`.
+        func wait(for predicate: (RegistryChange) -> Bool) async -> RegistryChange? {
+            for _ in 0..<500 {
+                if let hit = changes.first(where: predicate) { return hit }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return nil
+        }
+    }
+
     @Test func changesOnDiskAreReloadedAndAnnounced() async throws {
         let manifests = TemporaryFolder()
         let service = RegistryService(configuration: .init(folders: [manifests.path], stateFolder: nil))
         let changes = await service.changes()
+        let log = ChangeLog()
+        let collector = Task { for await change in changes { await log.append(change) } }
+        defer { collector.cancel() }
         try await service.startWatching(debounceMilliseconds: 50)
         #expect(await service.watchedFolders == [manifests.path])
         manifests.write("new.plist", appPlist("com.acme.new", schemes: ["fresh"]))
-        var iterator = changes.makeAsyncIterator()
-        let change = try #require(await iterator.next())
+        let change = try #require(await log.wait { !$0.added.isEmpty })
         #expect(change.added == ["com.acme.new"])
         #expect(change.schemes == ["fresh"])
         #expect(await service.handlers(forScheme: "fresh").bundleIdentifiers == ["com.acme.new"])
         #expect(service.snapshot.handlers(forScheme: "fresh").bundleIdentifiers == ["com.acme.new"])
         try FileManager.default.removeItem(atPath: manifests.url("new.plist"))
-        let removal = try #require(await iterator.next())
+        let removal = try #require(await log.wait { !$0.removed.isEmpty })
         #expect(removal.removed == ["com.acme.new"])
         await service.stopWatching()
     }
