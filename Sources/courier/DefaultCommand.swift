@@ -26,11 +26,11 @@ struct DefaultCommand: AsyncParsableCommand {
         let outcome: Result<String, RegistryError>
         do {
             if let type {
-                try await service.setDefault(arguments[0], forType: type)
+                try service.setDefault(arguments[0], forType: type)
                 outcome = .success("\(arguments[0]) now opens \(type)")
             } else {
                 let scheme = Registry.scheme(fromURLOrScheme: arguments[0]) ?? arguments[0]
-                try await service.setDefault(arguments[1], forScheme: scheme)
+                try service.setDefault(arguments[1], forScheme: scheme)
                 outcome = .success("\(arguments[1]) now handles \(scheme.lowercased()):")
             }
         } catch {

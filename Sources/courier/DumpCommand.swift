@@ -13,7 +13,7 @@ struct DumpCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let dump = await manifests.service().dump()
+        let dump = manifests.service().dump()
         print(json ? dump.json() : dump.description, terminator: json ? "\n" : "")
     }
 }

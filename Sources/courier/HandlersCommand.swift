@@ -30,7 +30,7 @@ struct HandlersCommand: AsyncParsableCommand {
         let service = manifests.service()
         let resolution: HandlerResolution
         if let type {
-            let registry = await service.registry
+            let registry = service.snapshot
             if let identification = Registry.identifyFileArgument(type, in: registry) {
                 if explain { print("\(type): \(identification.typeIdentifier) — \(identification.reason)") }
                 resolution = registry.handlers(forType: identification.typeIdentifier)
@@ -52,7 +52,7 @@ struct HandlersCommand: AsyncParsableCommand {
                 reportRegistryError("courier: '\(urlOrScheme!)' has no valid scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.'")
                 throw ExitCode(65)
             }
-            resolution = await service.handlers(forScheme: scheme)
+            resolution = service.handlers(forScheme: scheme)
         }
         if let problem = resolution.problem {
             reportRegistryError("courier: \(problem)")

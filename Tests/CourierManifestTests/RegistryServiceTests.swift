@@ -9,12 +9,12 @@ import Testing
         manifests.write("b.plist", appPlist("com.acme.b", schemes: ["x"]))
         let config = RegistryService.Configuration(folders: [manifests.path], stateFolder: state.path)
         let service = RegistryService(configuration: config)
-        #expect(await service.handlers(forScheme: "x").bundleIdentifiers == ["com.acme.a", "com.acme.b"])
-        try await service.setDefault("com.acme.b", forScheme: "x")
+        #expect(service.handlers(forScheme: "x").bundleIdentifiers == ["com.acme.a", "com.acme.b"])
+        try service.setDefault("com.acme.b", forScheme: "x")
         #expect(FileManager.default.fileExists(atPath: state.path + "/defaults.json"))
         #expect(FileManager.default.fileExists(atPath: state.path + "/claims.json"))
         let again = RegistryService(configuration: config)
-        #expect(await again.handlers(forScheme: "x").bundleIdentifiers == ["com.acme.b", "com.acme.a"])
+        #expect(again.handlers(forScheme: "x").bundleIdentifiers == ["com.acme.b", "com.acme.a"])
     }
 
     /// Collects the changes a service announces.
@@ -36,35 +36,35 @@ import Testing
     @Test func changesOnDiskAreReloadedAndAnnounced() async throws {
         let manifests = TemporaryFolder()
         let service = RegistryService(configuration: .init(folders: [manifests.path], stateFolder: nil))
-        let changes = await service.changes()
+        let changes = service.changes()
         let log = ChangeLog()
         let collector = Task { for await change in changes { await log.append(change) } }
         defer { collector.cancel() }
-        try await service.startWatching(debounceMilliseconds: 50)
-        #expect(await service.watchedFolders == [manifests.path])
+        try service.startWatching(debounceMilliseconds: 50)
+        #expect(service.watchedFolders == [manifests.path])
         manifests.write("new.plist", appPlist("com.acme.new", schemes: ["fresh"]))
         let change = try #require(await log.wait { !$0.added.isEmpty })
         #expect(change.added == ["com.acme.new"])
         #expect(change.schemes == ["fresh"])
-        #expect(await service.handlers(forScheme: "fresh").bundleIdentifiers == ["com.acme.new"])
+        #expect(service.handlers(forScheme: "fresh").bundleIdentifiers == ["com.acme.new"])
         #expect(service.snapshot.handlers(forScheme: "fresh").bundleIdentifiers == ["com.acme.new"])
         try FileManager.default.removeItem(atPath: manifests.url("new.plist"))
         let removal = try #require(await log.wait { !$0.removed.isEmpty })
         #expect(removal.removed == ["com.acme.new"])
-        await service.stopWatching()
+        service.stopWatching()
     }
 
     @Test func registeringAFileOutsideTheFoldersSurvivesAReload() async throws {
         let manifests = TemporaryFolder(), elsewhere = TemporaryFolder()
         let path = elsewhere.write("app.plist", appPlist("com.acme.runtime", schemes: ["rt"]))
         let service = RegistryService(configuration: .init(folders: [manifests.path], stateFolder: nil))
-        let change = try await service.register(manifestAt: path)
+        let change = try service.register(manifestAt: path)
         #expect(change.added == ["com.acme.runtime"])
-        await service.reload()
-        #expect(await service.application(bundleIdentifier: "com.acme.runtime")?.path == path)
-        try await service.unregister(bundleIdentifier: "com.acme.runtime")
-        await service.reload()
-        #expect(await service.application(bundleIdentifier: "com.acme.runtime") == nil)
+        service.reload()
+        #expect(service.application(bundleIdentifier: "com.acme.runtime")?.path == path)
+        try service.unregister(bundleIdentifier: "com.acme.runtime")
+        service.reload()
+        #expect(service.application(bundleIdentifier: "com.acme.runtime") == nil)
     }
 
     @Test func registeringABrokenFileThrowsItsDiagnostics() async throws {
@@ -72,7 +72,7 @@ import Testing
         let path = folder.write("bad.plist", appPlist("not-reverse-dns"))
         let service = RegistryService(configuration: .init(folders: [], stateFolder: nil))
         do {
-            try await service.register(manifestAt: path)
+            try service.register(manifestAt: path)
             Issue.record("a broken manifest was registered")
         } catch {
             #expect(error.code == .invalidManifest)

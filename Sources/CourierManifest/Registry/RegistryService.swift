@@ -6,8 +6,12 @@ import Synchronization
 /// the user's defaults and the first-claim order, and tells subscribers what changed.
 ///
 /// The broker serves this over D-Bus; the offline CLI uses it for one command and exits. All
-/// routing logic is in ``Registry`` (a value); this actor only adds files and notifications.
-public actor RegistryService {
+/// routing logic is in ``Registry`` (a value); this class only adds files and notifications.
+///
+/// Synchronous and thread-safe: every method may be called from any thread (a D-Bus handler, the
+/// watcher's queue, a task). Readers take a consistent ``snapshot``; files are read outside the
+/// lock, so a reload never blocks lookups for the time it takes to read the folders.
+public final class RegistryService: Sendable {
     /// Where to read from and write to.
     public struct Configuration: Sendable {
         /// Manifest folders in precedence order.
@@ -42,19 +46,19 @@ public actor RegistryService {
     }
 
     public let configuration: Configuration
-    /// The current routing table (a snapshot value).
-    public private(set) var registry: Registry {
-        didSet { published.withLock { $0 = registry } }
+
+    private struct State {
+        var registry: Registry
+        /// Manifests registered by path from outside the folders; re-read on every reload.
+        var extraPaths: [String] = []
+        var subscribers: [UInt64: AsyncStream<RegistryChange>.Continuation] = [:]
+        var nextSubscriber: UInt64 = 0
+        var watcher: ManifestWatcher?
+        /// Problems reading or saving Courier's own state, kept for the dump.
+        var stateDiagnostics: [ManifestDiagnostic] = []
     }
-    /// The same table for synchronous readers (``snapshot``), updated with every change.
-    private nonisolated let published: Mutex<Registry>
-    /// Manifests registered by path from outside the folders; re-read on every reload.
-    private var extraPaths: [String] = []
-    private var subscribers: [UInt64: AsyncStream<RegistryChange>.Continuation] = [:]
-    private var nextSubscriber: UInt64 = 0
-    private var watcher: ManifestWatcher?
-    /// Problems saving state, kept for the dump.
-    private var stateDiagnostics: [ManifestDiagnostic] = []
+
+    private let state: Mutex<State>
 
     /// Loads the folders and the persisted state.
     public init(configuration: Configuration) {
@@ -63,35 +67,47 @@ public actor RegistryService {
         var claims = ClaimOrder()
         var diagnostics: [ManifestDiagnostic] = []
         if let folder = configuration.stateFolder {
-            let state = RegistryStateStore(folder: folder).load()
-            preferences = state.preferences
-            claims = state.claimOrder
-            diagnostics = state.diagnostics
+            let stored = RegistryStateStore(folder: folder).load()
+            preferences = stored.preferences
+            claims = stored.claimOrder
+            diagnostics = stored.diagnostics
         }
         let empty = Registry(types: configuration.types, preferences: preferences, claimOrder: claims, reservedSchemes: configuration.reservedSchemes)
         let loaded = configuration.loader.load(folders: configuration.folders, reportMissing: configuration.reportMissingFolders)
-        var registry = Registry.build(files: loaded.files, folderDiagnostics: loaded.diagnostics, previous: empty).registry
-        Self.persistClaims(&registry, folder: configuration.stateFolder, diagnostics: &diagnostics)
-        self.published = Mutex(registry)
-        self.registry = registry
-        self.stateDiagnostics = diagnostics
+        var initial = State(registry: Registry.build(files: loaded.files, folderDiagnostics: loaded.diagnostics, previous: empty).registry)
+        initial.stateDiagnostics = diagnostics
+        Self.persistClaims(&initial, folder: configuration.stateFolder)
+        state = Mutex(initial)
     }
 
-    /// The current routing table, readable without awaiting the actor (for code that must decide
-    /// synchronously, such as a D-Bus method handler). Always a complete, consistent value.
-    public nonisolated var snapshot: Registry { published.withLock { $0 } }
+    deinit {
+        // Stopped outside the lock: stopping waits for a running watcher callback.
+        let watcher = state.withLock { $0.watcher }
+        watcher?.stop()
+    }
 
     // MARK: - Reading
 
-    public func handlers(forScheme scheme: String) -> HandlerResolution { registry.handlers(forScheme: scheme) }
-    public func handlers(forType identifier: String) -> HandlerResolution { registry.handlers(forType: identifier) }
-    public func application(bundleIdentifier: String) -> Manifest? { registry.application(bundleIdentifier: bundleIdentifier) }
+    /// The current routing table: a complete, consistent value.
+    public var snapshot: Registry { state.withLock { $0.registry } }
+    /// Same as ``snapshot``.
+    public var registry: Registry { snapshot }
+
+    public func handlers(forScheme scheme: String) -> HandlerResolution { snapshot.handlers(forScheme: scheme) }
+    public func handlers(forType identifier: String) -> HandlerResolution { snapshot.handlers(forType: identifier) }
+    public func application(bundleIdentifier: String) -> Manifest? { snapshot.application(bundleIdentifier: bundleIdentifier) }
 
     /// Every diagnostic, including problems with Courier's own state files.
-    public var diagnostics: [ManifestDiagnostic] { stateDiagnostics + registry.diagnostics }
+    public var diagnostics: [ManifestDiagnostic] {
+        let (registry, extra) = state.withLock { ($0.registry, $0.stateDiagnostics) }
+        return extra + registry.diagnostics
+    }
 
     /// The dump (`courier dump`, `ListApplications`).
-    public func dump() -> RegistryDump { RegistryDump(registry: registry, extraDiagnostics: stateDiagnostics) }
+    public func dump() -> RegistryDump {
+        let (registry, extra) = state.withLock { ($0.registry, $0.stateDiagnostics) }
+        return RegistryDump(registry: registry, extraDiagnostics: extra)
+    }
 
     // MARK: - Changing
 
@@ -99,13 +115,16 @@ public actor RegistryService {
     /// good version.
     @discardableResult
     public func reload() -> RegistryChange {
+        let extraPaths = state.withLock { $0.extraPaths }
         let loaded = configuration.loader.load(folders: configuration.folders, reportMissing: configuration.reportMissingFolders)
         let extra = configuration.loader.load(files: extraPaths)
-        let (next, change) = Registry.build(files: loaded.files + extra, folderDiagnostics: loaded.diagnostics, previous: registry)
-        registry = next
-        saveClaims()
-        publish(change)
-        return change
+        return state.withLock { state in
+            let (next, change) = Registry.build(files: loaded.files + extra, folderDiagnostics: loaded.diagnostics, previous: state.registry)
+            state.registry = next
+            Self.persistClaims(&state, folder: configuration.stateFolder)
+            Self.publish(change, to: state)
+            return change
+        }
     }
 
     /// Registers the manifest file at `path` (absolute or relative to the current folder). A file
@@ -116,55 +135,65 @@ public actor RegistryService {
         guard let manifest = result.manifest else {
             throw RegistryError(.invalidManifest, "\(result.path) was not registered: it has errors", diagnostics: result.diagnostics)
         }
-        let change = try registry.register(manifest, diagnostics: result.diagnostics, replacing: replacing)
-        let inFolder = configuration.folders.contains { Paths.directory(of: result.path) == $0 }
-        if !inFolder && !extraPaths.contains(result.path) { extraPaths.append(result.path) }
-        saveClaims()
-        publish(change)
-        return change
+        let inFolder = configuration.folders.contains { Paths.directory(of: result.path) == $0 || result.path == $0 }
+        return try state.withLock { state throws(RegistryError) -> RegistryChange in
+            let change = try state.registry.register(manifest, diagnostics: result.diagnostics, replacing: replacing)
+            if !inFolder && !state.extraPaths.contains(result.path) { state.extraPaths.append(result.path) }
+            Self.persistClaims(&state, folder: configuration.stateFolder)
+            Self.publish(change, to: state)
+            return change
+        }
     }
 
     /// Registers a manifest built in memory (tests, tools). Its `path` identifies it.
     @discardableResult
     public func register(_ manifest: Manifest, replacing: Bool = false) throws(RegistryError) -> RegistryChange {
-        let change = try registry.register(manifest, replacing: replacing)
-        saveClaims()
-        publish(change)
-        return change
+        try state.withLock { state throws(RegistryError) -> RegistryChange in
+            let change = try state.registry.register(manifest, replacing: replacing)
+            Self.persistClaims(&state, folder: configuration.stateFolder)
+            Self.publish(change, to: state)
+            return change
+        }
     }
 
     /// Unregisters an app. Its file stays where it is; a manifest in a watched folder comes back
     /// on the next reload unless the file is removed too.
     @discardableResult
     public func unregister(bundleIdentifier: String) throws(RegistryError) -> RegistryChange {
-        let path = registry.application(bundleIdentifier: bundleIdentifier)?.path
-        let change = try registry.unregister(bundleIdentifier: bundleIdentifier)
-        if let path { extraPaths.removeAll { $0 == path } }
-        saveClaims()
-        publish(change)
-        return change
+        try state.withLock { state throws(RegistryError) -> RegistryChange in
+            let path = state.registry.application(bundleIdentifier: bundleIdentifier)?.path
+            let change = try state.registry.unregister(bundleIdentifier: bundleIdentifier)
+            if let path { state.extraPaths.removeAll { $0 == path } }
+            Self.persistClaims(&state, folder: configuration.stateFolder)
+            Self.publish(change, to: state)
+            return change
+        }
     }
 
     /// Sets and saves the user's default for a scheme.
     @discardableResult
     public func setDefault(_ bundleIdentifier: String, forScheme scheme: String) throws(RegistryError) -> RegistryChange {
-        var next = registry
-        let change = try next.setDefault(bundleIdentifier, forScheme: scheme)
-        try savePreferences(next.preferences)
-        registry = next
-        publish(change)
-        return change
+        try state.withLock { state throws(RegistryError) -> RegistryChange in
+            var next = state.registry
+            let change = try next.setDefault(bundleIdentifier, forScheme: scheme)
+            try savePreferences(next.preferences)
+            state.registry = next
+            Self.publish(change, to: state)
+            return change
+        }
     }
 
     /// Sets and saves the user's default for a type.
     @discardableResult
     public func setDefault(_ bundleIdentifier: String, forType identifier: String) throws(RegistryError) -> RegistryChange {
-        var next = registry
-        let change = try next.setDefault(bundleIdentifier, forType: identifier)
-        try savePreferences(next.preferences)
-        registry = next
-        publish(change)
-        return change
+        try state.withLock { state throws(RegistryError) -> RegistryChange in
+            var next = state.registry
+            let change = try next.setDefault(bundleIdentifier, forType: identifier)
+            try savePreferences(next.preferences)
+            state.registry = next
+            Self.publish(change, to: state)
+            return change
+        }
     }
 
     private func savePreferences(_ preferences: RegistryPreferences) throws(RegistryError) {
@@ -172,19 +201,15 @@ public actor RegistryService {
         try RegistryStateStore(folder: folder).save(preferences: preferences)
     }
 
-    private func saveClaims() {
-        Self.persistClaims(&registry, folder: configuration.stateFolder, diagnostics: &stateDiagnostics)
-    }
-
-    private static func persistClaims(_ registry: inout Registry, folder: String?, diagnostics stateDiagnostics: inout [ManifestDiagnostic]) {
+    private static func persistClaims(_ state: inout State, folder: String?) {
         guard let folder else { return }
         do {
-            let merged = try RegistryStateStore(folder: folder).save(claimOrder: registry.claimOrder, removing: registry.unregisteredSinceSave)
-            registry.claimOrderSaved(merged)
+            let merged = try RegistryStateStore(folder: folder).save(claimOrder: state.registry.claimOrder, removing: state.registry.unregisteredSinceSave)
+            state.registry.claimOrderSaved(merged)
         } catch {
             let path = RegistryStateStore(folder: folder).claimsPath
-            if !stateDiagnostics.contains(where: { $0.file == path }) {
-                stateDiagnostics.append(ManifestDiagnostic(file: path, keyPath: "", message: error.message + "; the first-claim order is kept in memory only", severity: .warning, code: .unreadable))
+            if !state.stateDiagnostics.contains(where: { $0.file == path }) {
+                state.stateDiagnostics.append(ManifestDiagnostic(file: path, keyPath: "", message: error.message + "; the first-claim order is kept in memory only", severity: .warning, code: .unreadable))
             }
         }
     }
@@ -195,20 +220,21 @@ public actor RegistryService {
     /// changed something. Ends when the subscriber stops iterating.
     public func changes() -> AsyncStream<RegistryChange> {
         let (stream, continuation) = AsyncStream<RegistryChange>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        let id = nextSubscriber
-        nextSubscriber += 1
-        subscribers[id] = continuation
+        let id = state.withLock { state in
+            let id = state.nextSubscriber
+            state.nextSubscriber += 1
+            state.subscribers[id] = continuation
+            return id
+        }
         continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
         }
         return stream
     }
 
-    private func unsubscribe(_ id: UInt64) { subscribers[id] = nil }
-
-    private func publish(_ change: RegistryChange) {
+    private static func publish(_ change: RegistryChange, to state: State) {
         guard !change.isEmpty else { return }
-        for continuation in subscribers.values { continuation.yield(change) }
+        for continuation in state.subscribers.values { continuation.yield(change) }
     }
 
     // MARK: - Watching
@@ -216,22 +242,30 @@ public actor RegistryService {
     /// Starts reloading on changes in the manifest folders (inotify, debounced). Folders created
     /// later are not watched; the user folder is created here when it is among the folders.
     public func startWatching(debounceMilliseconds: Int = 200) throws(RegistryError) {
-        guard watcher == nil else { return }
+        guard state.withLock({ $0.watcher == nil }) else { return }
         let user = CourierDirectories().userManifestFolder
         if configuration.folders.contains(user) {
             try? FileManager.default.createDirectory(atPath: user, withIntermediateDirectories: true)
         }
-        watcher = try ManifestWatcher(folders: configuration.folders, debounceMilliseconds: debounceMilliseconds) { [weak self] _ in
-            Task { await self?.reload() }
+        let watcher = try ManifestWatcher(folders: configuration.folders, debounceMilliseconds: debounceMilliseconds) { [weak self] _ in
+            self?.reload()
         }
+        let previous = state.withLock { state -> ManifestWatcher? in
+            defer { state.watcher = watcher }
+            return state.watcher
+        }
+        previous?.stop()
     }
 
     /// Stops watching.
     public func stopWatching() {
+        let watcher = state.withLock { state -> ManifestWatcher? in
+            defer { state.watcher = nil }
+            return state.watcher
+        }
         watcher?.stop()
-        watcher = nil
     }
 
     /// The folders being watched (empty when not watching).
-    public var watchedFolders: [String] { watcher?.watchedFolders ?? [] }
+    public var watchedFolders: [String] { state.withLock { $0.watcher }?.watchedFolders ?? [] }
 }
