@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Courier", "CourierBroker", "DBus", "BusTestSupport"]
+            dependencies: ["Courier", "CourierBroker", "DBus", "BusTestSupport", "CourierInbox", "CInbox"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -17,6 +17,7 @@ struct CourierCommand: AsyncParsableCommand {
             StatusCommand.self,
             RegisterCommand.self,
             UnregisterCommand.self,
+            DropCommand.self,
         ]
     )
 }

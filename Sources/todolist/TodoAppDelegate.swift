@@ -13,7 +13,7 @@ struct TodoAppDelegate: ApplicationDelegate {
 
     /// Declines a launch URL that is not a todolist task, before anything is stored (Figure 6-1).
     func willFinishLaunching(_ application: Application, options: ApplicationLaunchOptions) -> Bool {
-        guard let url = options.url else { return true }
+        guard let url = options.url, Self.droppedFilePath(url, inboxOption: false) == nil else { return true }
         if case .failure(let error) = Result(catching: { () throws(TodoURLError) in try TodoURL(url) }) {
             printLine("todolist: declined \(url): \(error)")
             return false
@@ -22,6 +22,9 @@ struct TodoAppDelegate: ApplicationDelegate {
     }
 
     func openWithReply(_ url: String, options: OpenURLOptions, application: Application) async -> OpenURLResult {
+        if let path = Self.droppedFilePath(url, inboxOption: options.all["inbox"]?.boolValue == true) {
+            return await importTasks(fromDroppedFile: path, sourceApplication: options.sourceApplication)
+        }
         let todo: TodoURL
         do {
             todo = try TodoURL(url)

@@ -1,6 +1,7 @@
 import BusTestSupport
 import Courier
 import CourierBroker
+import CourierInbox
 import DBus
 import Foundation
 import Logging
@@ -37,7 +38,8 @@ final class BrokerFixture: @unchecked Sendable {
         let catalog = ManifestCatalog(folders: [manifests.path], defaultLaunchTimeout: launchTimeout, logger: logger)
         service = BrokerService(
             connection: try bus.connect(), catalog: catalog, busAddress: bus.address, launcher: launcher,
-            configuration: .init(terminationGrace: .milliseconds(300), crashLoop: .init(threshold: 50)), logger: logger
+            configuration: .init(terminationGrace: .milliseconds(300), crashLoop: .init(threshold: 50)), logger: logger,
+            inbox: Inbox(containersRoot: dataHome.appendingPathComponent("courier/containers").path)
         )
         try await service.start()
         client = BrokerClient(connection: try bus.connect())

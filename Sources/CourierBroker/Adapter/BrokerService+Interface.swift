@@ -23,10 +23,11 @@ extension BrokerService {
                 unregisterMethod(),
                 listApplicationsMethod(),
                 getStatusMethod(),
-                // DropFiles (s bundle_id, ah files, as names, a{sv} options) → (as inbox_urls): BrokerService+DropFiles.swift
+                dropFilesMethod(),  // BrokerService+DropFiles.swift
             ],
             signals: [
                 DBusSignal("RegistryChanged", arguments: "asasas", argumentNames: ["added", "removed", "updated"]),
+                Self.dropProgressSignal,
             ]
         )
     }

@@ -1,3 +1,4 @@
+public import CourierInbox
 public import DBus
 import Foundation
 public import Logging
@@ -16,6 +17,8 @@ public final class BrokerService: Sendable {
     public let connection: DBusConnection
     public let dispatcher: Dispatcher
     let catalog: any ApplicationCatalog
+    /// Where `DropFiles` places files (`$XDG_DATA_HOME/courier/containers` by default).
+    public let inbox: Inbox
     let logger: Logger
     let startedBy: String
     let intake: AsyncStream<IntakeItem>.Continuation
@@ -43,10 +46,12 @@ public final class BrokerService: Sendable {
         configuration: Dispatcher.Configuration = .init(),
         logger: Logger = Logger(label: "org.courier.broker"),
         startedBy: String = "command line",
-        observer: (@Sendable (DispatcherEvent) -> Void)? = nil
+        observer: (@Sendable (DispatcherEvent) -> Void)? = nil,
+        inbox: Inbox? = nil
     ) {
         self.connection = connection
         self.catalog = catalog
+        self.inbox = inbox ?? Inbox(containersRoot: Inbox.defaultContainersRoot())
         self.logger = logger
         self.startedBy = startedBy
         self.dispatcher = Dispatcher(
@@ -63,6 +68,7 @@ public final class BrokerService: Sendable {
     /// Serves the interface, follows name owners, then owns `org.courier.Broker`.
     /// Throws when another broker already owns the name.
     public func start() async throws {
+        sweepInboxes()
         try connection.export([brokerInterface()], at: BrokerNames.objectPath)
         let changes = try await connection.nameOwnerChanges()
         let dispatcher = dispatcher

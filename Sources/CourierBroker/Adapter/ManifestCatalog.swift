@@ -1,4 +1,4 @@
-import CourierManifest
+public import CourierManifest
 import CourierURL
 import Foundation
 public import Logging
@@ -109,6 +109,9 @@ public final class ManifestCatalog: ApplicationCatalog {
         }
         return CatalogChange(added: change.added, removed: change.removed, updated: change.updated)
     }
+
+    /// The current registry (a value copy), for the Inbox's type check of `DropFiles`.
+    public var registry: Registry { state.withLock { $0.registry } }
 
     public func applications() -> [ApplicationSummary] {
         state.withLock { $0.registry.sortedApplications }.map {

@@ -1,0 +1,85 @@
+import CourierInbox
+import CourierManifest
+import DBus
+import Foundation
+import Synchronization
+
+/// `DropFiles`: the D-Bus side. The message is decoded here; the work is `FileDropService`'s.
+///
+/// The sender's descriptors arrive as `ah` (duplicates libdbus made for this process): they are
+/// read, never reopened by path (no confused deputy), and closed when the call ends, whatever
+/// happens. The app is told who sent the files exactly as for `OpenURL` (from the bus's
+/// credentials). A caller that passes the option `progress-token` (s) receives unicast
+/// `DropProgress (s token, t copied, t total)` signals while the files are copied, at most ten a
+/// second, plus one at the end.
+extension BrokerService {
+    /// The signal declared on `org.courier.Broker1` for drop progress.
+    static let dropProgressSignal = DBusSignal("DropProgress", arguments: "stt", argumentNames: ["token", "copied", "total"])
+
+    /// Removes what drops killed mid-copy left behind; called once at start-up.
+    func sweepInboxes() {
+        let report = inbox.sweepLeftovers()
+        for path in report.removed { logger.info("removed the leftover of an interrupted drop: \(path)") }
+        for problem in report.problems { logger.warning("inbox sweep: \(problem)") }
+    }
+
+    /// `DropFiles (s bundle_id, ah files, as names, a{sv} options) → (as inbox_urls)`.
+    func dropFilesMethod() -> DBusMethod {
+        DBusMethod(
+            "DropFiles", arguments: "sahasa{sv}", results: "as",
+            argumentNames: ["bundle_id", "files", "names", "options"], resultNames: ["inbox_urls"]
+        ) { [self] call in
+            let bundleID = call.arguments[0].stringValue ?? ""
+            let descriptors = (call.arguments[1].arrayValue ?? []).compactMap(\.unixFDValue)
+            defer { descriptors.forEach { $0.close() } }
+            let names = call.arguments[2].stringArrayValue ?? []
+            let options = call.arguments[3].vardictValue ?? [:]
+            guard !descriptors.isEmpty else {
+                throw BrokerError(BrokerError.Code(rawValue: "InvalidArguments"), "DropFiles needs at least one file descriptor").dbusError
+            }
+            guard names.count == descriptors.count else {
+                throw BrokerError(BrokerError.Code(rawValue: "InvalidArguments"), "DropFiles got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
+            }
+            let files = zip(descriptors, names).map { DropFile(descriptor: $0.rawValue ?? -1, suggestedName: $1) }
+            let sender = call.sender?.rawValue ?? ""
+            let source = await sourceApplication(of: sender)
+            var appOptions: [String: any Sendable] = [FileDropService.inboxOption: DBusValue.boolean(true)]
+            for key in ["annotation", "background", "activation-token", "desktop-startup-id"] {
+                if let value = options[key] { appOptions[key] = value }
+            }
+            let token = options["activation-token"]?.stringValue ?? options["desktop-startup-id"]?.stringValue
+            let service = FileDropService(inbox: inbox, dispatcher: dispatcher, registry: { [catalog] in
+                (catalog as? ManifestCatalog)?.registry ?? Registry()
+            })
+            let request = FileDropService.Request(files: files, bundleID: bundleID, sourceApplication: source, caller: sender,
+                                                  appOptions: appOptions, activationToken: token)
+            do {
+                let outcome = try await service.drop(request, progress: progressReporter(token: options["progress-token"]?.stringValue, to: call.sender))
+                logger.info("dropped \(outcome.inboxURLs.count) file(s) from \(sender) (\(source.isEmpty ? "unknown app" : source)) on \(outcome.bundleID)")
+                return [.strings(outcome.inboxURLs)]
+            } catch {
+                logger.info("drop from \(sender) on \(bundleID.isEmpty ? "(default app)" : bundleID) refused: \(error)")
+                throw Self.dbusError(error)
+            }
+        }
+    }
+
+    /// Emits `DropProgress` to `destination` when it asked for it, at most every 100 ms (and at the end).
+    private func progressReporter(token: String?, to destination: BusName?) -> @Sendable (DropProgress) -> Void {
+        guard let token, !token.isEmpty, let destination else { return { _ in } }
+        let connection = connection
+        let last = Mutex<ContinuousClock.Instant?>(nil)
+        return { progress in
+            let now = ContinuousClock.now
+            let due = last.withLock { previous in
+                if progress.bytesCopied < progress.totalBytes, let previous, now - previous < .milliseconds(100) { return false }
+                previous = now
+                return true
+            }
+            guard due else { return }
+            try? connection.emitSignal(path: BrokerNames.objectPath, interface: BrokerNames.interface, member: "DropProgress",
+                                       [.string(token), .uint64(UInt64(progress.bytesCopied)), .uint64(UInt64(progress.totalBytes))],
+                                       destination: destination)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// The one-line progress bar `courier drop` draws while the broker copies large files, redrawn in
+/// place with a carriage return: `[##########----------]  48%  512 MiB of 1.0 GiB`.
+/// Drawn only when stdout is a terminal (never into a pipe or a file).
+struct DropProgressBar {
+    /// Below this, a drop is quick enough that a bar would only flicker.
+    static let minimumBytes: UInt64 = 16 << 20
+    var width = 30
+    private(set) var drawn = false
+
+    /// The text of the bar for `copied` of `total` bytes.
+    func line(copied: UInt64, total: UInt64) -> String {
+        let fraction = total == 0 ? 1 : min(1, Double(copied) / Double(total))
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let percent = String(format: "%3d%%", Int((fraction * 100).rounded(.down)))
+        return "[\(bar)] \(percent)  \(Self.format(copied)) of \(Self.format(total))"
+    }
+
+    /// Redraws the bar on stdout.
+    mutating func draw(copied: UInt64, total: UInt64) {
+        guard total >= Self.minimumBytes else { return }
+        FileHandle.standardOutput.write(Data(("\r" + line(copied: copied, total: total) + "\u{1B}[K").utf8))
+        drawn = true
+    }
+
+    /// Ends the bar's line, if one was drawn.
+    mutating func finish() {
+        if drawn { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
+        drawn = false
+    }
+
+    /// "512 MiB", "1.0 GiB", "900 bytes".
+    static func format(_ bytes: UInt64) -> String {
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        guard bytes >= 1024 else { return "\(bytes) bytes" }
+        var value = Double(bytes)
+        var unit = -1
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return value < 10 ? String(format: "%.1f %@", value, units[unit]) : "\(Int(value)) \(units[unit])"
+    }
+}

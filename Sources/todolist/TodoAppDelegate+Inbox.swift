@@ -1,0 +1,38 @@
+import Courier
+import DBus
+import Foundation
+
+/// File drops: the todolist declares plain text (`public.plain-text` in its manifest), so a `.txt`
+/// dropped on it (`courier drop list.txt --to com.acme.todolist`) arrives in its
+/// `Documents/Inbox` and is opened with `inbox=true`; each non-empty line becomes a task.
+extension TodoAppDelegate {
+    /// The path of a dropped file, when `url` is one (`file://` with the `inbox` option or inside
+    /// the app's Inbox); nil for any other URL.
+    static func droppedFilePath(_ url: String, inboxOption: Bool) -> String? {
+        guard url.hasPrefix("file://"), let parsed = URL(string: url), parsed.isFileURL else { return nil }
+        return inboxOption || parsed.path.contains("/Documents/Inbox/") ? parsed.path : nil
+    }
+
+    /// Adds one task per non-empty line of the dropped text file.
+    func importTasks(fromDroppedFile path: String, sourceApplication: String) async -> OpenURLResult {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            printLine("todolist: cannot read the dropped file \(path)")
+            return false
+        }
+        let lines = String(decoding: data, as: UTF8.self)
+            .split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        var count = 0
+        for line in lines {
+            do {
+                count = try await store.append(TodoItem(task: line, due: "", source: sourceApplication)).count
+                printLine("todolist: added \(line) (from \(URL(fileURLWithPath: path).lastPathComponent))")
+            } catch {
+                printLine("todolist: cannot store \(line): \(error)")
+                return false
+            }
+        }
+        return OpenURLResult(handled: true, reply: ["added": .uint32(UInt32(lines.count)), "count": .uint32(UInt32(count))])
+    }
+}

@@ -1,0 +1,161 @@
+import BusTestSupport
+import CInbox
+import Courier
+import CourierBroker
+import DBus
+import Foundation
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `DropFiles` on a real dbus-daemon: the sender passes open descriptors over the bus, the broker
+/// places the files in the app's `Documents/Inbox` and the real todolist app (launched if needed)
+/// opens them with `inbox=true`, adding one task per line.
+@Suite("DropFiles on a private bus", .serialized)
+struct DropFilesTests {
+    static let todolist = "com.acme.todolist"
+
+    /// A file in the fixture's folder, opened read-only (closed by the `UnixFD`).
+    static func file(_ fixture: BrokerFixture, _ name: String, _ contents: [UInt8]) throws -> UnixFD {
+        let path = fixture.root.appendingPathComponent("source-\(UUID().uuidString)-\(name.count)").path
+        _ = FileManager.default.createFile(atPath: path, contents: Data(contents))
+        return UnixFD(taking: open(path, O_RDONLY | O_CLOEXEC))
+    }
+
+    static func dropFiles(_ client: BrokerClient, to bundleID: String, _ files: [UnixFD], names: [String],
+                          options: [String: DBusValue] = [:]) async throws -> [String] {
+        let values = try await client.connection.call(
+            CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "DropFiles",
+            [.string(bundleID), .fds(files), .strings(names), .vardict(options)], timeout: .seconds(120))
+        return values.first?.stringArrayValue ?? []
+    }
+
+    static func inbox(_ fixture: BrokerFixture, _ bundleID: String = todolist) -> String {
+        fixture.dataHome.appendingPathComponent("courier/containers/\(bundleID)/Documents/Inbox").path
+    }
+
+    /// The D-Bus error a call failed with.
+    static func dbusError(_ body: () async throws -> Void) async -> DBusError? {
+        do {
+            try await body()
+            return nil
+        } catch let error as DBusError {
+            return error
+        } catch {
+            return DBusError.failed("\(error)")
+        }
+    }
+
+    @Test func aDropOnAnAppThatIsNotRunningLaunchesItOnceAndEveryLineBecomesATask() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let first = try Self.file(fixture, "a", Array("milk\n\n  eggs  \n".utf8))
+        let second = try Self.file(fixture, "b", Array("bread\n".utf8))
+        let empty = try Self.file(fixture, "c", [])
+        let urls = try await Self.dropFiles(fixture.client, to: Self.todolist, [first, second, empty],
+                                            names: ["groceries.txt", "groceries.txt", "empty.txt"])
+        let inbox = Self.inbox(fixture)
+        #expect(urls == ["groceries.txt", "groceries-1.txt", "empty.txt"].map { "file://\(inbox)/\($0)" })
+        #expect(fixture.launcher.count == 1)
+        #expect(fixture.todoItems().compactMap { $0["task"] } == ["milk", "eggs", "bread"])
+        var status = stat()
+        #expect(stat(inbox + "/groceries.txt", &status) == 0 && status.st_mode & 0o7777 == 0o444)
+        // The sender's descriptors are untouched (still open, offset unmoved).
+        #expect(lseek(first.rawValue ?? -1, 0, SEEK_CUR) == 0)
+    }
+
+    @Test func anEmptyBundleIDGoesToTheDefaultAppForTheType() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let urls = try await Self.dropFiles(fixture.client, to: "", [try Self.file(fixture, "a", Array("call mum\n".utf8))], names: ["note.txt"])
+        #expect(urls == ["file://\(Self.inbox(fixture))/note.txt"])
+        #expect(fixture.todoItems().compactMap { $0["task"] } == ["call mum"])
+    }
+
+    @Test func hostileNamesStayInsideTheInbox() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let names = ["../../etc/passwd.txt", "/", "a/b.txt", "new\nline.txt", ".hidden.txt", "-rf.txt",
+                     String(repeating: "x", count: 300) + ".txt", "\u{202E}txt.exe.txt"]
+        let files = try names.map { _ in try Self.file(fixture, "n", Array("task\n".utf8)) }
+        let urls = try await Self.dropFiles(fixture.client, to: Self.todolist, files, names: names)
+        let inbox = Self.inbox(fixture)
+        let stored = urls.map { URL(string: $0)!.path }
+        #expect(stored.allSatisfy { $0.hasPrefix(inbox + "/") && !$0.dropFirst(inbox.count + 1).contains("/") })
+        #expect(stored.map { URL(fileURLWithPath: $0).lastPathComponent }.prefix(6) ==
+                ["passwd.txt", "Untitled", "b.txt", "new_line.txt", "hidden.txt", "rf.txt"])
+        #expect(stored[6].utf8.count - inbox.utf8.count - 1 == 255)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: inbox)).count == names.count)
+    }
+
+    @Test func fiftyConcurrentDropsOfTheSameNameMakeFiftyFiles() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let files = try (0..<50).map { try Self.file(fixture, "r", Array("task \($0)\n".utf8)) }
+        let urls = try await withThrowingTaskGroup(of: [String].self) { group in
+            for file in files {
+                group.addTask { try await Self.dropFiles(fixture.client, to: Self.todolist, [file], names: ["Report.txt"]) }
+            }
+            return try await group.reduce(into: [String]()) { $0 += $1 }
+        }
+        let expected = Set(["Report.txt"] + (1..<50).map { "Report-\($0).txt" })
+        #expect(Set(urls.map { URL(string: $0)!.lastPathComponent }) == expected)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: Self.inbox(fixture))) == expected)
+        #expect(fixture.launcher.count == 1)
+        #expect(fixture.todoItems().count == 50)
+    }
+
+    @Test func aTypeTheAppDoesNotDeclareIsNotPermittedAndNothingIsLaunched() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D, 0x49, 0x48, 0x44, 0x52,
+                            0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1F, 0x15, 0xC4, 0x89]
+        let error = await Self.dbusError { _ = try await Self.dropFiles(fixture.client, to: Self.todolist, [try Self.file(fixture, "p", png)], names: ["photo.txt"]) }
+        #expect(error?.name == "org.courier.Error.NotPermitted")
+        #expect(error?.message.contains("public.png") == true, "\(error?.message ?? "")")
+        #expect(fixture.launcher.count == 0)
+        #expect(!FileManager.default.fileExists(atPath: Self.inbox(fixture)))
+    }
+
+    @Test func aDirectoryAPipeAndAnOPathDescriptorAreRefusedClearly() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let write = UnixFD(taking: ends[1])
+        let cases: [(UnixFD, String)] = [
+            (UnixFD(taking: open(fixture.root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)), "is a directory"),
+            (UnixFD(taking: ends[0]), "is a pipe"),
+            (UnixFD(taking: open(fixture.root.path + "/../", cinbox_O_PATH | O_CLOEXEC)), "O_PATH"),
+        ]
+        for (descriptor, expected) in cases {
+            let error = await Self.dbusError { _ = try await Self.dropFiles(fixture.client, to: Self.todolist, [descriptor], names: ["x.txt"]) }
+            #expect(error?.name == "org.courier.Error.InvalidFile")
+            #expect(error?.message.contains(expected) == true, "\(error?.message ?? "no error")")
+        }
+        write.close()
+        #expect(fixture.launcher.count == 0)
+    }
+
+    @Test func aSymlinkedInboxIsRefusedAndNothingIsWrittenThrough() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let elsewhere = fixture.root.appendingPathComponent("elsewhere").path
+        let documents = fixture.dataHome.appendingPathComponent("courier/containers/\(Self.todolist)/Documents").path
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: documents, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: documents + "/Inbox", withDestinationPath: elsewhere)
+        let error = await Self.dbusError { _ = try await Self.dropFiles(fixture.client, to: Self.todolist, [try Self.file(fixture, "a", Array("x\n".utf8))], names: ["a.txt"]) }
+        #expect(error?.name == "org.courier.Error.UnsafeContainer")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+    }
+
+    @Test func mismatchedNamesAreInvalidArguments() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let error = await Self.dbusError { _ = try await Self.dropFiles(fixture.client, to: Self.todolist, [try Self.file(fixture, "a", [0x41])], names: []) }
+        #expect(error?.name == "org.courier.Error.InvalidArguments")
+    }
+}
