@@ -3,13 +3,25 @@ public import Foundation
 
 extension LocalDateTime {
     /// The wall-clock time of `date` in `timeZone` (seconds dropped when `minutes` is true).
+    /// Instants outside the years 0001–9999 are clamped to the nearest end of that range.
     public init(_ date: Date, timeZone: TimeZone = .current, minutes: Bool = true) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        try! self.init(
-            year: c.year!, month: c.month!, day: c.day!, hour: c.hour!, minute: c.minute!,
-            second: minutes ? 0 : c.second!)
+        let c = calendar.dateComponents([.era, .year, .month, .day, .hour, .minute, .second], from: date)
+        let year = c.era == 0 ? 0 : c.year ?? 1
+        do {
+            if year < 1 {
+                try self.init(year: 1, month: 1, day: 1)
+            } else if year > 9999 {
+                try self.init(year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: minutes ? 0 : 59)
+            } else {
+                try self.init(
+                    year: year, month: c.month ?? 1, day: c.day ?? 1, hour: c.hour ?? 0, minute: c.minute ?? 0,
+                    second: minutes ? 0 : c.second ?? 0)
+            }
+        } catch {
+            preconditionFailure("Foundation's Gregorian calendar produced an impossible date: \(error)")
+        }
     }
 
     /// The instant of this wall-clock time in `timeZone`. A time skipped by a daylight-saving

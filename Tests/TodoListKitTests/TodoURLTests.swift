@@ -180,3 +180,14 @@ extension TodoURLTests {
         try format.validate(URI("todolist://www.acme.com?Quarterly%20Report#200806231300"))
     }
 }
+
+extension TodoURLTests {
+    @Test func localTimeOfExtremeInstantsIsClamped() throws {
+        let utc = TimeZone(identifier: "UTC")!
+        #expect(LocalDateTime(Date(timeIntervalSince1970: 0), timeZone: utc) == (try date(1970, 1, 1, 0, 0)))
+        #expect(LocalDateTime(Date(timeIntervalSince1970: -1e12), timeZone: utc).year == 1)
+        #expect(LocalDateTime(Date(timeIntervalSince1970: 1e12), timeZone: utc).year == 9999)
+        let summer = try #require(try date(2008, 6, 23, 13, 0).date(in: TimeZone(identifier: "Europe/Paris")!))
+        #expect(summer == Date(timeIntervalSince1970: 1_214_218_800))  // 11:00 UTC (CEST, +2)
+    }
+}
