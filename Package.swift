@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "courierd",
             dependencies: [
-                "CourierBroker",
+                "CourierBroker", "CourierDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "courier",
             dependencies: [
-                "Courier", "CourierURL", "CourierManifest", "DBus",
+                "Courier", "CourierURL", "CourierManifest", "DBus", "CourierDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -10,7 +10,8 @@ struct OpenCommand: AsyncParsableCommand {
         abstract: "Open URLs in the app that owns them, launching it when needed.",
         discussion: """
             Each URL goes to the Courier broker exactly as given (quote it in the shell). The answer is the \
-            app's own: handled or declined. \(OpenExitCode.help)
+            app's own: handled or declined. A URL no Courier app owns goes to the desktop's handler \
+            (gio open, else xdg-open) unless --no-fallback. \(OpenExitCode.help)
             """
     )
 
@@ -38,9 +39,16 @@ struct OpenCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per URL.")
     var json = false
 
+    @Flag(name: .long, help: "Fail with NoHandler instead of handing a URL no Courier app owns to the desktop (gio open, xdg-open).")
+    var noFallback = false
+
+    @Flag(name: .long, help: "Set by Courier's desktop entries: the desktop started this command, so a URL is never handed back to it.")
+    var desktopEntry = false
+
     func run() async throws {
         var options = OpenOptions(bundleID: bundleID, background: background, dryRun: dryRun)
-        options.activationToken = activationToken ?? ProcessInfo.processInfo.environment["XDG_ACTIVATION_TOKEN"]
+        let environment = ProcessInfo.processInfo.environment
+        options.activationToken = activationToken ?? environment["XDG_ACTIVATION_TOKEN"] ?? (desktopEntry ? environment["DESKTOP_STARTUP_ID"] : nil)
         if let annotation {
             do {
                 options.annotation = try JSONAnnotation.value(from: annotation)
@@ -71,6 +79,9 @@ struct OpenCommand: AsyncParsableCommand {
             report(url, handled: result.handled, bundleID: result.bundleID, reply: result.reply, note: nil)
             return result.handled ? .handled : .declined
         } catch {
+            if error.code == .noHandler, bundleID == nil, !noFallback, !desktopEntry, !dryRun {
+                return DesktopFallback.open(url, json: json)
+            }
             if json {
                 printJSON(["url": url, "handled": false, "error": ["name": error.dbusName ?? CourierError.dbusNamePrefix + error.code.rawValue, "message": error.message]])
             }

@@ -33,6 +33,7 @@ struct RegisterCommand: AsyncParsableCommand {
             let client = try BrokerClient.session()
             guard await client.brokerIsRunning() else {
                 print("installed \(destination.path); no broker is running, the next one loads it")
+                print(OfflineDesktopEntries.synchronize())
                 return
             }
             let bundleID = try await client.registerManifest(atPath: destination.path)

@@ -33,6 +33,9 @@ struct CourierDaemonCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds an app has to check in after launch, unless its manifest says otherwise.")
     var launchTimeout: Double = 10
 
+    @Flag(name: .long, help: "Do not write desktop entries and mimeapps.list defaults for the registered apps (also COURIER_DESKTOP_ENTRIES=0).")
+    var noDesktopEntries = false
+
     func run() async throws {
         // Started by bus activation, stdout/stderr may be pipes nobody reads: a log line must
         // never kill the broker. (Apps it launches get default dispositions back.)
@@ -62,10 +65,17 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             defaultLaunchTimeout: .milliseconds(Int64(launchTimeout * 1000)),
             logger: logger
         )
+        let desktopEntries = noDesktopEntries || environment["COURIER_DESKTOP_ENTRIES"] == "0"
+            ? nil : DesktopEntries.start(catalog: catalog, environment: environment, logger: logger)
+        var registryObserver: (@Sendable () -> Void)?
+        if let desktopEntries {
+            registryObserver = { desktopEntries.update(DesktopEntries.apps(catalog)) }
+        }
         let service = BrokerService(
             connection: connection, catalog: catalog, busAddress: address,
             logger: Logger(label: "courierd"),
-            startedBy: startedBy ?? environment["COURIER_STARTED_BY"] ?? (environment["DBUS_STARTER_BUS_TYPE"] != nil ? "bus activation" : "command line")
+            startedBy: startedBy ?? environment["COURIER_STARTED_BY"] ?? (environment["DBUS_STARTER_BUS_TYPE"] != nil ? "bus activation" : "command line"),
+            registryObserver: registryObserver
         )
         do {
             try await service.run()
@@ -73,6 +83,7 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             logger.error("\(error.message)")
             throw ExitCode(2)
         }
+        await desktopEntries?.flush()
         logger.info("the bus connection closed; courierd exits")
     }
 }

@@ -19,7 +19,7 @@ struct BusActivationTests {
         try """
             [D-BUS Service]
             Name=org.courier.Broker
-            Exec=/usr/bin/env XDG_DATA_HOME=\(data.path) \(Products.path("courierd")) --manifests \(manifests.path) --started-by=bus-activation --log-level=warning
+            Exec=/usr/bin/env XDG_DATA_HOME=\(data.path) XDG_CONFIG_HOME=\(root.path)/config \(Products.path("courierd")) --manifests \(manifests.path) --started-by=bus-activation --log-level=warning
 
             """.write(to: services.appendingPathComponent("org.courier.Broker.service"), atomically: true, encoding: .utf8)
         let bus = try PrivateBus(servicesDirectory: services)

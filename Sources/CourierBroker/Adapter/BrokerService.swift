@@ -21,6 +21,9 @@ public final class BrokerService: Sendable {
     public let inbox: Inbox
     let logger: Logger
     let startedBy: String
+    /// Called once this broker owns its name, then after every registry change (RegisterManifest,
+    /// Unregister): courierd refreshes the desktop entries from it.
+    let registryObserver: (@Sendable () -> Void)?
     let intake: AsyncStream<IntakeItem>.Continuation
     private let intakeStream: AsyncStream<IntakeItem>
     /// unique name → pid, filled lazily from `GetConnectionCredentials`, dropped when the name goes.
@@ -47,8 +50,10 @@ public final class BrokerService: Sendable {
         logger: Logger = Logger(label: "org.courier.broker"),
         startedBy: String = "command line",
         observer: (@Sendable (DispatcherEvent) -> Void)? = nil,
-        inbox: Inbox? = nil
+        inbox: Inbox? = nil,
+        registryObserver: (@Sendable () -> Void)? = nil
     ) {
+        self.registryObserver = registryObserver
         self.connection = connection
         self.catalog = catalog
         self.inbox = inbox ?? Inbox(containersRoot: Inbox.defaultContainersRoot())
@@ -90,6 +95,7 @@ public final class BrokerService: Sendable {
             stop()
             throw BrokerError(.notPermitted, "another broker already owns \(BrokerNames.busName) on this bus; use it, or stop it first")
         }
+        registryObserver?()
         logger.info("courierd serving \(BrokerNames.interface) as \(BrokerNames.busName) (\(connection.uniqueName?.rawValue ?? "?")); \(catalog.applications().count) apps from \(catalog.manifestPaths.joined(separator: ":"))")
     }
 
@@ -148,6 +154,7 @@ public final class BrokerService: Sendable {
     /// Emits `RegistryChanged(as added, as removed, as updated)`.
     func emitRegistryChanged(_ change: CatalogChange) {
         guard !change.isEmpty else { return }
+        registryObserver?()
         do {
             try connection.emitSignal(
                 path: BrokerNames.objectPath, interface: BrokerNames.interface, member: "RegistryChanged",

@@ -40,6 +40,16 @@ public final class ManifestCatalog: ApplicationCatalog {
         state = Mutex(State(registry: registry))
     }
 
+    /// Each registered app with the schemes the registry routes to it (those it claims and wins),
+    /// in bundle-id order: what courierd's desktop entries declare.
+    public func schemeOwners() -> [(bundleID: String, name: String, schemes: [String])] {
+        let registry = state.withLock { $0.registry }
+        return registry.sortedApplications.map { manifest in
+            let owned = manifest.schemes.filter { registry.handlers(forScheme: $0).chosen?.bundleIdentifier == manifest.bundleIdentifier }
+            return (manifest.bundleIdentifier, manifest.name, owned)
+        }
+    }
+
     // MARK: HandlerResolver
 
     public func resolve(url: String, bundleID: String?) throws(BrokerError) -> AppDescriptor {

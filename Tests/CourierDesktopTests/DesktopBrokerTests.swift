@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+
+/// The whole path, on a private session bus: the broker is D-Bus-activated from the installed
+/// service file, writes the desktop entries at start-up, and `xdg-open` / `gio open` reach a
+/// Courier app through `courier open --desktop-entry` and the broker, byte for byte.
+@Suite(.enabled(if: InstallScriptTests.built, "courier and courierd are not built beside the tests"))
+struct DesktopBrokerTests {
+    /// A Courier app written against the raw D-Bus contract (Python `dbus`): it checks in and
+    /// appends every URL it is asked to open, NUL-terminated, to the file named by argv[1].
+    static let recorderApp = #"""
+        import os, sys
+        import dbus, dbus.service, dbus.mainloop.glib
+        from gi.repository import GLib
+        dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+        bundle = os.environ["COURIER_BUNDLE_ID"]
+        record = sys.argv[1]
+        bus = dbus.SessionBus()
+        class App(dbus.service.Object):
+            @dbus.service.method("org.courier.Application1", in_signature="ssva{sv}", out_signature="ba{sv}")
+            def OpenURL(self, url, source, annotation, options):
+                with open(record, "ab") as f:
+                    f.write(url.encode("utf-8") + b"\0")
+                return (True, dbus.Dictionary({}, signature="sv"))
+        app = App(bus, "/" + bundle.replace(".", "/"))
+        name = dbus.service.BusName(bundle, bus, do_not_queue=True)
+        broker = bus.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False)
+        broker.CheckIn(bundle, dbus_interface="org.courier.Broker1")
+        GLib.MainLoop().run()
+        """#
+
+    /// Valid RFC 3986 URLs (the broker refuses the others) that still carry what shells and
+    /// launchers mangle.
+    static let urls = [
+        "todolist://www.acme.com?Quarterly%20Report#200806231300",
+        "todolist://x/$(id)?a=1;b=2&c='3'&d=$HOME#!frag",
+        "todolist://x?%25u%20%25U%20%25f%20%25%25%22q%22%60id%60",
+        "todolist:-rf",
+        "todolist://-x/--help?*=(1)+,",
+    ]
+
+    struct Setup {
+        let home: TemporaryDesktopHome
+        let bus: PrivateSessionBus
+        let environment: [String: String]
+        let record: String
+    }
+
+    func start() throws -> Setup {
+        let home = try TemporaryDesktopHome()
+        let bin = InstallScriptTests.binDirectory
+        let record = home.root + "/opened"
+        let script = home.root + "/bin/recorder-app.py"
+        try Self.recorderApp.write(toFile: script, atomically: true, encoding: .utf8)
+        let manifests = home.directories.dataHome + "/courier/manifests"
+        try FileManager.default.createDirectory(atPath: manifests, withIntermediateDirectories: true)
+        let plist: [String: Any] = [
+            "CFBundleIdentifier": "com.acme.recorder",
+            "CFBundleName": "Recorder",
+            "CFBundleURLTypes": [["CFBundleURLName": "com.acme.recorder", "CFBundleURLSchemes": ["todolist"]]],
+            "CourierLaunchArguments": ["/usr/bin/python3", script, record],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+            .write(to: URL(fileURLWithPath: manifests + "/com.acme.recorder.plist"))
+
+        var environment = home.environment(display: true)
+        environment["COURIER_LOG_LEVEL"] = "warning"
+        let bus = try PrivateSessionBus(folder: home.root, environment: environment)
+        // The service file scripts/install installs, with @bindir@ pointing at this build.
+        let template = try String(contentsOfFile: InstallScriptTests.repository + "/dist/org.courier.Broker.service", encoding: .utf8)
+        try template.replacingOccurrences(of: "@bindir@", with: bin)
+            .write(toFile: bus.servicesFolder + "/org.courier.Broker.service", atomically: true, encoding: .utf8)
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        return Setup(home: home, bus: bus, environment: environment, record: record)
+    }
+
+    /// Waits (bounded) until `path` exists.
+    func waitFor(_ path: String, seconds: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: path) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    func recorded(_ path: String, count: Int, seconds: Double = 20) -> [String] {
+        let deadline = Date().addingTimeInterval(seconds)
+        var urls: [String] = []
+        while Date() < deadline {
+            let data = FileManager.default.contents(atPath: path) ?? Data()
+            urls = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if urls.count >= count { break }
+            usleep(10_000)
+        }
+        return urls
+    }
+
+    @Test func busActivatedBrokerWritesEntriesAndDesktopToolsReachTheAppByteExact() throws {
+        let setup = try start()
+        let entry = setup.home.directories.applications + "/courier-com.acme.recorder.desktop"
+        // Start the broker by bus activation, as the desktop would.
+        let status = try run("/usr/bin/dbus-send", [
+            "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.StartServiceByName", "string:org.courier.Broker", "uint32:0",
+        ], environment: setup.environment)
+        #expect(status.status == 0)
+        #expect(waitFor(entry), "the broker wrote no desktop entry at start-up")
+
+        let courier = InstallScriptTests.binDirectory + "/courier"
+        let report = try run(courier, ["status"], environment: setup.environment)
+        #expect(report.output.contains("bus-activation"), "courier status said: \(report.output)")
+
+        let query = try run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/todolist"], environment: setup.environment)
+        #expect(query.output == "courier-com.acme.recorder.desktop\n")
+
+        var expected: [String] = []
+        for url in Self.urls {
+            let xdg = try run("/usr/bin/xdg-open", [url], environment: setup.environment)
+            #expect(xdg.status == 0, "xdg-open \(url)")
+            expected.append(url)
+            #expect(recorded(setup.record, count: expected.count) == expected)
+            let gio = try run("/usr/bin/gio", ["open", url], environment: setup.environment)
+            #expect(gio.status == 0, "gio open \(url)")
+            expected.append(url)
+            #expect(recorded(setup.record, count: expected.count) == expected)
+        }
+    }
+
+    func startBroker(_ setup: Setup) throws {
+        let started = try run("/usr/bin/dbus-send", [
+            "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.StartServiceByName", "string:org.courier.Broker", "uint32:0",
+        ], environment: setup.environment)
+        #expect(started.status == 0)
+        #expect(waitFor(setup.home.directories.applications + "/courier-com.acme.recorder.desktop"))
+    }
+
+    func waitForGone(_ path: String, seconds: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if !FileManager.default.fileExists(atPath: path) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    @Test func registerAndUnregisterThroughTheBrokerKeepTheEntriesInStep() throws {
+        let setup = try start()
+        try startBroker(setup)
+        let notes = setup.home.root + "/com.acme.notes.plist"
+        let plist: [String: Any] = [
+            "CFBundleIdentifier": "com.acme.notes", "CFBundleName": "Notes",
+            "CFBundleURLTypes": [["CFBundleURLSchemes": ["notes"]]],
+            "CourierLaunchArguments": ["/bin/true"],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: notes))
+        let mimeApps = setup.home.directories.mimeAppsList
+        let before = try #require(setup.home.read(mimeApps))
+        let courier = InstallScriptTests.binDirectory + "/courier"
+        let entry = setup.home.directories.applications + "/courier-com.acme.notes.desktop"
+
+        #expect(try run(courier, ["register", notes], environment: setup.environment).status == 0)
+        #expect(waitFor(entry))
+        let query = try run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/notes"], environment: setup.environment)
+        #expect(query.output == "courier-com.acme.notes.desktop\n")
+
+        #expect(try run(courier, ["unregister", "com.acme.notes"], environment: setup.environment).status == 0)
+        #expect(waitForGone(entry))
+        // Bounded wait for the background writer to finish mimeapps.list as well.
+        let deadline = Date().addingTimeInterval(10)
+        while setup.home.read(mimeApps) != before, Date() < deadline { usleep(10_000) }
+        #expect(setup.home.read(mimeApps) == before)
+    }
+
+    @Test func urlsNoCourierAppOwnsGoToTheDesktopUnlessTurnedOff() throws {
+        let setup = try start()
+        let output = setup.home.root + "/mail-argv"
+        let mail = try setup.home.makeRecorder(named: "mail", output: output)
+        try setup.home.write("[Desktop Entry]\nType=Application\nName=Mail\nExec=\(mail) --compose %u\nMimeType=x-scheme-handler/mailto;\n",
+            to: setup.home.directories.applications + "/mail.desktop")
+        try setup.home.write("[Default Applications]\nx-scheme-handler/mailto=mail.desktop\n", to: setup.home.directories.mimeAppsList)
+        try startBroker(setup)
+        let courier = InstallScriptTests.binDirectory + "/courier"
+        let url = "mailto:someone@example.com?subject=$(id)&body=it's%20%60here%60"
+
+        let opened = try run(courier, ["open", url], environment: setup.environment)
+        #expect(opened.status == 0)
+        #expect(setup.home.recordedArguments(at: output) == ["--compose", url])
+
+        let refused = try run(courier, ["open", "--no-fallback", url], environment: setup.environment)
+        #expect(refused.status == 3, "NoHandler")
+        let fromDesktop = try run(courier, ["open", "--desktop-entry", "--", url], environment: setup.environment)
+        #expect(fromDesktop.status == 3, "a desktop entry never hands back to the desktop")
+        #expect(setup.home.recordedArguments(at: output, waitingUpTo: 0.5) == nil)
+    }
+}
