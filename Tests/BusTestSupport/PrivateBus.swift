@@ -22,7 +22,12 @@ public final class PrivateBus: Sendable {
     public let directory: URL
     /// The daemon's process id.
     public let pid: Int32
+    /// The bus implementation running (`COURIER_TEST_BUS`, see `BusImplementation`).
+    public let implementation: BusImplementation
     private let stopped = Mutex(false)
+
+    /// Whether `servicesDirectory` works on the selected bus (not under dbus-broker without systemd).
+    public static var supportsActivation: Bool { BusImplementation.current.supportsActivation }
 
     /// Starts a daemon and waits until it prints its address (it is then accepting connections).
     /// - Parameter servicesDirectory: an optional directory of `.service` files for bus activation.
@@ -50,6 +55,15 @@ public final class PrivateBus: Sendable {
             """
         let configURL = dir.appendingPathComponent("bus.conf")
         try config.write(to: configURL, atomically: true, encoding: .utf8)
+        implementation = BusImplementation.current
+        if implementation == .dbusBroker {
+            guard servicesDirectory == nil else {
+                throw PrivateBusError("bus activation is unavailable under COURIER_TEST_BUS=dbus-broker (it needs systemd); skip with PrivateBus.supportsActivation")
+            }
+            (address, pid) = try DBusBrokerLauncher.start(directory: dir, config: configURL, socket: socket)
+            directory = dir
+            return
+        }
 
         // posix_spawn rather than Foundation.Process: stop() must be a plain kill + waitpid that
         // never depends on a run loop.
@@ -129,7 +143,8 @@ public final class PrivateBus: Sendable {
             return !s
         }
         guard first else { return }
-        kill(pid, SIGKILL)
+        // dbus-broker runs as a process group (launcher, broker, journal stand-in).
+        kill(implementation == .dbusBroker ? -pid : pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
         try? FileManager.default.removeItem(at: directory)

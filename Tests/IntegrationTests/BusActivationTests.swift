@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The broker starts on demand: a D-Bus service file for org.courier.Broker, and the real `courierd`.
-@Suite("Broker bus activation")
+@Suite("Broker bus activation", .enabled(if: PrivateBus.supportsActivation, "bus activation needs systemd under dbus-broker"))
 struct BusActivationTests {
     @Test func theFirstCallStartsCourierdThroughTheBus() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("courier-activation-\(UUID().uuidString.prefix(8))")

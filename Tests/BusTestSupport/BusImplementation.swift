@@ -1,0 +1,113 @@
+public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which message bus `PrivateBus` runs: the reference `dbus-daemon` (default) or `dbus-broker`,
+/// chosen by the `COURIER_TEST_BUS` environment variable (`dbus-daemon` or `dbus-broker`), so the
+/// whole bus-level suite can be run against a second implementation without changing any test.
+///
+/// dbus-broker runs here without systemd (see LIBDBUS-NOTES.md, "Running dbus-broker without
+/// systemd"): `dbus-broker-launch` in a private mount namespace with a stand-in journal socket,
+/// its listening socket handed over by `systemd-socket-activate`. Bus activation goes through
+/// systemd there, so it is unavailable: tests that need it check `supportsActivation` and skip.
+public enum BusImplementation: String, Sendable, CaseIterable {
+    case dbusDaemon = "dbus-daemon"
+    case dbusBroker = "dbus-broker"
+
+    /// The implementation selected by `COURIER_TEST_BUS`; `dbus-daemon` when unset or empty.
+    /// An unknown value stops the test process with a message naming the accepted values, rather
+    /// than silently testing the wrong bus.
+    public static let current: BusImplementation = {
+        guard let value = ProcessInfo.processInfo.environment["COURIER_TEST_BUS"], !value.isEmpty else { return .dbusDaemon }
+        guard let kind = BusImplementation(rawValue: value) else {
+            fatalError("COURIER_TEST_BUS=\(value) is not a bus implementation; use one of: \(allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return kind
+    }()
+
+    /// Whether a `servicesDirectory` given to `PrivateBus` starts services on demand.
+    public var supportsActivation: Bool { self == .dbusDaemon }
+}
+
+/// Starting dbus-broker without systemd (the launcher's requirements, met in a child namespace).
+enum DBusBrokerLauncher {
+    /// The shell program run under `unshare --mount`: a tmpfs over /run/systemd holding a datagram
+    /// listener at journal/socket (the launcher aborts without it; messages go to the bus log),
+    /// then `exec` into systemd-socket-activate, which execs dbus-broker-launch: the spawned pid
+    /// stays the launcher's, and the whole process group is killed on stop.
+    static let script = #"""
+        set -e
+        sock=$1; conf=$2
+        mkdir -p /run/systemd
+        mount -t tmpfs courier-test-journal /run/systemd
+        mkdir -p /run/systemd/journal
+        /usr/bin/python3 -c '
+        import socket, sys
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s.bind("/run/systemd/journal/socket")
+        while True:
+            sys.stderr.buffer.write(s.recv(65536) + b"\n"); sys.stderr.flush()
+        ' &
+        i=0
+        while [ ! -S /run/systemd/journal/socket ]; do
+            i=$((i+1)); [ $i -lt 500 ] || { echo "journal stand-in did not start" >&2; exit 1; }
+            sleep 0.01
+        done
+        exec /usr/bin/systemd-socket-activate -l "$sock" -E DBUS_SESSION_BUS_ADDRESS="unix:path=$sock" \
+            /usr/bin/dbus-broker-launch --scope user --config-file "$conf"
+        """#
+
+    /// Spawns the launcher in its own process group and waits until the bus answers a connection.
+    /// Returns the address and the process-group leader's pid.
+    static func start(directory: URL, config: URL, socket: String) throws -> (address: String, pid: pid_t) {
+        for tool in ["/usr/bin/dbus-broker-launch", "/usr/bin/systemd-socket-activate", "/usr/bin/unshare", "/usr/bin/python3"]
+        where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw PrivateBusError("COURIER_TEST_BUS=dbus-broker needs \(tool) (packages dbus-broker, systemd, util-linux, python3)")
+        }
+        let scriptURL = directory.appendingPathComponent("dbus-broker.sh")
+        try script.write(to: scriptURL, atomically: true, encoding: .utf8)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let logPath = directory.appendingPathComponent("daemon.log").path
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigmask(&attr, &noSignals)
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setpgroup(&attr, 0)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        let argv = ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script, "dbus-broker.sh", socket, config.path]
+        var cargs = argv.map { strdup($0) } + [nil]
+        defer { for a in cargs { free(a) } }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, argv[0], &actions, &attr, &cargs, environ)
+        guard rc == 0 else { throw PrivateBusError("cannot start dbus-broker through unshare: error \(rc)") }
+
+        // Ready once the socket exists and a full connection (Hello) succeeds.
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            var status: Int32 = 0
+            if waitpid(child, &status, WNOHANG) == child {
+                let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+                throw PrivateBusError("dbus-broker exited during start-up (status \(status)); log \(logPath):\n\(log)")
+            }
+            if access(socket, F_OK) == 0 { return ("unix:path=\(socket)", child) }
+            usleep(5_000)
+        }
+        kill(-child, SIGKILL)
+        var status: Int32 = 0
+        waitpid(child, &status, 0)
+        throw PrivateBusError("dbus-broker did not create \(socket) within 15 s; log \(logPath)")
+    }
+}
