@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,6 +58,24 @@ enum DBusBrokerLauncher {
             /usr/bin/dbus-broker-launch --scope user --config-file "$conf"
         """#
 
+    /// Whether a plain stream connection to the Unix socket at `path` succeeds (then closed).
+    static func canConnect(_ path: String) -> Bool {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
+        }
+    }
+
     /// Spawns the launcher in its own process group and waits until the bus answers a connection.
     /// Returns the address and the process-group leader's pid.
     static func start(directory: URL, config: URL, socket: String) throws -> (address: String, pid: pid_t) {
@@ -94,7 +112,8 @@ enum DBusBrokerLauncher {
         let rc = posix_spawn(&child, argv[0], &actions, &attr, &cargs, environ)
         guard rc == 0 else { throw PrivateBusError("cannot start dbus-broker through unshare: error \(rc)") }
 
-        // Ready once the socket exists and a full connection (Hello) succeeds.
+        // Ready once the socket accepts connections (it exists between bind and listen, refusing);
+        // connections queue in the backlog until the broker itself runs.
         let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             var status: Int32 = 0
@@ -102,7 +121,7 @@ enum DBusBrokerLauncher {
                 let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
                 throw PrivateBusError("dbus-broker exited during start-up (status \(status)); log \(logPath):\n\(log)")
             }
-            if access(socket, F_OK) == 0 { return ("unix:path=\(socket)", child) }
+            if access(socket, F_OK) == 0, canConnect(socket) { return ("unix:path=\(socket)", child) }
             usleep(5_000)
         }
         kill(-child, SIGKILL)
