@@ -13,6 +13,8 @@ import Glibc
 /// `@unchecked Sendable`.
 public final class ManifestWatcher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "courier.manifest-watcher")
+    /// Marks `queue`, so that ``stop()`` called from a callback does not wait on its own queue.
+    private let onQueue = DispatchSpecificKey<Bool>()
     private let fd: Int32
     private var source: (any DispatchSourceRead)?
     private var folderByWatch: [Int32: String] = [:]
@@ -30,6 +32,7 @@ public final class ManifestWatcher: @unchecked Sendable {
             throw RegistryError(.stateNotWritable, "cannot watch the manifest folders: inotify_init1 failed: \(SafeFileReader.errorText(errno)); changes will need `courier` to reload")
         }
         self.fd = fd
+        queue.setSpecific(key: onQueue, value: true)
         let mask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
         for entry in folders {
             // A single manifest file is watched through its folder.
@@ -46,16 +49,20 @@ public final class ManifestWatcher: @unchecked Sendable {
     }
 
     /// The folders actually watched.
-    public var watchedFolders: [String] { queue.sync { Array(folderByWatch.values).sorted() } }
+    public var watchedFolders: [String] {
+        if DispatchQueue.getSpecific(key: onQueue) == true { return Array(folderByWatch.values).sorted() }
+        return queue.sync { Array(folderByWatch.values).sorted() }
+    }
 
     /// Stops watching and closes the descriptor. Idempotent.
     public func stop() {
-        queue.sync {
-            timer?.cancel()
-            timer = nil
-            source?.cancel()
-            source = nil
+        let body = {
+            self.timer?.cancel()
+            self.timer = nil
+            self.source?.cancel()
+            self.source = nil
         }
+        if DispatchQueue.getSpecific(key: onQueue) == true { body() } else { queue.sync(execute: body) }
     }
 
     deinit {
