@@ -194,4 +194,61 @@ struct DesktopBrokerTests {
         #expect(fromDesktop.status == 3, "a desktop entry never hands back to the desktop")
         #expect(setup.home.recordedArguments(at: output, waitingUpTo: 0.5) == nil)
     }
+
+    /// A manifest may name an app that only implements org.freedesktop.Application: the broker
+    /// has the bus activate it and calls Open(uris, platform_data) with the activation token.
+    @Test func foreignGApplicationIsActivatedByTheBusAndOpenedThroughFreedesktopApplication() throws {
+        let setup = try start()
+        let record = setup.home.root + "/viewer.jsonl"
+        let manifests = setup.home.directories.dataHome + "/courier/manifests"
+        let plist: [String: Any] = [
+            "CFBundleIdentifier": "org.example.ForeignViewer", "CFBundleName": "Foreign Viewer",
+            "CFBundleURLTypes": [["CFBundleURLSchemes": ["viewer"]]],
+            "CourierDBusActivatable": true,
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+            .write(to: URL(fileURLWithPath: manifests + "/org.example.ForeignViewer.plist"))
+        // The viewer's own D-Bus service file, as its package would install it; the bus passes its
+        // environment (VIEWER_RECORD) to what it activates.
+        var environment = setup.environment
+        environment["VIEWER_RECORD"] = record
+        let bus = try PrivateSessionBus(folder: setup.home.root + "/bus2", environment: environment)
+        let template = try String(contentsOfFile: InstallScriptTests.repository + "/dist/org.courier.Broker.service", encoding: .utf8)
+        try template.replacingOccurrences(of: "@bindir@", with: InstallScriptTests.binDirectory)
+            .write(toFile: bus.servicesFolder + "/org.courier.Broker.service", atomically: true, encoding: .utf8)
+        try bus.installService(
+            name: "org.example.ForeignViewer",
+            exec: "/usr/bin/python3 \(InstallScriptTests.repository)/Tests/Fixtures/foreign-viewer.py --gapplication-service")
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+
+        let courier = InstallScriptTests.binDirectory + "/courier"
+        let url = "viewer://photos/2008/q2?view=$(id)&mode='grid'"
+        let opened = try run(courier, ["open", "--activation-token", "token-42", url], environment: environment)
+        #expect(opened.status == 0)
+        let first = readViewerRecord(record, count: 1)
+        #expect(first.first?.uris == [url])
+        #expect(first.first?.platformData["activation-token"] == "token-42")
+        #expect(first.first?.platformData["desktop-startup-id"] == "token-42")
+
+        // And from the desktop: the broker wrote the viewer's entry; xdg-open goes through courier.
+        #expect(waitFor(setup.home.directories.applications + "/courier-org.example.ForeignViewer.desktop"))
+        let second = "viewer://photos/2008/q3#-x"
+        #expect(try run("/usr/bin/xdg-open", [second], environment: environment).status == 0)
+        #expect(readViewerRecord(record, count: 2).last?.uris == [second])
+    }
+
+    func readViewerRecord(_ path: String, count: Int) -> [(uris: [String], platformData: [String: String])] {
+        let deadline = Date().addingTimeInterval(20)
+        var entries: [(uris: [String], platformData: [String: String])] = []
+        while Date() < deadline {
+            let lines = (FileManager.default.contents(atPath: path) ?? Data()).split(separator: 0x0A)
+            entries = lines.compactMap { line in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { return nil }
+                return (object["uris"] as? [String] ?? [], object["platform_data"] as? [String: String] ?? [:])
+            }
+            if entries.count >= count { break }
+            usleep(10_000)
+        }
+        return entries
+    }
 }

@@ -7,6 +7,7 @@ struct BusDeliverer: Deliverer {
     var defaultTimeout: Duration = .seconds(25)
 
     func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer {
+        if endpoint.freedesktopApplication { return try await open(delivery, in: endpoint) }
         let path = try BrokerNames.applicationPath(endpoint.bundleID)
         guard let destination = BusName(validating: endpoint.uniqueName) else {
             throw BrokerError(.appFailed, "\(endpoint.bundleID) checked in with an invalid bus name")
@@ -37,5 +38,38 @@ struct BusDeliverer: Deliverer {
         var reply: [String: any Sendable] = [:]
         for (key, value) in values[1].vardictValue ?? [:] { reply[key] = value }
         return DeliveryAnswer(handled: handled, reply: reply)
+    }
+
+    /// A foreign desktop app (any GApplication with `HANDLES_OPEN`): `org.freedesktop.Application.Open
+    /// (as uris, a{sv} platform_data)` at its well-known name, which the bus activates when needed.
+    /// The caller's activation token travels as `activation-token` and `desktop-startup-id`. Such an
+    /// app cannot decline or reply: a completed call is `handled`.
+    private func open(_ delivery: Delivery, in endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer {
+        let path = try BrokerNames.applicationPath(endpoint.bundleID)
+        guard let destination = BusName(validating: endpoint.bundleID) else {
+            throw BrokerError(.appFailed, "\(endpoint.bundleID) is not a valid bus name")
+        }
+        var platformData: [String: DBusValue] = [:]
+        let token = (delivery.appOptions["activation-token"] as? DBusValue) ?? (delivery.appOptions["desktop-startup-id"] as? DBusValue)
+        if let token {
+            platformData["activation-token"] = token
+            platformData["desktop-startup-id"] = token
+        }
+        do {
+            _ = try await connection.call(
+                destination, path: path, interface: "org.freedesktop.Application", method: "Open",
+                [.strings([delivery.url]), .vardict(platformData)],
+                timeout: delivery.timeout ?? defaultTimeout
+            )
+        } catch let error as DBusError {
+            // The bus could not start it: no service file, or the program failed to run.
+            if error.name == "org.freedesktop.DBus.Error.ServiceUnknown" || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn") {
+                throw BrokerError(.launchFailed, "the bus could not start \(endpoint.bundleID) (\(error.name): \(error.message)); install its D-Bus service file (\(endpoint.bundleID).service)")
+            }
+            throw BrokerError(.appFailed, "\(endpoint.bundleID) did not open \(delivery.url) through org.freedesktop.Application: \(error.name): \(error.message)")
+        } catch {
+            throw BrokerError(.appFailed, "\(endpoint.bundleID) did not open \(delivery.url) through org.freedesktop.Application: \(error)")
+        }
+        return DeliveryAnswer(handled: true)
     }
 }

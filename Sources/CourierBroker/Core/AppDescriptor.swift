@@ -11,13 +11,18 @@ public struct AppDescriptor: Sendable, Hashable {
     public var launchTimeout: Duration
     /// `LSApplicationQueriesSchemes`: the schemes this app may ask about with `CanOpenURL`.
     public var queriesSchemes: Set<String>
+    /// A foreign desktop app (`CourierDBusActivatable`): the bus starts it under `bundleID`, it
+    /// never checks in, and URLs go through `org.freedesktop.Application.Open`.
+    public var dbusActivatable: Bool
 
     public init(
         bundleID: String,
         launchArguments: [String]?,
         launchTimeout: Duration = .seconds(10),
-        queriesSchemes: Set<String> = []
+        queriesSchemes: Set<String> = [],
+        dbusActivatable: Bool = false
     ) {
+        self.dbusActivatable = dbusActivatable
         self.bundleID = bundleID
         self.launchArguments = launchArguments
         self.launchTimeout = launchTimeout

@@ -12,12 +12,17 @@ public protocol Deliverer: Sendable {
 /// The address of a checked-in app on the bus.
 public struct AppEndpoint: Sendable, Hashable {
     public var bundleID: String
-    /// The unique connection name that checked in (e.g. `:1.42`).
+    /// The unique connection name that checked in (e.g. `:1.42`); for a foreign desktop app, its
+    /// well-known name (the bundle id), which the bus activates on demand.
     public var uniqueName: String
+    /// Deliver with `org.freedesktop.Application.Open` (a foreign app) instead of
+    /// `org.courier.Application1.OpenURL`.
+    public var freedesktopApplication: Bool
 
-    public init(bundleID: String, uniqueName: String) {
+    public init(bundleID: String, uniqueName: String, freedesktopApplication: Bool = false) {
         self.bundleID = bundleID
         self.uniqueName = uniqueName
+        self.freedesktopApplication = freedesktopApplication
     }
 }
 

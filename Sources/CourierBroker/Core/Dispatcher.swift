@@ -111,6 +111,12 @@ public actor Dispatcher {
         let bundleID = descriptor.bundleID
         var record = apps[bundleID] ?? Record(descriptor: descriptor)
         record.descriptor = descriptor
+        if descriptor.dbusActivatable, case .notRunning = record.phase {
+            // A foreign org.freedesktop.Application never checks in: it is reachable at its
+            // well-known name, which the bus activates on the first call (single flight there).
+            record.generation += 1
+            record.phase = .running(uniqueName: bundleID, pid: nil, generation: record.generation)
+        }
         guard record.queue.count < configuration.maxQueuedPerApp else {
             let error = BrokerError(.limitsExceeded, "\(bundleID) already has \(record.queue.count) requests waiting; retry when it has caught up")
             report(request, target: bundleID, received: received, launched: false, .failure(error))
@@ -337,7 +343,8 @@ public actor Dispatcher {
             apps[bundleID] = record
             let result: Result<DeliveryAnswer, BrokerError>
             do {
-                result = .success(try await deliverer.deliver(delivery, to: AppEndpoint(bundleID: bundleID, uniqueName: uniqueName)))
+                let endpoint = AppEndpoint(bundleID: bundleID, uniqueName: uniqueName, freedesktopApplication: record.descriptor.dbusActivatable)
+                result = .success(try await deliverer.deliver(delivery, to: endpoint))
             } catch {
                 result = .failure(error)
             }
