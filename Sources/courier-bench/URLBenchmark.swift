@@ -76,6 +76,7 @@ enum URLBenchmark {
         let parseOnly = Contestant(name: "CourierURL parse only") { (try? URIReference($0)) == nil ? -1 : 0 }
         if arguments.contains("--only-courier") { contestants = [contestants[0], contestants[1], parseOnly] }  // for profiling
         if arguments.contains("--parse-only") { contestants = [parseOnly] }
+        if arguments.contains("--views-only") { contestants = [contestants[1]] }
         // Interleaved rounds: a burst of load on the shared machine hits every contestant alike.
         for _ in 0..<rounds {
             for index in contestants.indices { contestants[index].runRound(corpus) }

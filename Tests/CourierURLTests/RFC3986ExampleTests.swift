@@ -103,3 +103,24 @@ struct RFC3986ExampleTests {
         #expect(try URIReference("../a/./b").normalized().string == "../a/./b")
     }
 }
+
+extension RFC3986ExampleTests {
+    @Test func mergeWithAnEmptyBasePathAddsASlash() throws {
+        #expect(try URI("http://a").resolving("g").string == "http://a/g")
+        #expect(try URI("http://a?q").resolving("").string == "http://a?q")
+        #expect(try URI("a:b/c").resolving("../..//d").string == "a:/.//d")  // no authority read back
+    }
+
+    @Test func normalizationLowercasesIPLiteralsAndKeepsPorts() throws {
+        #expect(try URIReference("HTTP://[2001:DB8::A]:8080/%7E").normalized().string == "http://[2001:db8::a]:8080/~")
+        #expect(try URIReference("x://%7eMe:%3a@H/").normalized().string == "x://~Me:%3A@h/")
+    }
+
+    @Test func nonASCIIIsRefusedWithItsEscape() {
+        #expect { try URIReference("todolist://x?Résumé") } throws: {
+            let error = $0 as! URIError
+            return error.code == .nonASCII && error.offset == 14
+                && error.description == "non-ASCII byte 0xC3 at offset 14 is not allowed in a query; percent-encode the UTF-8 bytes of the character (this one as %C3)"
+        }
+    }
+}
