@@ -128,19 +128,19 @@ public struct ManifestParser: Sendable {
         return result
     }
 
-    private func checkedScheme(_ s: String, key: String, _ context: inout Context) -> String? {
+    private func checkedScheme(_ s: String, key: @autoclosure () -> String, _ context: inout Context) -> String? {
         if let variable = Identifiers.unresolvedBuildVariable(in: s) {
-            context.warning(.unresolvedBuildVariable, key, "'\(s)' contains the unresolved build setting \(variable); write the final scheme name — it is ignored")
+            context.warning(.unresolvedBuildVariable, key(), "'\(s)' contains the unresolved build setting \(variable); write the final scheme name — it is ignored")
             return nil
         }
         var candidate = s
         if candidate.hasSuffix("://") || candidate.hasSuffix(":") {
-            context.warning(.invalidScheme, key, "'\(s)' is not a scheme name: write it without ':' or '://' (e.g. 'todolist') — it is ignored")
+            context.warning(.invalidScheme, key(), "'\(s)' is not a scheme name: write it without ':' or '://' (e.g. 'todolist') — it is ignored")
             return nil
         }
         candidate = candidate.lowercased()
         guard Identifiers.isValidScheme(candidate) else {
-            context.warning(.invalidScheme, key, "'\(s)' is not a valid URL scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.' (RFC 3986) — it is ignored")
+            context.warning(.invalidScheme, key(), "'\(s)' is not a valid URL scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.' (RFC 3986) — it is ignored")
             return nil
         }
         return candidate
@@ -174,13 +174,13 @@ public struct ManifestParser: Sendable {
         return result
     }
 
-    private func checkedTypeIdentifier(_ s: String, key: String, _ context: inout Context) -> String? {
+    private func checkedTypeIdentifier(_ s: String, key: @autoclosure () -> String, _ context: inout Context) -> String? {
         if let variable = Identifiers.unresolvedBuildVariable(in: s) {
-            context.warning(.unresolvedBuildVariable, key, "'\(s)' contains the unresolved build setting \(variable); write the final type identifier — it is ignored")
+            context.warning(.unresolvedBuildVariable, key(), "'\(s)' contains the unresolved build setting \(variable); write the final type identifier — it is ignored")
             return nil
         }
         guard Identifiers.isValidTypeIdentifier(s) else {
-            context.warning(.invalidValue, key, "'\(s)' is not a uniform type identifier (dot-separated ASCII letters, digits, '-' or '_', e.g. public.plain-text) — it is ignored")
+            context.warning(.invalidValue, key(), "'\(s)' is not a uniform type identifier (dot-separated ASCII letters, digits, '-' or '_', e.g. public.plain-text) — it is ignored")
             return nil
         }
         return s
@@ -302,46 +302,46 @@ public struct ManifestParser: Sendable {
             diagnostics.append(ManifestDiagnostic(file: path, keyPath: key, message: message, severity: .warning, code: code))
         }
 
-        mutating func array(_ value: PropertyListValue?, key: String) -> [PropertyListValue]? {
+        mutating func array(_ value: PropertyListValue?, key: @autoclosure () -> String) -> [PropertyListValue]? {
             guard let value else { return nil }
             guard case .array(let a) = value else {
-                warning(.wrongType, key, "\(key) is a \(value.typeName), expected an array; it is ignored")
+                warning(.wrongType, key(), "\(key()) is a \(value.typeName), expected an array; it is ignored")
                 return nil
             }
             return a
         }
 
-        mutating func dictionary(_ value: PropertyListValue, key: String) -> [String: PropertyListValue]? {
+        mutating func dictionary(_ value: PropertyListValue, key: @autoclosure () -> String) -> [String: PropertyListValue]? {
             guard case .dictionary(let d) = value else {
-                warning(.wrongType, key, "\(key) is a \(value.typeName), expected a dictionary; it is ignored")
+                warning(.wrongType, key(), "\(key()) is a \(value.typeName), expected a dictionary; it is ignored")
                 return nil
             }
             return d
         }
 
-        mutating func string(_ value: PropertyListValue?, key: String) -> String? {
+        mutating func string(_ value: PropertyListValue?, key: @autoclosure () -> String) -> String? {
             guard let value else { return nil }
             guard case .string(let s) = value else {
-                warning(.wrongType, key, "\(key) is a \(value.typeName), expected a string; it is ignored")
+                warning(.wrongType, key(), "\(key()) is a \(value.typeName), expected a string; it is ignored")
                 return nil
             }
             if let variable = Identifiers.unresolvedBuildVariable(in: s) {
-                warning(.unresolvedBuildVariable, key, "'\(s)' contains the unresolved build setting \(variable); write the final value — it is ignored")
+                warning(.unresolvedBuildVariable, key(), "'\(s)' contains the unresolved build setting \(variable); write the final value — it is ignored")
                 return nil
             }
             return s
         }
 
         /// The string elements of an array with their indices; wrong elements are reported and skipped.
-        mutating func stringArray(_ value: PropertyListValue, key: String) -> [(Int, String)]? {
+        mutating func stringArray(_ value: PropertyListValue, key: @autoclosure () -> String) -> [(Int, String)]? {
             guard case .array(let items) = value else {
-                warning(.wrongType, key, "\(key) is a \(value.typeName), expected an array of strings; it is ignored")
+                warning(.wrongType, key(), "\(key()) is a \(value.typeName), expected an array of strings; it is ignored")
                 return nil
             }
             var out: [(Int, String)] = []
             for (i, item) in items.enumerated() {
                 guard case .string(let s) = item else {
-                    warning(.wrongType, "\(key)[\(i)]", "this element is a \(item.typeName), expected a string; it is ignored")
+                    warning(.wrongType, "\(key())[\(i)]", "this element is a \(item.typeName), expected a string; it is ignored")
                     continue
                 }
                 out.append((i, s))
@@ -350,20 +350,20 @@ public struct ManifestParser: Sendable {
         }
 
         /// Apple accepts a single string where an array of strings is usual (UTTypeConformsTo, tags).
-        mutating func stringOrStringArray(_ value: PropertyListValue, key: String) -> [(Int, String)] {
+        mutating func stringOrStringArray(_ value: PropertyListValue, key: @autoclosure () -> String) -> [(Int, String)] {
             if case .string(let s) = value { return [(0, s)] }
-            return stringArray(value, key: key) ?? []
+            return stringArray(value, key: key()) ?? []
         }
 
-        mutating func enumValue<E: RawRepresentable & CaseIterable>(_ value: PropertyListValue?, key: String, default fallback: E) -> E where E.RawValue == String {
+        mutating func enumValue<E: RawRepresentable & CaseIterable>(_ value: PropertyListValue?, key: @autoclosure () -> String, default fallback: E) -> E where E.RawValue == String {
             guard let value else { return fallback }
             guard case .string(let s) = value else {
-                warning(.wrongType, key, "\(key) is a \(value.typeName), expected one of \(E.allCases.map(\.rawValue).joined(separator: ", ")); using \(fallback.rawValue)")
+                warning(.wrongType, key(), "\(key()) is a \(value.typeName), expected one of \(E.allCases.map(\.rawValue).joined(separator: ", ")); using \(fallback.rawValue)")
                 return fallback
             }
             if let e = E(rawValue: s) { return e }
             if let e = E.allCases.first(where: { $0.rawValue.lowercased() == s.lowercased() }) { return e }
-            warning(.invalidValue, key, "'\(s)' is not one of \(E.allCases.map(\.rawValue).joined(separator: ", ")); fix the value — using \(fallback.rawValue)")
+            warning(.invalidValue, key(), "'\(s)' is not one of \(E.allCases.map(\.rawValue).joined(separator: ", ")); fix the value — using \(fallback.rawValue)")
             return fallback
         }
     }
