@@ -11,6 +11,7 @@ import Testing
         .map { ($0 as NSString).deletingLastPathComponent } ?? ""
     static let built = FileManager.default.isExecutableFile(atPath: binDirectory + "/courier")
         && FileManager.default.isExecutableFile(atPath: binDirectory + "/courierd")
+        && FileManager.default.isExecutableFile(atPath: binDirectory + "/todolist")
 
     /// Every path under `root` with a digest of its content (folders as "dir").
     func snapshot(_ root: String) -> [String: String] {
@@ -37,7 +38,7 @@ import Testing
         #expect(install.status == 0)
         let installed = snapshot(prefix)
         let expected = [
-            "bin/courier", "bin/courierd", "share/dbus-1/services/org.courier.Broker.service",
+            "bin/courier", "bin/courierd", "bin/todolist", "share/dbus-1/services/org.courier.Broker.service",
             "share/systemd/user/courierd.service", "share/bash-completion/completions/courier",
             "share/zsh/site-functions/_courier", "share/fish/vendor_completions.d/courier.fish",
             "share/courier/install-manifest",
