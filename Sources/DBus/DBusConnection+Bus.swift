@@ -152,6 +152,12 @@ public struct NameOwnerChange: Sendable, Hashable {
     public var name: BusName
     public var oldOwner: BusName?
     public var newOwner: BusName?
+
+    public init(name: BusName, oldOwner: BusName?, newOwner: BusName?) {
+        self.name = name
+        self.oldOwner = oldOwner
+        self.newOwner = newOwner
+    }
 }
 
 /// What the bus knows about a connection's process.
@@ -159,4 +165,10 @@ public struct Credentials: Sendable, Hashable {
     public var processID: UInt32?
     public var userID: UInt32?
     public var securityLabel: String?
+
+    public init(processID: UInt32?, userID: UInt32?, securityLabel: String?) {
+        self.processID = processID
+        self.userID = userID
+        self.securityLabel = securityLabel
+    }
 }
