@@ -158,4 +158,40 @@ struct DropFilesTests {
         let error = await Self.dbusError { _ = try await Self.dropFiles(fixture.client, to: Self.todolist, [try Self.file(fixture, "a", [0x41])], names: []) }
         #expect(error?.name == "org.courier.Error.InvalidArguments")
     }
+
+    @Test func courierDropPrintsTheInboxPathsAndExitsWithADistinctStatus() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let courier = Products.path("courier")
+        let list = fixture.root.appendingPathComponent("weekend list.txt").path
+        _ = FileManager.default.createFile(atPath: list, contents: Data("mow the lawn\n".utf8))
+        let png = fixture.root.appendingPathComponent("photo.png").path
+        _ = FileManager.default.createFile(atPath: png, contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D, 0x49, 0x48, 0x44, 0x52]))
+
+        let plain = try fixture.run(courier, ["drop", list, "--to", Self.todolist])
+        #expect(plain.status == 0, "\(plain.error)")
+        #expect(plain.output == Self.inbox(fixture) + "/weekend list.txt\n")
+        #expect(!plain.output.contains("\r"), "no progress bar when stdout is not a terminal")
+        #expect(fixture.todoItems().compactMap { $0["task"] } == ["mow the lawn"])
+
+        let json = try fixture.run(courier, ["drop", "--json", list])
+        #expect(json.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+        let files = object?["files"] as? [[String: String]]
+        #expect(object?["delivered"] as? Bool == true)
+        #expect(files?.first?["path"] == Self.inbox(fixture) + "/weekend list-1.txt")
+        #expect(files?.first?["inbox_url"]?.hasPrefix("file://") == true)
+
+        let cases: [([String], Int32, String)] = [
+            (["drop", png, "--to", Self.todolist], 7, "public.png"),
+            (["drop", png], 3, "no app declares"),
+            (["drop", fixture.root.path + "/missing.txt"], 66, "No such file"),
+            (["drop", fixture.root.path, "--to", Self.todolist], 9, "is a directory"),
+        ]
+        for (arguments, expected, message) in cases {
+            let result = try fixture.run(courier, arguments)
+            #expect(result.status == expected, "courier \(arguments): \(result.output) \(result.error)")
+            #expect(result.error.contains(message), "courier \(arguments): \(result.error)")
+        }
+    }
 }
