@@ -194,4 +194,39 @@ struct DropFilesTests {
             #expect(result.error.contains(message), "courier \(arguments): \(result.error)")
         }
     }
+
+    @Test func aTwoGiBSparseFileArrivesWholeWithItsHoles() async throws {
+        // An app that declares any data: the fake app in echo mode (answers handled).
+        let fixture = try await BrokerFixture { writer in
+            let script = try PythonScripts.install("fake_app.py", PythonScripts.fakeApp, in: writer.folder)
+            let plist: [String: Any] = [
+                "CFBundleIdentifier": "com.acme.echo", "CFBundleName": "Echo",
+                "CFBundleDocumentTypes": [["CFBundleTypeName": "Anything", "LSItemContentTypes": ["public.data"], "CFBundleTypeRole": "Viewer"]],
+                "CourierLaunchArguments": [systemPython, script, "echo"],
+            ]
+            try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+                .write(to: writer.folder.appendingPathComponent("com.acme.echo.plist"))
+        }
+        defer { fixture.tearDown() }
+        let path = fixture.root.appendingPathComponent("disk.img").path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let size: Int64 = 2 << 30
+        #expect(ftruncate(fd, off_t(size)) == 0)
+        #expect(pwrite(fd, "tail", 4, off_t(size - 4)) == 4)
+        var source = stat()
+        #expect(fstat(fd, &source) == 0)
+        let sparse = Int64(source.st_blocks) * 512 < 16 << 20
+        let urls = try await Self.dropFiles(fixture.client, to: "com.acme.echo", [UnixFD(taking: fd)], names: ["disk.img"])
+        let copy = URL(string: urls[0])!.path
+        var copied = stat()
+        #expect(stat(copy, &copied) == 0)
+        #expect(Int64(copied.st_size) == size)
+        if sparse {  // on a file system that keeps holes, so does the copy
+            #expect(Int64(copied.st_blocks) * 512 < 16 << 20, "the copy allocated \(copied.st_blocks * 512) bytes")
+        }
+        let reader = open(copy, O_RDONLY | O_CLOEXEC)
+        defer { close(reader) }
+        var tail = [UInt8](repeating: 0, count: 4)
+        #expect(pread(reader, &tail, 4, off_t(size - 4)) == 4 && tail == Array("tail".utf8))
+    }
 }
