@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "courierd",
             dependencies: [
-                "CourierBroker", "CourierDesktop",
+                "CourierBroker", "CourierDesktop", "CourierManifest",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

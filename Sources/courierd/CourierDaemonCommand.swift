@@ -1,5 +1,6 @@
 import ArgumentParser
 import CourierBroker
+import CourierManifest
 import DBus
 import Foundation
 #if canImport(Glibc)
@@ -15,8 +16,9 @@ struct CourierDaemonCommand: AsyncParsableCommand {
         abstract: "The Courier broker: routes openURL requests to the app that owns the URL, launching it when needed.",
         discussion: """
             Owns org.courier.Broker on the session bus and serves org.courier.Broker1 at /org/courier/Broker.
-            Manifests are read from every --manifests folder, then COURIER_MANIFEST_PATH (colon-separated), \
-            then $XDG_DATA_HOME/courier/manifests. Log level: --log-level or COURIER_LOG_LEVEL \
+            Manifests are read from the --manifests folders, else COURIER_MANIFEST_PATH (colon-separated), \
+            else $XDG_DATA_HOME/courier/manifests and the system folders; they are reloaded when they change. \
+            Defaults chosen with `courier default` are read from $XDG_CONFIG_HOME/courier. Log level: --log-level or COURIER_LOG_LEVEL \
             (trace, debug, info, notice, warning, error, critical; default info). One info line is logged per routing decision.
             """
     )
@@ -61,7 +63,7 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             throw ValidationError("cannot connect to the session bus at \(address): \(error.message)")
         }
         let catalog = ManifestCatalog(
-            folders: ManifestCatalog.searchPath(arguments: manifests, environment: environment),
+            configuration: .standard(manifestFolders: manifests, directories: CourierDirectories(environment: environment)),
             defaultLaunchTimeout: .milliseconds(Int64(launchTimeout * 1000)),
             logger: logger
         )
@@ -71,6 +73,7 @@ struct CourierDaemonCommand: AsyncParsableCommand {
         if let desktopEntries {
             registryObserver = { desktopEntries.update(DesktopEntries.apps(catalog)) }
         }
+        await catalog.startWatching()
         let service = BrokerService(
             connection: connection, catalog: catalog, busAddress: address,
             logger: Logger(label: "courierd"),

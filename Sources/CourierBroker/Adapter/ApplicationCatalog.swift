@@ -3,10 +3,13 @@
 public protocol ApplicationCatalog: HandlerResolver {
     /// The apps that can open `url`, the chosen one first; throws `InvalidURL`.
     func handlers(forURL url: String) throws(BrokerError) -> [String]
-    /// Loads and registers the manifest file at `path`; throws `InvalidManifest` with its diagnostics.
-    func register(manifestAt path: String) throws(BrokerError) -> CatalogChange
+    /// Loads and registers the manifest file at `path` and returns its bundle id; throws
+    /// `InvalidManifest` with its diagnostics.
+    func register(manifestAt path: String) async throws(BrokerError) -> String
     /// Removes an app; throws `NoHandler` when it is not registered.
-    func unregister(bundleID: String) throws(BrokerError) -> CatalogChange
+    func unregister(bundleID: String) async throws(BrokerError) -> CatalogChange
+    /// Every change from now on (registrations, unregistrations, reloads): the `RegistryChanged` signal.
+    func changes() async -> AsyncStream<CatalogChange>
     /// Every registered app, sorted by bundle id.
     func applications() -> [ApplicationSummary]
     /// Where manifests are read from (for status).

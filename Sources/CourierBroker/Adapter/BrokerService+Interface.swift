@@ -135,10 +135,7 @@ extension BrokerService {
         DBusMethod("RegisterManifest", arguments: "s", results: "s", argumentNames: ["path"], resultNames: ["bundle_id"]) { [self] call in
             let path = call.arguments[0].stringValue ?? ""
             do {
-                let change = try catalog.register(manifestAt: path)
-                emitRegistryChanged(change)
-                logger.info("registered \(path): \(change)")
-                return [.string((change.added + change.updated).first ?? "")]
+                return [.string(try await catalog.register(manifestAt: path))]
             } catch {
                 throw Self.dbusError(error)
             }
@@ -149,8 +146,7 @@ extension BrokerService {
     func unregisterMethod() -> DBusMethod {
         DBusMethod("Unregister", arguments: "s", argumentNames: ["bundle_id"]) { [self] call in
             do {
-                let change = try catalog.unregister(bundleID: call.arguments[0].stringValue ?? "")
-                emitRegistryChanged(change)
+                _ = try await catalog.unregister(bundleID: call.arguments[0].stringValue ?? "")
                 return []
             } catch {
                 throw Self.dbusError(error)

@@ -59,6 +59,8 @@ public final class BrokerService: Sendable {
         self.inbox = inbox ?? Inbox(containersRoot: Inbox.defaultContainersRoot())
         self.logger = logger
         self.startedBy = startedBy
+        var configuration = configuration
+        if configuration.taskExecutor == nil { configuration.taskExecutor = connection.executor }
         self.dispatcher = Dispatcher(
             resolver: catalog,
             launcher: launcher ?? ProcessLauncher(busAddress: busAddress),
@@ -88,8 +90,15 @@ public final class BrokerService: Sendable {
                 }
             }
         }
-        let consumer = Task { [self] in await runIntake() }
-        tasks.withLock { $0 += [watcher, consumer] }
+        let consumer = Task(executorPreference: connection.executor) { [self] in await runIntake() }
+        let registryChanges = await catalog.changes()
+        let announcer = Task { [self] in
+            for await change in registryChanges {
+                logger.info("registry changed: added \(change.added), removed \(change.removed), updated \(change.updated)")
+                emitRegistryChanged(change)
+            }
+        }
+        tasks.withLock { $0 += [watcher, consumer, announcer] }
         let reply = try await connection.requestName(BrokerNames.busName, flags: [.doNotQueue])
         guard reply.isOwner else {
             stop()

@@ -4,46 +4,37 @@ import Foundation
 public import Logging
 import Synchronization
 
-/// The broker's registry: manifests loaded from folders (and registered at run time) through
-/// `CourierManifest`, URLs checked with `CourierURL` before anything is launched — first RFC 3986,
-/// then, when the owning app's manifest declares `CourierURLFormat`, the app's own format.
+/// The broker's registry: `CourierManifest.RegistryService` (manifest folders, runtime
+/// registration, the user's defaults and first-claim order persisted in `$XDG_CONFIG_HOME/courier`,
+/// hot reload on file changes), with URLs checked by `CourierURL` before anything is launched —
+/// first RFC 3986, then, when the owning app's manifest declares `CourierURLFormat`, the app's own
+/// format. Routing reads the service's synchronous snapshot, so a request never waits on the
+/// registry actor.
 public final class ManifestCatalog: ApplicationCatalog {
+    public let service: RegistryService
     public let manifestPaths: [String]
     let defaultLaunchTimeout: Duration
     let logger: Logger
-    private let state: Mutex<State>
+    /// Decoded `CourierURLFormat`, keyed by the manifest it came from (a changed manifest misses).
+    private let formats = Mutex<[Manifest: URLFormat?]>([:])
 
-    private struct State {
-        var registry: Registry
-        /// Decoded `CourierURLFormat` per bundle id (`nil` value: declared none or invalid).
-        var formats: [String: URLFormat?] = [:]
-    }
-
-    /// `--manifests` folders first, then `COURIER_MANIFEST_PATH` (colon-separated), then
-    /// `$XDG_DATA_HOME/courier/manifests` (where `courier register` installs manifests).
-    public static func searchPath(arguments: [String], environment: [String: String]) -> [String] {
-        var folders = arguments.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        folders += (environment["COURIER_MANIFEST_PATH"] ?? "").split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
-        folders.append(dataHome + "/courier/manifests")
-        var seen = Set<String>()
-        return folders.filter { seen.insert($0).inserted }
-    }
-
-    public init(folders: [String], defaultLaunchTimeout: Duration = .seconds(10), logger: Logger = Logger(label: "org.courier.broker")) {
-        self.manifestPaths = folders
+    public init(configuration: RegistryService.Configuration, defaultLaunchTimeout: Duration = .seconds(10), logger: Logger = Logger(label: "org.courier.broker")) {
+        self.service = RegistryService(configuration: configuration)
+        self.manifestPaths = configuration.folders
         self.defaultLaunchTimeout = defaultLaunchTimeout
         self.logger = logger
-        let loaded = ManifestLoader().load(folders: folders, reportMissing: false)
-        let (registry, change) = Registry.build(files: loaded.files, folderDiagnostics: loaded.diagnostics, previous: Registry())
-        for diagnostic in change.diagnostics { logger.warning("\(diagnostic)") }
-        state = Mutex(State(registry: registry))
+        for diagnostic in service.snapshot.diagnostics { logger.warning("\(diagnostic)") }
+    }
+
+    /// Manifests from exactly these folders, state kept in memory (tests, benchmarks).
+    public convenience init(folders: [String], defaultLaunchTimeout: Duration = .seconds(10), logger: Logger = Logger(label: "org.courier.broker")) {
+        self.init(configuration: .init(folders: folders, reportMissingFolders: false, stateFolder: nil), defaultLaunchTimeout: defaultLaunchTimeout, logger: logger)
     }
 
     /// Each registered app with the schemes the registry routes to it (those it claims and wins),
     /// in bundle-id order: what courierd's desktop entries declare.
     public func schemeOwners() -> [(bundleID: String, name: String, schemes: [String])] {
-        let registry = state.withLock { $0.registry }
+        let registry = service.snapshot
         return registry.sortedApplications.map { manifest in
             let owned = manifest.schemes.filter { registry.handlers(forScheme: $0).chosen?.bundleIdentifier == manifest.bundleIdentifier }
             return (manifest.bundleIdentifier, manifest.name, owned)
@@ -54,19 +45,20 @@ public final class ManifestCatalog: ApplicationCatalog {
 
     public func resolve(url: String, bundleID: String?) throws(BrokerError) -> AppDescriptor {
         let reference = try Self.parse(url)
-        let manifest = try state.withLock { state throws(BrokerError) -> Manifest in
-            if let bundleID {
-                guard let manifest = state.registry.application(bundleIdentifier: bundleID) else {
-                    throw BrokerError(.noHandler, "no app with bundle id \(bundleID) is registered; `courier status` lists them")
-                }
-                return manifest
+        let registry = service.snapshot
+        let manifest: Manifest
+        if let bundleID {
+            guard let app = registry.application(bundleIdentifier: bundleID) else {
+                throw BrokerError(.noHandler, "no app with bundle id \(bundleID) is registered; `courier status` lists them")
             }
+            manifest = app
+        } else {
             let scheme = reference.scheme ?? ""
-            let resolution = state.registry.handlers(forScheme: scheme)
-            guard let chosen = resolution.chosen, let manifest = state.registry.application(bundleIdentifier: chosen.bundleIdentifier) else {
+            let resolution = registry.handlers(forScheme: scheme)
+            guard let chosen = resolution.chosen, let app = registry.application(bundleIdentifier: chosen.bundleIdentifier) else {
                 throw BrokerError(.noHandler, "no registered app handles \(scheme): URLs\(resolution.problem.map { " (\($0))" } ?? ""); register one with `courier register MANIFEST`")
             }
-            return manifest
+            manifest = app
         }
         if let format = format(of: manifest), format.applies(to: reference) {
             do {
@@ -79,53 +71,60 @@ public final class ManifestCatalog: ApplicationCatalog {
     }
 
     public func descriptor(bundleID: String) -> AppDescriptor? {
-        state.withLock { $0.registry.application(bundleIdentifier: bundleID) }.map(descriptor)
+        service.snapshot.application(bundleIdentifier: bundleID).map(descriptor)
     }
 
     // MARK: ApplicationCatalog
 
     public func handlers(forURL url: String) throws(BrokerError) -> [String] {
         let reference = try Self.parse(url)
-        return state.withLock { $0.registry.handlers(forScheme: reference.scheme ?? "").bundleIdentifiers }
+        return service.snapshot.handlers(forScheme: reference.scheme ?? "").bundleIdentifiers
     }
 
-    public func register(manifestAt path: String) throws(BrokerError) -> CatalogChange {
+    public func register(manifestAt path: String) async throws(BrokerError) -> String {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        let file = ManifestLoader().load(file: absolute)
-        guard let manifest = file.manifest else {
-            let problems = file.diagnostics.map(\.description).joined(separator: "; ")
-            throw BrokerError(.invalidManifest, "\(absolute) cannot be registered: \(problems.isEmpty ? "it did not load" : problems)")
+        do {
+            try await service.register(manifestAt: absolute, replacing: true)
+            return service.snapshot.application(atPath: absolute)?.bundleIdentifier ?? ""
+        } catch {
+            let problems = error.diagnostics.map(\.description).joined(separator: "; ")
+            throw BrokerError(.invalidManifest, problems.isEmpty ? error.message : "\(error.message): \(problems)")
         }
-        let change = try state.withLock { state throws(BrokerError) -> RegistryChange in
-            do {
-                let change = try state.registry.register(manifest, diagnostics: file.diagnostics)
-                state.formats[manifest.bundleIdentifier] = nil
-                return change
-            } catch {
-                throw BrokerError(.invalidManifest, (error as? RegistryError)?.message ?? "\(error)")
-            }
-        }
-        return CatalogChange(added: change.added, removed: change.removed, updated: change.updated)
     }
 
-    public func unregister(bundleID: String) throws(BrokerError) -> CatalogChange {
-        let change = try state.withLock { state throws(BrokerError) -> RegistryChange in
-            do {
-                state.formats[bundleID] = nil
-                return try state.registry.unregister(bundleIdentifier: bundleID)
-            } catch {
-                throw BrokerError(.noHandler, (error as? RegistryError)?.message ?? "\(error)")
-            }
+    public func unregister(bundleID: String) async throws(BrokerError) -> CatalogChange {
+        do {
+            return CatalogChange(try await service.unregister(bundleIdentifier: bundleID))
+        } catch {
+            throw BrokerError(.noHandler, error.message)
         }
-        return CatalogChange(added: change.added, removed: change.removed, updated: change.updated)
     }
 
     /// The current registry (a value copy), for the Inbox's type check of `DropFiles`.
-    public var registry: Registry { state.withLock { $0.registry } }
+    public var registry: Registry { service.snapshot }
 
     public func applications() -> [ApplicationSummary] {
-        state.withLock { $0.registry.sortedApplications }.map {
+        service.snapshot.sortedApplications.map {
             ApplicationSummary(bundleID: $0.bundleIdentifier, name: $0.name, schemes: $0.schemes, launchable: $0.canLaunch, manifestPath: $0.path)
+        }
+    }
+
+    public func changes() async -> AsyncStream<CatalogChange> {
+        let changes = await service.changes()
+        return AsyncStream { continuation in
+            let task = Task {
+                for await change in changes { continuation.yield(CatalogChange(change)) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    public func startWatching() async {
+        do {
+            try await service.startWatching()
+        } catch {
+            logger.warning("manifest folders are not watched (\(error.message)); `courier register` still works")
         }
     }
 
@@ -145,17 +144,19 @@ public final class ManifestCatalog: ApplicationCatalog {
     }
 
     private func format(of manifest: Manifest) -> URLFormat? {
-        let id = manifest.bundleIdentifier
-        if let cached = state.withLock({ $0.formats[id] }) { return cached }
+        if let cached = formats.withLock({ $0[manifest] }) { return cached }
         var format: URLFormat?
         if let value = manifest.urlFormat {
             do {
                 format = try URLFormat(propertyList: value.foundationValue)
             } catch {
-                logger.warning("\(manifest.path): CourierURLFormat of \(id) is invalid (\(error)); URLs for it are checked against RFC 3986 only")
+                logger.warning("\(manifest.path): CourierURLFormat of \(manifest.bundleIdentifier) is invalid (\(error)); its URLs are checked against RFC 3986 only")
             }
         }
-        state.withLock { $0.formats[id] = .some(format) }
+        formats.withLock {
+            if $0.count > 4096 { $0.removeAll() }
+            $0[manifest] = .some(format)
+        }
         return format
     }
 
@@ -170,5 +171,11 @@ public final class ManifestCatalog: ApplicationCatalog {
             queriesSchemes: Set(manifest.queriesSchemes.map { $0.lowercased() }),
             dbusActivatable: manifest.dbusActivatable
         )
+    }
+}
+
+extension CatalogChange {
+    init(_ change: RegistryChange) {
+        self.init(added: change.added, removed: change.removed, updated: change.updated)
     }
 }

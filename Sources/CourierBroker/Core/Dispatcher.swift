@@ -25,11 +25,16 @@ public actor Dispatcher {
         /// Requests queued per app beyond which `LimitsExceeded` is answered.
         public var maxQueuedPerApp: Int
         public var crashLoop: CrashLoopPolicy
+        /// Where the dispatcher's own tasks (delivery loops, launch timers) prefer to run. The D-Bus
+        /// adapter passes its connection's I/O thread: the actor then runs there too (SE-0417), and
+        /// a request crosses no thread between the socket and the app.
+        public var taskExecutor: (any TaskExecutor)?
 
-        public init(terminationGrace: Duration = .seconds(2), maxQueuedPerApp: Int = 4096, crashLoop: CrashLoopPolicy = .init()) {
+        public init(terminationGrace: Duration = .seconds(2), maxQueuedPerApp: Int = 4096, crashLoop: CrashLoopPolicy = .init(), taskExecutor: (any TaskExecutor)? = nil) {
             self.terminationGrace = terminationGrace
             self.maxQueuedPerApp = maxQueuedPerApp
             self.crashLoop = crashLoop
+            self.taskExecutor = taskExecutor
         }
     }
 
@@ -255,8 +260,9 @@ public actor Dispatcher {
         let pid: Int32
         observer?(.launching(bundleID: bundleID))
         do {
+            let executor = configuration.taskExecutor
             pid = try launcher.launch(spec) { pid, status in
-                Task { await self.processExited(bundleID, pid: pid, generation: generation, status: status) }
+                Task(executorPreference: executor) { await self.processExited(bundleID, pid: pid, generation: generation, status: status) }
             }
         } catch {
             apps[bundleID] = record
@@ -265,9 +271,9 @@ public actor Dispatcher {
             return
         }
         let timeout = record.descriptor.launchTimeout
-        let timer = Task {
+        let timer = Task(executorPreference: configuration.taskExecutor) {
             try? await Task.sleep(for: timeout)
-            if !Task.isCancelled { self.launchTimedOut(bundleID, generation: generation) }
+            if !Task.isCancelled { await self.launchTimedOut(bundleID, generation: generation) }
         }
         let options = LaunchOptions(url: first.request.url, sourceApplication: first.request.sourceApplication, requestID: first.id, appOptions: first.request.appOptions)
         record.phase = .launching(pid: pid, generation: generation, options: options, timer: timer)
@@ -321,7 +327,7 @@ public actor Dispatcher {
               record.pumpGeneration != generation, !record.queue.isEmpty else { return }
         record.pumpGeneration = generation
         apps[bundleID] = record
-        Task { await self.pump(bundleID, generation: generation) }
+        Task(executorPreference: configuration.taskExecutor) { await self.pump(bundleID, generation: generation) }
     }
 
     /// The delivery loop of one app process: one request at a time, in queue order.
