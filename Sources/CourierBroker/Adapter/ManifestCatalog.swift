@@ -84,7 +84,7 @@ public final class ManifestCatalog: ApplicationCatalog {
     public func register(manifestAt path: String) async throws(BrokerError) -> String {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         do {
-            try await service.register(manifestAt: absolute, replacing: true)
+            try service.register(manifestAt: absolute, replacing: true)
             return service.snapshot.application(atPath: absolute)?.bundleIdentifier ?? ""
         } catch {
             let problems = error.diagnostics.map(\.description).joined(separator: "; ")
@@ -94,7 +94,7 @@ public final class ManifestCatalog: ApplicationCatalog {
 
     public func unregister(bundleID: String) async throws(BrokerError) -> CatalogChange {
         do {
-            return CatalogChange(try await service.unregister(bundleIdentifier: bundleID))
+            return CatalogChange(try service.unregister(bundleIdentifier: bundleID))
         } catch {
             throw BrokerError(.noHandler, error.message)
         }
@@ -110,7 +110,7 @@ public final class ManifestCatalog: ApplicationCatalog {
     }
 
     public func changes() async -> AsyncStream<CatalogChange> {
-        let changes = await service.changes()
+        let changes = service.changes()
         return AsyncStream { continuation in
             let task = Task {
                 for await change in changes { continuation.yield(CatalogChange(change)) }
@@ -122,7 +122,7 @@ public final class ManifestCatalog: ApplicationCatalog {
 
     public func startWatching() async {
         do {
-            try await service.startWatching()
+            try service.startWatching()
         } catch {
             logger.warning("manifest folders are not watched (\(error.message)); `courier register` still works")
         }
