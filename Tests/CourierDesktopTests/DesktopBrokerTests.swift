@@ -173,6 +173,24 @@ struct DesktopBrokerTests {
         #expect(setup.home.read(mimeApps) == before)
     }
 
+    /// Hot reload: a manifest saved into a watched folder (no `courier register`) gets its entry,
+    /// and deleting the file removes it.
+    @Test func manifestsAddedOrRemovedOnDiskUpdateTheEntries() throws {
+        let setup = try start()
+        try startBroker(setup)
+        let manifest = setup.home.directories.dataHome + "/courier/manifests/com.acme.later.plist"
+        let plist: [String: Any] = [
+            "CFBundleIdentifier": "com.acme.later", "CFBundleName": "Later",
+            "CFBundleURLTypes": [["CFBundleURLSchemes": ["later"]]],
+            "CourierLaunchArguments": ["/bin/true"],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: manifest))
+        let entry = setup.home.directories.applications + "/courier-com.acme.later.desktop"
+        #expect(waitFor(entry), "a manifest saved on disk did not produce a desktop entry")
+        try FileManager.default.removeItem(atPath: manifest)
+        #expect(waitForGone(entry), "a manifest removed from disk left its desktop entry")
+    }
+
     @Test func urlsNoCourierAppOwnsGoToTheDesktopUnlessTurnedOff() throws {
         let setup = try start()
         let output = setup.home.root + "/mail-argv"
