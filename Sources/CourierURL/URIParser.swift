@@ -174,6 +174,26 @@ enum URIParser {
             // bytes are query bytes; '?' splits them), then a word-at-a-time search for '?' and
             // the escapes. Errors keep their order: the first offending byte is the one reported.
             layout.pathStart = Int32(i)
+            if let base = p.baseAddress {
+                // Fast path: 16-byte blocks (``BlockScanner``). Anything but a clean end falls
+                // through to the scalar scan below, which reports the error.
+                let raw = UnsafeRawPointer(base)
+                let (stop, found) = BlockScanner.scan(raw, count: n, from: i)
+                if stop == n || p[stop] == hash {
+                    let questionMark = found >= 0 ? found : stop
+                    layout.pathEnd = Int32(questionMark)
+                    if found >= 0 { layout.queryStart = Int32(found + 1) }
+                    if layout.schemeEnd < 0, layout.authorityStart < 0 {
+                        try checkFirstSegment(from: i, to: questionMark)
+                    }
+                    if stop == n { return layout }
+                    if BlockScanner.scan(raw, count: n, from: stop + 1).stop == n {
+                        layout.fragmentStart = Int32(stop + 1)
+                        return layout
+                    }
+                }
+                layout.queryStart = -1
+            }
             let stop = scanClass(from: i, CharacterClass.queryOrFragment)
             let questionMark = try findQueryCheckingEscapes(from: i, to: stop)
             if stop < n, p[stop] != hash {
@@ -232,15 +252,16 @@ enum URIParser {
             layout.authorityStart = Int32(start)
             // Userinfo bytes are host and port bytes plus nothing else but escapes, so one scan
             // covers `[userinfo "@"] host [":" port]` unless there is an '@' or a '['.
-            var end = scanClass(from: start, CharacterClass.userinfo)
+            // 16-byte blocks (``BlockScanner``): the run's end, its first ':' and first '%'.
+            let raw = UnsafeRawPointer(p.baseAddress!)  // the input holds at least "//"
+            var (end, colonAt, percentAt) = BlockScanner.scanAuthority(raw, count: n, from: start)
             var hostStart = start
             if end < n, p[end] == at {
-                try checkEscapes(from: start, to: end, in: .userinfo)
+                if percentAt >= 0 { try checkEscapes(from: percentAt, to: end, in: .userinfo) }
                 layout.userinfoEnd = Int32(end)
-                let colonAt = find(colon, from: start, to: end)
-                if colonAt < end { layout.userinfoColon = Int32(colonAt) }
+                if colonAt >= 0 { layout.userinfoColon = Int32(colonAt) }
                 hostStart = end + 1
-                end = scanClass(from: hostStart, CharacterClass.userinfo)
+                (end, colonAt, percentAt) = BlockScanner.scanAuthority(raw, count: n, from: hostStart)
             }
             layout.hostStart = Int32(hostStart)
 
@@ -267,8 +288,8 @@ enum URIParser {
                     end = i
                 }
             } else {
-                let hostEnd = find(colon, from: hostStart, to: end)
-                try checkEscapes(from: hostStart, to: hostEnd, in: .host)
+                let hostEnd = colonAt >= 0 ? colonAt : end
+                if percentAt >= 0, percentAt < hostEnd { try checkEscapes(from: percentAt, to: hostEnd, in: .host) }
                 layout.hostEnd = Int32(hostEnd)
                 layout.hostKind = hostEnd > hostStart && CharacterClass.isDigit(p[hostStart])
                     && IPv4.isAddress(p, from: hostStart, to: hostEnd) ? .ipv4 : .regName
