@@ -13,12 +13,26 @@ extension DBusConnection {
         } catch {
             throw error.asDBusError
         }
-        guard let m = dbus_message_new(type) else { throw DBusError.failed("out of memory creating a D-Bus message") }
+        // The constructors write the whole header at once (each dbus_message_set_* re-marshals it).
+        let created: OpaquePointer?
+        if type == cdbus_message_type_method_call(), let member {
+            created = withOptionalCString(destination?.rawValue) { d in
+                withOptionalCString(interface?.rawValue) { i in
+                    (path ?? .root).rawValue.withCString { p in member.rawValue.withCString { dbus_message_new_method_call(d, p, i, $0) } }
+                }
+            }
+        } else if type == cdbus_message_type_signal(), let path, let interface, let member {
+            created = path.rawValue.withCString { p in
+                interface.rawValue.withCString { i in member.rawValue.withCString { dbus_message_new_signal(p, i, $0) } }
+            }
+        } else {
+            created = dbus_message_new(type)
+        }
+        guard let m = created else { throw DBusError.failed("out of memory creating a D-Bus message") }
         var ok = true
-        if let destination { ok = ok && destination.rawValue.withCString { dbus_message_set_destination(m, $0) } != 0 }
-        if let path { ok = ok && path.rawValue.withCString { dbus_message_set_path(m, $0) } != 0 }
-        if let interface { ok = ok && interface.rawValue.withCString { dbus_message_set_interface(m, $0) } != 0 }
-        if let member { ok = ok && member.rawValue.withCString { dbus_message_set_member(m, $0) } != 0 }
+        if type == cdbus_message_type_signal(), let destination {
+            ok = destination.rawValue.withCString { dbus_message_set_destination(m, $0) } != 0
+        }
         ok = ok && MessageCodec.append(arguments, to: m)
         if !ok {
             dbus_message_unref(m)
@@ -85,7 +99,7 @@ extension DBusConnection {
         let deadline = monotonicNanoseconds() &+ UInt64(ns)
         let sentSerial = Atomic<UInt32>(0)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<DBusMessage, any Error>) in
+            try await withUnsafeThrowingContinuation { (c: UnsafeContinuation<DBusMessage, any Error>) in
                 let failure: DBusError? = state.withLock { st in
                     if st.disconnected { return DBusError.disconnected("the D-Bus connection is closed; cannot call \(target)") }
                     var serial: UInt32 = 0
@@ -212,4 +226,10 @@ extension MessageCodec {
     static func validate(_ values: [DBusValue], orThrowDBus: Void) throws(DBusError) {
         do { try validate(values) } catch { throw error.asDBusError }
     }
+}
+
+/// `body` with a C string for `s`, or NULL when `s` is nil.
+func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let s else { return body(nil) }
+    return s.withCString { body($0) }
 }

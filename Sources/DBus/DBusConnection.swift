@@ -176,7 +176,7 @@ struct ConnectionState: ~Copyable {
 }
 
 struct PendingCall {
-    let continuation: CheckedContinuation<DBusMessage, any Error>
+    let continuation: UnsafeContinuation<DBusMessage, any Error>
     let deadline: UInt64
     let target: CallTarget
     let timeout: Duration

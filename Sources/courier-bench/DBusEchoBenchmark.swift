@@ -3,7 +3,7 @@ import CDBusEcho
 import DBus
 import Foundation
 
-/// `courier-bench dbus-echo [--calls N] [--pipelined N] [--depth D]`
+/// `courier-bench dbus-echo [--calls N] [--pipelined N] [--depth D] [--rounds R]`
 ///
 /// On one private dbus-daemon, measures an `Echo(s) → s` round trip (a) with a plain C libdbus
 /// service and client, (b) with a Swift service and Swift client through the `DBus` module.
@@ -12,6 +12,7 @@ import Foundation
 /// (targets: p50 ≤ 1.2× C, pipelined ≥ 0.8× C).
 enum DBusEchoBenchmark {
     static let name: BusName = "org.courier.bench.Echo"
+    static let swiftName: BusName = "org.courier.bench.SwiftEcho"
     static let path: ObjectPath = "/org/courier/bench/Echo"
     static let interface: InterfaceName = "org.courier.bench.Echo1"
     static let payload = "courier-echo-payload"
@@ -22,65 +23,81 @@ enum DBusEchoBenchmark {
             return
         }
         var calls = 20_000
-        var pipelined = 50_000
+        var pipelined = 30_000
         var depth = 64
+        var rounds = 3
         var i = 0
         while i + 1 < arguments.count {
             switch arguments[i] {
             case "--calls": calls = Int(arguments[i + 1]) ?? calls
             case "--pipelined": pipelined = Int(arguments[i + 1]) ?? pipelined
             case "--depth": depth = Int(arguments[i + 1]) ?? depth
+            case "--rounds": rounds = max(1, Int(arguments[i + 1]) ?? rounds)
             default: break
             }
             i += 2
         }
         let bus = try PrivateBus()
         defer { bus.stop() }
-        print("dbus-echo: private dbus-daemon, \(calls) sequential calls, \(pipelined) pipelined calls, \(depth) in flight")
+        print("dbus-echo: one private dbus-daemon; per round \(calls) sequential calls and \(pipelined) calls with \(depth) in flight; \(rounds) interleaved rounds, medians reported")
 
-        // (a) C service, C client.
+        // Both services run side by side (separate processes); rounds interleave C and Swift so
+        // load changes on the machine hit both alike.
         let cService = try startService("c", bus: bus)
-        let warm = UnsafeMutablePointer<UInt64>.allocate(capacity: max(calls, 1000))
-        defer { warm.deallocate() }
-        _ = courier_echo_client_sequential(bus.address, name.rawValue, 1000, warm)
-        guard courier_echo_client_sequential(bus.address, name.rawValue, Int32(calls), warm) == 0 else {
-            throw DBusError.failed("C sequential client failed")
-        }
-        let cSeq = Stats(Array(UnsafeBufferPointer(start: warm, count: calls)))
-        let cNs = courier_echo_client_pipelined(bus.address, name.rawValue, Int32(pipelined), Int32(depth))
-        guard cNs > 0 else { throw DBusError.failed("C pipelined client failed") }
-        let cRate = Double(pipelined) / (Double(cNs) / 1e9)
-        stop(cService)
-
-        // (b) Swift service, Swift client.
+        defer { stop(cService) }
         let swiftService = try startService("swift", bus: bus)
+        defer { stop(swiftService) }
         let client = try bus.connect()
         defer { client.close() }
+        let buffer = UnsafeMutablePointer<UInt64>.allocate(capacity: max(calls, 1000))
+        defer { buffer.deallocate() }
+        _ = courier_echo_client_sequential(bus.address, name.rawValue, 1000, buffer)
         _ = try await sequential(client, count: 1000)
-        let swiftSeqGlobal = Stats(try await sequential(client, count: calls))
+
+        var cSeq: [Stats] = [], cRate: [Double] = []
+        var sSeq: [Stats] = [], sRate: [Double] = []
+        var lSeq: [Stats] = [], lRate: [Double] = []
         let n = calls
-        let swiftSeqLoop = Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n) })
-        let swiftRateGlobal = try await pipeline(client, total: pipelined, depth: depth, executor: nil)
-        let swiftRateLoop = try await pipeline(client, total: pipelined, depth: depth, executor: client.executor)
-        stop(swiftService)
+        for _ in 0..<rounds {
+            guard courier_echo_client_sequential(bus.address, name.rawValue, Int32(calls), buffer) == 0 else {
+                throw DBusError.failed("C sequential client failed")
+            }
+            cSeq.append(Stats(Array(UnsafeBufferPointer(start: buffer, count: calls))))
+            let cNs = courier_echo_client_pipelined(bus.address, name.rawValue, Int32(pipelined), Int32(depth))
+            guard cNs > 0 else { throw DBusError.failed("C pipelined client failed") }
+            cRate.append(Double(pipelined) / (Double(cNs) / 1e9))
+            sSeq.append(Stats(try await sequential(client, count: calls)))
+            lSeq.append(Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n) }))
+            sRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: nil))
+            lRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: client.executor))
+        }
+        func median<T: Comparable>(_ xs: [T]) -> T { xs.sorted()[xs.count / 2] }
+        let c = Stats(p50: median(cSeq.map(\.p50)), p99: median(cSeq.map(\.p99)))
+        let sw = Stats(p50: median(sSeq.map(\.p50)), p99: median(sSeq.map(\.p99)))
+        let lp = Stats(p50: median(lSeq.map(\.p50)), p99: median(lSeq.map(\.p99)))
+        let (cr, sr, lr) = (median(cRate), median(sRate), median(lRate))
 
         func us(_ ns: UInt64) -> String { String(format: "%7.1f µs", Double(ns) / 1000) }
         func row(_ label: String, _ s: Stats, _ rate: Double) {
-            print("  \(label.padding(toLength: 44, withPad: " ", startingAt: 0)) p50 \(us(s.p50))  p99 \(us(s.p99))  pipelined \(String(format: "%8.0f", rate)) calls/s")
+            print("  \(label.padding(toLength: 40, withPad: " ", startingAt: 0)) p50 \(us(s.p50))  p99 \(us(s.p99))  pipelined \(String(format: "%8.0f", rate)) calls/s")
         }
-        row("C libdbus client → C service", cSeq, cRate)
-        row("Swift client → Swift service", swiftSeqGlobal, swiftRateGlobal)
-        row("Swift client on connection executor", swiftSeqLoop, swiftRateLoop)
+        row("(a) C libdbus client → C service", c, cr)
+        row("(b) Swift client → Swift service", sw, sr)
+        row("(b') same, caller on connection executor", lp, lr)
         func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f×", a / b) }
         print("ratios (Swift / C):")
-        print("  p50: \(ratio(Double(swiftSeqGlobal.p50), Double(cSeq.p50))) (caller on connection executor: \(ratio(Double(swiftSeqLoop.p50), Double(cSeq.p50)))); target ≤ 1.20×")
-        print("  p99: \(ratio(Double(swiftSeqGlobal.p99), Double(cSeq.p99))) (caller on connection executor: \(ratio(Double(swiftSeqLoop.p99), Double(cSeq.p99))))")
-        print("  pipelined: \(ratio(swiftRateGlobal, cRate)) (caller on connection executor: \(ratio(swiftRateLoop, cRate))); target ≥ 0.80×")
+        print("  p50: \(ratio(Double(sw.p50), Double(c.p50))) (caller on connection executor: \(ratio(Double(lp.p50), Double(c.p50)))); target ≤ 1.20×")
+        print("  p99: \(ratio(Double(sw.p99), Double(c.p99))) (caller on connection executor: \(ratio(Double(lp.p99), Double(c.p99))))")
+        print("  pipelined: \(ratio(sr, cr)) (caller on connection executor: \(ratio(lr, cr))); target ≥ 0.80×")
     }
 
     struct Stats {
         let p50: UInt64
         let p99: UInt64
+        init(p50: UInt64, p99: UInt64) {
+            self.p50 = p50
+            self.p99 = p99
+        }
         init(_ samples: [UInt64]) {
             let s = samples.sorted()
             p50 = s[s.count / 2]
@@ -95,7 +112,7 @@ enum DBusEchoBenchmark {
     }
 
     static func echo(_ c: DBusConnection) async throws {
-        let r = try await c.call(name, path: path, interface: interface, method: "Echo", [.string(payload)])
+        let r = try await c.call(swiftName, path: path, interface: interface, method: "Echo", [.string(payload)])
         guard r.first?.stringValue == payload else { throw DBusError.failed("wrong echo reply \(r)") }
     }
 
@@ -158,8 +175,8 @@ enum DBusEchoBenchmark {
         try c.export(
             [DBusInterface(interface, methods: [DBusMethod("Echo", arguments: "s", results: "s") { call in call.arguments }])],
             at: path)
-        guard try await c.requestName(name, flags: .doNotQueue) == .primaryOwner else {
-            throw DBusError.failed("cannot own \(name)")
+        guard try await c.requestName(swiftName, flags: .doNotQueue) == .primaryOwner else {
+            throw DBusError.failed("cannot own \(swiftName)")
         }
         print("ready")
         fflush(nil)
