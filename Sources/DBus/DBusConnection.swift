@@ -132,7 +132,7 @@ public final class DBusConnection: Sendable, IOLoopClient {
         for p in pending.values { p.continuation.resume(throwing: error) }
         for s in subs.values { s.finish() }
         for w in waiters { w.resume() }
-        if !loop.isOnLoopThread || true { loop.stop() }
+        loop.stop()
     }
 
     func loopDidStop() {

@@ -30,7 +30,8 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     /// until the loop stops).
     let connection: OpaquePointer
     private let wakeFD: Int32
-    private let jobs = Mutex<[UnownedJob]>([])
+    /// Pending jobs; nil once the loop has stopped (later jobs go to the global executor).
+    private let jobs = Mutex<[UnownedJob]?>([])
     private let watches = Mutex<[LibdbusHandle]>([])
     private let timeouts = Mutex<[TimeoutEntry]>([])
     /// The deadline the loop will wake at, at the latest; writers with an earlier one must wake it.
@@ -64,20 +65,24 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
-        if stopped.load(ordering: .acquiring) {
-            unowned.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
-            return
+        let accepted = jobs.withLock { jobs -> Bool in
+            guard jobs != nil else { return false }
+            jobs!.append(unowned)
+            return true
         }
-        jobs.withLock { $0.append(unowned) }
-        wake()
+        if accepted {
+            wake()
+        } else {
+            globalConcurrentExecutor.enqueue(ExecutorJob(unowned))
+        }
     }
 
     private func runJobs() -> Bool {
         var ran = false
         while true {
             let batch = jobs.withLock { j -> [UnownedJob] in
-                let b = j
-                j.removeAll(keepingCapacity: true)
+                guard let b = j else { return [] }
+                j!.removeAll(keepingCapacity: true)
                 return b
             }
             if batch.isEmpty { return ran }
@@ -143,7 +148,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
             if planned > now { deadline = min(deadline, planned) }
             plannedWake.store(deadline, ordering: .releasing)
             // Re-check work that may have arrived while computing.
-            if jobs.withLock({ !$0.isEmpty }) { continue }
+            if jobs.withLock({ !($0?.isEmpty ?? true) }) { continue }
 
             pollfds.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
@@ -210,6 +215,13 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         dbus_connection_set_dispatch_status_function(connection, nil, nil, nil)
         stopped.store(true, ordering: .releasing)
         _ = runJobs()
+        // From now on jobs go to the global executor; hand over any that raced in.
+        let leftovers = jobs.withLock { j -> [UnownedJob] in
+            let b = j ?? []
+            j = nil
+            return b
+        }
+        for job in leftovers { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         dbus_connection_unref(connection)
         Glibc.close(wakeFD)
         keepAlive = nil

@@ -114,7 +114,7 @@ import Testing
             let script = bus.directory.appendingPathComponent("service.py")
             try Self.pythonService.write(to: script, atomically: true, encoding: .utf8)
             let python = try Tool.start("/usr/bin/python3", [script.path, bus.address], environment: bus.environment)
-            defer { Tool.kill(python) }
+            defer { python.kill() }
             let client = try bus.connect()
             defer { client.close() }
             let name: BusName = "org.courier.test.Py"

@@ -187,20 +187,19 @@ import Testing
             try service.export(
                 [DBusInterface("org.courier.test.Slow1", methods: [
                     DBusMethod("Slow") { _ in
-                        try await Task.sleep(for: .seconds(2))
+                        // Never answers in time: only the caller's timeout can end the call.
+                        try await Task.sleep(for: .seconds(60))
                         return []
                     }
                 ])], at: "/slow")
             let c = try bus.connect()
             defer { c.close() }
-            let start = ContinuousClock.now
             do {
                 _ = try await c.call(service.uniqueName, path: "/slow", interface: "org.courier.test.Slow1", method: "Slow", timeout: .milliseconds(200))
                 Issue.record("expected a timeout")
             } catch let e as DBusError {
                 #expect(e.name == DBusError.noReplyName)
             }
-            #expect(ContinuousClock.now - start < .seconds(2))
         }
     }
 

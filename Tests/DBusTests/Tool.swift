@@ -1,69 +1,98 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Runs a command-line peer (gdbus, busctl, dbus-send, python3) to completion without blocking a
 /// Swift concurrency thread, and returns its exit status and output.
+///
+/// Uses posix_spawn with output in files rather than Foundation's Process and pipes: no
+/// descriptor is ever closed twice (a double close can hit a D-Bus socket another test just
+/// opened), and children start with an empty signal mask so SIGKILL/SIGTERM behave.
 struct ToolResult: Sendable {
     var status: Int32
     var stdout: String
     var stderr: String
 }
 
-enum Tool {
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> ToolResult {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        p.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        let outData = OutputCollector(out.fileHandleForReading)
-        let errData = OutputCollector(err.fileHandleForReading)
-        let status: Int32 = try await withCheckedThrowingContinuation { c in
-            p.terminationHandler = { c.resume(returning: $0.terminationStatus) }
-            do { try p.run() } catch { c.resume(throwing: error) }
+/// A spawned child process; `kill()` stops and reaps it.
+final class Child: Sendable {
+    let pid: pid_t
+    private let reaped = Mutex(false)
+
+    init(pid: pid_t) { self.pid = pid }
+
+    /// Waits for exit on a dedicated thread; returns the exit status (or 128+signal).
+    func wait() async -> Int32 {
+        await withCheckedContinuation { (c: CheckedContinuation<Int32, Never>) in
+            let pid = self.pid
+            Thread.detachNewThread { [self] in
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                reaped.withLock { $0 = true }
+                let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                c.resume(returning: code)
+            }
         }
-        return ToolResult(status: status, stdout: outData.finish(), stderr: errData.finish())
     }
 
-    /// Starts a long-running peer (output discarded, so it never holds the test runner's pipes);
-    /// stop it with `kill`.
-    static func start(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        p.environment = environment
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        return p
-    }
-
-    /// SIGKILL, then reap: children started from Swift's thread pool may have SIGTERM blocked.
-    static func kill(_ p: Process) {
-        Glibc.kill(p.processIdentifier, SIGKILL)
-        p.waitUntilExit()
+    func kill() {
+        guard !reaped.withLock({ $0 }) else { return }
+        Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        reaped.withLock { $0 = true }
     }
 }
 
-/// Drains a pipe on a background thread so a chatty child never blocks on a full pipe.
-final class OutputCollector: @unchecked Sendable {
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
+enum Tool {
+    static func spawn(_ executable: String, _ arguments: [String], environment: [String: String], stdout: String, stderr: String) throws -> Child {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigmask(&attr, &none)
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = [executable] + arguments
+        var cargs = argv.map { strdup($0) } + [nil]
+        defer { for a in cargs { free(a) } }
+        var cenv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for e in cenv { free(e) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, &attr, &cargs, &cenv)
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+        return Child(pid: pid)
     }
 
-    func finish() -> String {
-        done.wait()
-        return String(decoding: data, as: UTF8.self)
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> ToolResult {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out").path
+        let err = dir.appendingPathComponent("err").path
+        let child = try spawn(executable, arguments, environment: environment, stdout: out, stderr: err)
+        let status = await child.wait()
+        return ToolResult(
+            status: status,
+            stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    }
+
+    /// Starts a long-running peer with its output discarded; stop it with `kill()`.
+    static func start(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> Child {
+        try spawn(executable, arguments, environment: environment, stdout: "/dev/null", stderr: "/dev/null")
     }
 }
