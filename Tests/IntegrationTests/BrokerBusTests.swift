@@ -184,4 +184,25 @@ struct BrokerBusTests {
         let status = try fixture.run(courier, ["status"])
         #expect(status.output.contains("com.acme.todolist\trunning"), "\(status.output)")
     }
+
+    @Test func registeringAManifestAtRunTimeRoutesToItAndEmitsRegistryChanged() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let signals = try await fixture.client.connection.signals(matching: MatchRule(
+            path: "/org/courier/Broker", interface: "org.courier.Broker1", member: "RegistryChanged"))
+        #expect(try await fixture.client.canOpen("echo://x") == false)
+        let extra = fixture.root.appendingPathComponent("extra", isDirectory: true)
+        try FileManager.default.createDirectory(at: extra, withIntermediateDirectories: true)
+        let script = try PythonScripts.install("fake_app.py", PythonScripts.fakeApp, in: extra)
+        try BrokerFixture.ManifestWriter(folder: extra).write("com.acme.echo", schemes: ["echo"], arguments: [systemPython, script, "echo"])
+        let bundleID = try await fixture.client.registerManifest(atPath: extra.appendingPathComponent("com.acme.echo.plist").path)
+        #expect(bundleID == "com.acme.echo")
+        var iterator = signals.makeAsyncIterator()
+        let signal = await iterator.next()
+        #expect(signal?.body.first?.stringArrayValue == ["com.acme.echo"])
+        #expect(try await fixture.client.open("echo://x").handled)
+        try await fixture.client.unregister(bundleID: "com.acme.echo")
+        let error = await #expect(throws: CourierError.self) { try await fixture.client.open("echo://y") }
+        #expect(error?.code == .noHandler)
+    }
 }

@@ -350,10 +350,12 @@ public actor Dispatcher {
             let result: Result<DeliveryAnswer, BrokerError>
             do {
                 let endpoint = AppEndpoint(bundleID: bundleID, uniqueName: uniqueName, freedesktopApplication: record.descriptor.dbusActivatable)
+                observer?(.delivering(bundleID: bundleID))
                 result = .success(try await deliverer.deliver(delivery, to: endpoint))
             } catch {
                 result = .failure(error)
             }
+            observer?(.delivered(bundleID: bundleID))
             // Already answered when the app died meanwhile.
             guard apps[bundleID]?.inFlight?.id == pending.id else { continue }
             apps[bundleID]!.inFlight = nil

@@ -5,4 +5,8 @@ public enum DispatcherEvent: Sendable {
     case launching(bundleID: String)
     /// The app called `CheckIn`.
     case checkedIn(bundleID: String)
+    /// A request is being handed to the app (the delivery call starts).
+    case delivering(bundleID: String)
+    /// The app answered (or failed) the delivery.
+    case delivered(bundleID: String)
 }
