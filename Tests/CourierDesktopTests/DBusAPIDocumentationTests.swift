@@ -3,9 +3,9 @@ import Testing
 
 /// docs/dbus-api/*.xml is what the running code says about itself (`gdbus introspect --xml`), so
 /// the documented interfaces cannot drift from the served ones. Regenerate with scripts/dbus-api-xml.
-@Suite(.enabled(if: InstallScriptTests.built, "courier and courierd are not built beside the tests"))
+@Suite(.serialized, .enabled(if: InstallScriptTests.built, "courier and courierd are not built beside the tests"))
 struct DBusAPIDocumentationTests {
-    @Test func committedIntrospectionMatchesTheRunningBrokerAndApp() throws {
+    @Test func committedIntrospectionMatchesTheRunningBrokerAndApp() async throws {
         let home = try TemporaryDesktopHome()
         let bin = InstallScriptTests.binDirectory
         var environment = home.environment(path: "\(bin):/usr/bin:/bin")
@@ -18,12 +18,12 @@ struct DBusAPIDocumentationTests {
             .write(toFile: bus.servicesFolder + "/org.courier.Broker.service", atomically: true, encoding: .utf8)
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
 
-        let broker = try run("/usr/bin/gdbus", ["introspect", "--session", "--dest", "org.courier.Broker", "--object-path", "/org/courier/Broker", "--xml"], environment: environment)
+        let broker = try await run("/usr/bin/gdbus", ["introspect", "--session", "--dest", "org.courier.Broker", "--object-path", "/org/courier/Broker", "--xml"], environment: environment)
         let documentedBroker = try String(contentsOfFile: InstallScriptTests.repository + "/docs/dbus-api/org.courier.Broker.xml", encoding: .utf8)
         #expect(broker.output == documentedBroker, "org.courier.Broker changed: run scripts/dbus-api-xml and update docs/dbus-api.md")
 
-        #expect(try run(bin + "/courier", ["open", "todolist://www.acme.com?Introspection#200806231300"], environment: environment).status == 0)
-        let app = try run("/usr/bin/gdbus", ["introspect", "--session", "--dest", "com.acme.todolist", "--object-path", "/com/acme/todolist", "--xml"], environment: environment)
+        #expect(try await run(bin + "/courier", ["open", "todolist://www.acme.com?Introspection#200806231300"], environment: environment).status == 0)
+        let app = try await run("/usr/bin/gdbus", ["introspect", "--session", "--dest", "com.acme.todolist", "--object-path", "/com/acme/todolist", "--xml"], environment: environment)
         let documentedApp = try String(contentsOfFile: InstallScriptTests.repository + "/docs/dbus-api/application.xml", encoding: .utf8)
         #expect(app.output == documentedApp, "the app interfaces changed: run scripts/dbus-api-xml and update docs/dbus-api.md")
     }

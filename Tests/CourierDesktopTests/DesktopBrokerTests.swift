@@ -4,7 +4,7 @@ import Testing
 /// The whole path, on a private session bus: the broker is D-Bus-activated from the installed
 /// service file, writes the desktop entries at start-up, and `xdg-open` / `gio open` reach a
 /// Courier app through `courier open --desktop-entry` and the broker, byte for byte.
-@Suite(.enabled(if: InstallScriptTests.built, "courier and courierd are not built beside the tests"))
+@Suite(.serialized, .enabled(if: InstallScriptTests.built, "courier and courierd are not built beside the tests"))
 struct DesktopBrokerTests {
     /// A Courier app written against the raw D-Bus contract (Python `dbus`): it checks in and
     /// appends every URL it is asked to open, NUL-terminated, to the file named by argv[1].
@@ -75,79 +75,79 @@ struct DesktopBrokerTests {
     }
 
     /// Waits (bounded) until `path` exists.
-    func waitFor(_ path: String, seconds: Double = 20) -> Bool {
+    func waitFor(_ path: String, seconds: Double = 20) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if FileManager.default.fileExists(atPath: path) { return true }
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return false
     }
 
-    func recorded(_ path: String, count: Int, seconds: Double = 20) -> [String] {
+    func recorded(_ path: String, count: Int, seconds: Double = 20) async -> [String] {
         let deadline = Date().addingTimeInterval(seconds)
         var urls: [String] = []
         while Date() < deadline {
             let data = FileManager.default.contents(atPath: path) ?? Data()
             urls = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
             if urls.count >= count { break }
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return urls
     }
 
-    @Test func busActivatedBrokerWritesEntriesAndDesktopToolsReachTheAppByteExact() throws {
+    @Test func busActivatedBrokerWritesEntriesAndDesktopToolsReachTheAppByteExact() async throws {
         let setup = try start()
         let entry = setup.home.directories.applications + "/courier-com.acme.recorder.desktop"
         // Start the broker by bus activation, as the desktop would.
-        let status = try run("/usr/bin/dbus-send", [
+        let status = try await run("/usr/bin/dbus-send", [
             "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
             "org.freedesktop.DBus.StartServiceByName", "string:org.courier.Broker", "uint32:0",
         ], environment: setup.environment)
         #expect(status.status == 0)
-        #expect(waitFor(entry), "the broker wrote no desktop entry at start-up")
+        #expect(await waitFor(entry), "the broker wrote no desktop entry at start-up")
 
         let courier = InstallScriptTests.binDirectory + "/courier"
-        let report = try run(courier, ["status"], environment: setup.environment)
+        let report = try await run(courier, ["status"], environment: setup.environment)
         #expect(report.output.contains("bus-activation"), "courier status said: \(report.output)")
 
-        let query = try run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/todolist"], environment: setup.environment)
+        let query = try await run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/todolist"], environment: setup.environment)
         #expect(query.output == "courier-com.acme.recorder.desktop\n")
 
         var expected: [String] = []
         for url in Self.urls {
-            let xdg = try run("/usr/bin/xdg-open", [url], environment: setup.environment)
+            let xdg = try await run("/usr/bin/xdg-open", [url], environment: setup.environment)
             #expect(xdg.status == 0, "xdg-open \(url)")
             expected.append(url)
-            #expect(recorded(setup.record, count: expected.count) == expected)
-            let gio = try run("/usr/bin/gio", ["open", url], environment: setup.environment)
+            #expect(await recorded(setup.record, count: expected.count) == expected)
+            let gio = try await run("/usr/bin/gio", ["open", url], environment: setup.environment)
             #expect(gio.status == 0, "gio open \(url)")
             expected.append(url)
-            #expect(recorded(setup.record, count: expected.count) == expected)
+            #expect(await recorded(setup.record, count: expected.count) == expected)
         }
     }
 
-    func startBroker(_ setup: Setup) throws {
-        let started = try run("/usr/bin/dbus-send", [
+    func startBroker(_ setup: Setup) async throws {
+        let started = try await run("/usr/bin/dbus-send", [
             "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
             "org.freedesktop.DBus.StartServiceByName", "string:org.courier.Broker", "uint32:0",
         ], environment: setup.environment)
         #expect(started.status == 0)
-        #expect(waitFor(setup.home.directories.applications + "/courier-com.acme.recorder.desktop"))
+        #expect(await waitFor(setup.home.directories.applications + "/courier-com.acme.recorder.desktop"))
     }
 
-    func waitForGone(_ path: String, seconds: Double = 20) -> Bool {
+    func waitForGone(_ path: String, seconds: Double = 20) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if !FileManager.default.fileExists(atPath: path) { return true }
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return false
     }
 
-    @Test func registerAndUnregisterThroughTheBrokerKeepTheEntriesInStep() throws {
+    @Test func registerAndUnregisterThroughTheBrokerKeepTheEntriesInStep() async throws {
         let setup = try start()
-        try startBroker(setup)
+        try await startBroker(setup)
         let notes = setup.home.root + "/com.acme.notes.plist"
         let plist: [String: Any] = [
             "CFBundleIdentifier": "com.acme.notes", "CFBundleName": "Notes",
@@ -160,24 +160,24 @@ struct DesktopBrokerTests {
         let courier = InstallScriptTests.binDirectory + "/courier"
         let entry = setup.home.directories.applications + "/courier-com.acme.notes.desktop"
 
-        #expect(try run(courier, ["register", notes], environment: setup.environment).status == 0)
-        #expect(waitFor(entry))
-        let query = try run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/notes"], environment: setup.environment)
+        #expect(try await run(courier, ["register", notes], environment: setup.environment).status == 0)
+        #expect(await waitFor(entry))
+        let query = try await run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/notes"], environment: setup.environment)
         #expect(query.output == "courier-com.acme.notes.desktop\n")
 
-        #expect(try run(courier, ["unregister", "com.acme.notes"], environment: setup.environment).status == 0)
-        #expect(waitForGone(entry))
+        #expect(try await run(courier, ["unregister", "com.acme.notes"], environment: setup.environment).status == 0)
+        #expect(await waitForGone(entry))
         // Bounded wait for the background writer to finish mimeapps.list as well.
         let deadline = Date().addingTimeInterval(10)
-        while setup.home.read(mimeApps) != before, Date() < deadline { usleep(10_000) }
+        while setup.home.read(mimeApps) != before, Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         #expect(setup.home.read(mimeApps) == before)
     }
 
     /// Hot reload: a manifest saved into a watched folder (no `courier register`) gets its entry,
     /// and deleting the file removes it.
-    @Test func manifestsAddedOrRemovedOnDiskUpdateTheEntries() throws {
+    @Test func manifestsAddedOrRemovedOnDiskUpdateTheEntries() async throws {
         let setup = try start()
-        try startBroker(setup)
+        try await startBroker(setup)
         let manifest = setup.home.directories.dataHome + "/courier/manifests/com.acme.later.plist"
         let plist: [String: Any] = [
             "CFBundleIdentifier": "com.acme.later", "CFBundleName": "Later",
@@ -186,36 +186,36 @@ struct DesktopBrokerTests {
         ]
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: manifest))
         let entry = setup.home.directories.applications + "/courier-com.acme.later.desktop"
-        #expect(waitFor(entry), "a manifest saved on disk did not produce a desktop entry")
+        #expect(await waitFor(entry), "a manifest saved on disk did not produce a desktop entry")
         try FileManager.default.removeItem(atPath: manifest)
-        #expect(waitForGone(entry), "a manifest removed from disk left its desktop entry")
+        #expect(await waitForGone(entry), "a manifest removed from disk left its desktop entry")
     }
 
-    @Test func urlsNoCourierAppOwnsGoToTheDesktopUnlessTurnedOff() throws {
+    @Test func urlsNoCourierAppOwnsGoToTheDesktopUnlessTurnedOff() async throws {
         let setup = try start()
         let output = setup.home.root + "/mail-argv"
         let mail = try setup.home.makeRecorder(named: "mail", output: output)
         try setup.home.write("[Desktop Entry]\nType=Application\nName=Mail\nExec=\(mail) --compose %u\nMimeType=x-scheme-handler/mailto;\n",
             to: setup.home.directories.applications + "/mail.desktop")
         try setup.home.write("[Default Applications]\nx-scheme-handler/mailto=mail.desktop\n", to: setup.home.directories.mimeAppsList)
-        try startBroker(setup)
+        try await startBroker(setup)
         let courier = InstallScriptTests.binDirectory + "/courier"
         let url = "mailto:someone@example.com?subject=$(id)&body=it's%20%60here%60"
 
-        let opened = try run(courier, ["open", url], environment: setup.environment)
+        let opened = try await run(courier, ["open", url], environment: setup.environment)
         #expect(opened.status == 0)
-        #expect(setup.home.recordedArguments(at: output) == ["--compose", url])
+        #expect(await setup.home.recordedArguments(at: output) == ["--compose", url])
 
-        let refused = try run(courier, ["open", "--no-fallback", url], environment: setup.environment)
+        let refused = try await run(courier, ["open", "--no-fallback", url], environment: setup.environment)
         #expect(refused.status == 3, "NoHandler")
-        let fromDesktop = try run(courier, ["open", "--desktop-entry", "--", url], environment: setup.environment)
+        let fromDesktop = try await run(courier, ["open", "--desktop-entry", "--", url], environment: setup.environment)
         #expect(fromDesktop.status == 3, "a desktop entry never hands back to the desktop")
-        #expect(setup.home.recordedArguments(at: output, waitingUpTo: 0.5) == nil)
+        #expect(await setup.home.recordedArguments(at: output, waitingUpTo: 0.5) == nil)
     }
 
     /// A manifest may name an app that only implements org.freedesktop.Application: the broker
     /// has the bus activate it and calls Open(uris, platform_data) with the activation token.
-    @Test func foreignGApplicationIsActivatedByTheBusAndOpenedThroughFreedesktopApplication() throws {
+    @Test func foreignGApplicationIsActivatedByTheBusAndOpenedThroughFreedesktopApplication() async throws {
         let setup = try start()
         let record = setup.home.root + "/viewer.jsonl"
         let manifests = setup.home.directories.dataHome + "/courier/manifests"
@@ -241,21 +241,21 @@ struct DesktopBrokerTests {
 
         let courier = InstallScriptTests.binDirectory + "/courier"
         let url = "viewer://photos/2008/q2?view=$(id)&mode='grid'"
-        let opened = try run(courier, ["open", "--activation-token", "token-42", url], environment: environment)
+        let opened = try await run(courier, ["open", "--activation-token", "token-42", url], environment: environment)
         #expect(opened.status == 0)
-        let first = readViewerRecord(record, count: 1)
+        let first = await readViewerRecord(record, count: 1)
         #expect(first.first?.uris == [url])
         #expect(first.first?.platformData["activation-token"] == "token-42")
         #expect(first.first?.platformData["desktop-startup-id"] == "token-42")
 
         // And from the desktop: the broker wrote the viewer's entry; xdg-open goes through courier.
-        #expect(waitFor(setup.home.directories.applications + "/courier-org.example.ForeignViewer.desktop"))
+        #expect(await waitFor(setup.home.directories.applications + "/courier-org.example.ForeignViewer.desktop"))
         let second = "viewer://photos/2008/q3#-x"
-        #expect(try run("/usr/bin/xdg-open", [second], environment: environment).status == 0)
-        #expect(readViewerRecord(record, count: 2).last?.uris == [second])
+        #expect(try await run("/usr/bin/xdg-open", [second], environment: environment).status == 0)
+        #expect(await readViewerRecord(record, count: 2).last?.uris == [second])
     }
 
-    func readViewerRecord(_ path: String, count: Int) -> [(uris: [String], platformData: [String: String])] {
+    func readViewerRecord(_ path: String, count: Int) async -> [(uris: [String], platformData: [String: String])] {
         let deadline = Date().addingTimeInterval(20)
         var entries: [(uris: [String], platformData: [String: String])] = []
         while Date() < deadline {
@@ -265,7 +265,7 @@ struct DesktopBrokerTests {
                 return (object["uris"] as? [String] ?? [], object["platform_data"] as? [String: String] ?? [:])
             }
             if entries.count >= count { break }
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return entries
     }

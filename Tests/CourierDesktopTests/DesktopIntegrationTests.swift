@@ -4,7 +4,7 @@ import CourierDesktop
 import Synchronization
 
 /// Registration against the real desktop tools, in a temporary XDG home.
-@Suite struct DesktopIntegrationTests {
+@Suite(.serialized) struct DesktopIntegrationTests {
     static let todolist = try! DesktopApp(bundleIdentifier: "com.acme.todolist", name: "Todo List", schemes: ["todolist"])
     static let exec = try! DesktopExec(command: ["/usr/bin/courier", "open", "--desktop-entry"])
 
@@ -24,7 +24,7 @@ import Synchronization
         DesktopIntegration(directories: home.directories, exec: Self.exec, environment: home.environment())
     }
 
-    @Test func writtenEntryPassesDesktopFileValidate() throws {
+    @Test func writtenEntryPassesDesktopFileValidate() async throws {
         let home = try TemporaryDesktopHome()
         let hostile = try DesktopApp(
             bundleIdentifier: "com.acme.todo-list_2", name: " Tödo \"List\"; $HOME `x` \\ %u\n\tline",
@@ -34,13 +34,13 @@ import Synchronization
         try desktop.register(Self.todolist)
         try desktop.register(hostile)
         for id in [Self.todolist.bundleIdentifier, hostile.bundleIdentifier] {
-            let result = try run("/usr/bin/desktop-file-validate", [desktop.entryPath(for: id)], environment: home.environment())
+            let result = try await run("/usr/bin/desktop-file-validate", [desktop.entryPath(for: id)], environment: home.environment())
             #expect(result.status == 0, "desktop-file-validate: \(result.output)")
             #expect(result.output.isEmpty, "desktop-file-validate warned: \(result.output)")
         }
     }
 
-    @Test func xdgMimeAndGioNameOurEntryAsTheDefault() throws {
+    @Test func xdgMimeAndGioNameOurEntryAsTheDefault() async throws {
         let home = try TemporaryDesktopHome()
         // GLib ignores an entry whose program does not exist: point it at a real one.
         let exec = try DesktopExec(command: [try home.makeRecorder(output: home.root + "/argv"), "open"])
@@ -49,15 +49,15 @@ import Synchronization
         #expect(report.mimeAppsListChanged)
         #expect(report.writtenEntries == [desktop.entryPath(for: "com.acme.todolist")])
 
-        let xdgMime = try run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/todolist"], environment: home.environment())
+        let xdgMime = try await run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/todolist"], environment: home.environment())
         #expect(xdgMime.output == "courier-com.acme.todolist.desktop\n")
-        let gio = try run("/usr/bin/gio", ["mime", "x-scheme-handler/todolist"], environment: home.environment())
+        let gio = try await run("/usr/bin/gio", ["mime", "x-scheme-handler/todolist"], environment: home.environment())
         #expect(gio.output.contains("Default application for “x-scheme-handler/todolist”: courier-com.acme.todolist.desktop")
             || gio.output.contains("Default application for \"x-scheme-handler/todolist\": courier-com.acme.todolist.desktop"),
             "gio mime said: \(gio.output)")
     }
 
-    @Test func otherEntriesOfMimeAppsListAreUntouchedAndUnregisterRestoresEveryByte() throws {
+    @Test func otherEntriesOfMimeAppsListAreUntouchedAndUnregisterRestoresEveryByte() async throws {
         let home = try TemporaryDesktopHome()
         try home.write(Self.userMimeApps, to: home.directories.mimeAppsList)
         let desktop = integration(home)
@@ -68,7 +68,7 @@ import Synchronization
             .filter { !$0.contains("courier-com.acme.todolist.desktop") }.joined(separator: "\n")
         #expect(removedOurLines == Self.userMimeApps)
         for type in ["text/html", "x-scheme-handler/https", "x-scheme-handler/mailto", "image/png"] {
-            let result = try run("/usr/bin/xdg-mime", ["query", "default", type], environment: home.environment())
+            let result = try await run("/usr/bin/xdg-mime", ["query", "default", type], environment: home.environment())
             #expect(!result.output.contains("courier"), "\(type) now opens with \(result.output)")
         }
 
@@ -78,7 +78,7 @@ import Synchronization
         #expect(!FileManager.default.fileExists(atPath: desktop.entryPath(for: "com.acme.todolist")))
     }
 
-    @Test func previousDefaultStaysAsFallbackAndComesBackAfterUnregister() throws {
+    @Test func previousDefaultStaysAsFallbackAndComesBackAfterUnregister() async throws {
         let home = try TemporaryDesktopHome()
         let original = "[Default Applications]\nx-scheme-handler/todolist=other-todo.desktop\n"
         try home.write(original, to: home.directories.mimeAppsList)
@@ -90,7 +90,7 @@ import Synchronization
         #expect(home.read(home.directories.mimeAppsList) == Data(original.utf8))
     }
 
-    @Test func registeringIntoNoFileThenUnregisteringLeavesNoFile() throws {
+    @Test func registeringIntoNoFileThenUnregisteringLeavesNoFile() async throws {
         let home = try TemporaryDesktopHome()
         let desktop = integration(home)
         try desktop.register(Self.todolist)
@@ -100,7 +100,7 @@ import Synchronization
         #expect(desktop.installedBundleIdentifiers().isEmpty)
     }
 
-    @Test func reRegisteringWithFewerSchemesReleasesOnlyTheDroppedOnes() throws {
+    @Test func reRegisteringWithFewerSchemesReleasesOnlyTheDroppedOnes() async throws {
         let home = try TemporaryDesktopHome()
         let desktop = integration(home)
         try desktop.register(DesktopApp(bundleIdentifier: "com.acme.todolist", name: "Todo", schemes: ["todolist", "todo"]))
@@ -112,7 +112,7 @@ import Synchronization
         #expect(!again.changedAnything)
     }
 
-    @Test func synchronizeRemovesStaleCourierEntriesButNeverForeignOnes() throws {
+    @Test func synchronizeRemovesStaleCourierEntriesButNeverForeignOnes() async throws {
         let home = try TemporaryDesktopHome()
         let desktop = integration(home)
         let mail = try DesktopApp(bundleIdentifier: "org.example.mail", name: "Mail", schemes: ["x-mail"])
@@ -131,7 +131,7 @@ import Synchronization
         #expect(list.desktopIDs(for: "x-scheme-handler/x-mail", in: .defaultApplications).isEmpty)
     }
 
-    @Test func desktopDatabaseIsRefreshedWhenTheToolExists() throws {
+    @Test func desktopDatabaseIsRefreshedWhenTheToolExists() async throws {
         let home = try TemporaryDesktopHome()
         let report = try integration(home).register(Self.todolist)
         #expect(report.databaseRefresh == .exited(0))
@@ -144,7 +144,7 @@ import Synchronization
         #expect(second.databaseRefresh == nil)
     }
 
-    @Test func nothingIsWrittenOutsideTheTwoXDGFolders() throws {
+    @Test func nothingIsWrittenOutsideTheTwoXDGFolders() async throws {
         let home = try TemporaryDesktopHome()
         try integration(home).register(Self.todolist)
         let everything = FileManager.default.enumerator(atPath: home.root)!.compactMap { $0 as? String }

@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test(.enabled(if: built, "courier and courierd are not built beside the tests"))
-    func installThenUninstallLeavesThePrefixAsItWas() throws {
+    func installThenUninstallLeavesThePrefixAsItWas() async throws {
         let home = try TemporaryDesktopHome()
         let prefix = home.root + "/prefix"
         try home.write("mine\n", to: prefix + "/share/keep.txt")
@@ -34,7 +34,7 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home.root
 
-        let install = try run("/bin/bash", [Self.repository + "/scripts/install", "--prefix", prefix, "--bin-dir", Self.binDirectory], environment: environment)
+        let install = try await run("/bin/bash", [Self.repository + "/scripts/install", "--prefix", prefix, "--bin-dir", Self.binDirectory], environment: environment)
         #expect(install.status == 0)
         let installed = snapshot(prefix)
         let expected = [
@@ -57,17 +57,17 @@ import Testing
         #expect(service.contains("\nName=org.courier.Broker\nExec=\(prefix)/bin/courierd --started-by=bus-activation\n"))
         let unit = String(decoding: home.read(prefix + "/share/systemd/user/courierd.service") ?? Data(), as: UTF8.self)
         #expect(unit.contains("\nType=dbus\nBusName=org.courier.Broker\nExecStart=\(prefix)/bin/courierd --started-by=systemd\n"))
-        let syntax = try run("/bin/bash", ["-n", prefix + "/share/bash-completion/completions/courier"], environment: environment)
+        let syntax = try await run("/bin/bash", ["-n", prefix + "/share/bash-completion/completions/courier"], environment: environment)
         #expect(syntax.status == 0)
 
-        let uninstall = try run("/bin/bash", [Self.repository + "/scripts/uninstall", "--prefix", prefix], environment: environment)
+        let uninstall = try await run("/bin/bash", [Self.repository + "/scripts/uninstall", "--prefix", prefix], environment: environment)
         #expect(uninstall.status == 0)
         #expect(snapshot(prefix) == before)
     }
 
-    @Test func uninstallWithoutAnInstallRefusesAndTouchesNothing() throws {
+    @Test func uninstallWithoutAnInstallRefusesAndTouchesNothing() async throws {
         let home = try TemporaryDesktopHome()
-        let result = try run("/bin/bash", [Self.repository + "/scripts/uninstall", "--prefix", home.root], environment: ProcessInfo.processInfo.environment)
+        let result = try await run("/bin/bash", [Self.repository + "/scripts/uninstall", "--prefix", home.root], environment: ProcessInfo.processInfo.environment)
         #expect(result.status == 66)
     }
 }

@@ -4,7 +4,7 @@ import CourierDesktop
 /// A throw-away home with its own XDG folders, and an environment for the real desktop tools
 /// (`gio`, `xdg-open`, `xdg-mime`) that sees only that home: no system desktop entries, no session
 /// bus, no desktop session (so `xdg-open` takes its generic path).
-final class TemporaryDesktopHome {
+final class TemporaryDesktopHome: Sendable {
     let root: String
     let directories: XDGDirectories
 
@@ -63,7 +63,7 @@ final class TemporaryDesktopHome {
 
     /// Waits (bounded) for a recorder's output and returns the recorded arguments; `nil` if the
     /// recorder never ran. A launcher may return before the program it started has finished.
-    func recordedArguments(at output: String, waitingUpTo seconds: Double = 10) -> [String]? {
+    func recordedArguments(at output: String, waitingUpTo seconds: Double = 10) async -> [String]? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let data = FileManager.default.contents(atPath: output) {
@@ -74,7 +74,7 @@ final class TemporaryDesktopHome {
                 if arguments.last == "" { arguments.removeLast() }
                 return arguments
             }
-            usleep(5_000)
+            try? await Task.sleep(for: .milliseconds(5))
         }
         return nil
     }
@@ -100,9 +100,23 @@ func shellQuoted(_ string: String) -> String {
     "'" + string.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
 
-/// Runs a program with an argv and returns its exit status and standard output.
+/// Runs blocking work (waiting for a process) on a Dispatch thread, off Swift's cooperative pool:
+/// that pool has one thread per core, and a test blocking one there starves the async tests (and
+/// their timeouts) running beside it.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// Runs a program with an argv (off the cooperative pool) and returns its exit status and output.
 @discardableResult
-func run(_ program: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
+func run(_ program: String, _ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
+    try await offPool { try runBlocking(program, arguments, environment: environment) }
+}
+
+@discardableResult
+func runBlocking(_ program: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: program)
     process.arguments = arguments
