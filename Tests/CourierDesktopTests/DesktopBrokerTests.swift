@@ -106,6 +106,7 @@ struct DesktopBrokerTests {
         ], environment: setup.environment)
         #expect(status.status == 0)
         #expect(await waitFor(entry), "the broker wrote no desktop entry at start-up")
+        #expect(await waitFor(setup.home.directories.mimeAppsList))
 
         let courier = InstallScriptTests.binDirectory + "/courier"
         let report = try await run(courier, ["status"], environment: setup.environment)
@@ -134,6 +135,20 @@ struct DesktopBrokerTests {
         ], environment: setup.environment)
         #expect(started.status == 0)
         #expect(await waitFor(setup.home.directories.applications + "/courier-com.acme.recorder.desktop"))
+        // The entry is written before mimeapps.list, in the same batch.
+        #expect(await waitFor(setup.home.directories.mimeAppsList))
+    }
+
+    /// Waits (bounded) until `xdg-mime` names `desktopFile` as the default for `scheme`: the
+    /// background writer puts the entry in place before it edits mimeapps.list.
+    func waitForDefault(_ scheme: String, _ desktopFile: String, environment: [String: String]) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let query = try await run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/\(scheme)"], environment: environment)
+            if query.output == desktopFile + "\n" { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 
     func waitForGone(_ path: String, seconds: Double = 20) async -> Bool {
@@ -162,8 +177,7 @@ struct DesktopBrokerTests {
 
         #expect(try await run(courier, ["register", notes], environment: setup.environment).status == 0)
         #expect(await waitFor(entry))
-        let query = try await run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/notes"], environment: setup.environment)
-        #expect(query.output == "courier-com.acme.notes.desktop\n")
+        #expect(try await waitForDefault("notes", "courier-com.acme.notes.desktop", environment: setup.environment))
 
         #expect(try await run(courier, ["unregister", "com.acme.notes"], environment: setup.environment).status == 0)
         #expect(await waitForGone(entry))
@@ -250,6 +264,7 @@ struct DesktopBrokerTests {
 
         // And from the desktop: the broker wrote the viewer's entry; xdg-open goes through courier.
         #expect(await waitFor(setup.home.directories.applications + "/courier-org.example.ForeignViewer.desktop"))
+        #expect(try await waitForDefault("viewer", "courier-org.example.ForeignViewer.desktop", environment: environment))
         let second = "viewer://photos/2008/q3#-x"
         #expect(try await run("/usr/bin/xdg-open", [second], environment: environment).status == 0)
         #expect(await readViewerRecord(record, count: 2).last?.uris == [second])
