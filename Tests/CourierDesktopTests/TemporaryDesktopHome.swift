@@ -22,7 +22,11 @@ final class TemporaryDesktopHome: Sendable {
     }
 
     deinit {
-        try? FileManager.default.removeItem(atPath: root)
+        // A broker or app of the test may still be writing here while its bus goes away: retry.
+        for _ in 0..<20 {
+            if (try? FileManager.default.removeItem(atPath: root)) != nil || !FileManager.default.fileExists(atPath: root) { return }
+            usleep(50_000)
+        }
     }
 
     /// The environment for the desktop tools. `display` sets a (fake) `DISPLAY`, which `xdg-open`'s
