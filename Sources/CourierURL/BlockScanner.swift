@@ -18,9 +18,12 @@ enum BlockScanner {
         var questionMark = -1
         // Whole blocks, with the two bytes after each block in bounds (escape look-ahead).
         while i &+ 18 <= n {
-            let (stops, questions) = classify(base, i)
-            if questionMark < 0, questions != 0, questions.trailingZeroBitCount < stops.trailingZeroBitCount {
-                questionMark = i &+ questions.trailingZeroBitCount
+            let (stops, questionFlags) = classifyFlags(base, i)
+            if questionMark < 0 {  // the '?' bitmask is gathered only until the first '?'
+                let questions = bits(questionFlags)
+                if questions != 0, questions.trailingZeroBitCount < stops.trailingZeroBitCount {
+                    questionMark = i &+ questions.trailingZeroBitCount
+                }
             }
             if stops != 0 { return (i &+ stops.trailingZeroBitCount, questionMark) }
             i &+= 16
@@ -57,6 +60,17 @@ enum BlockScanner {
         var stops = outsideQuery(v)
         stops |= equal(v, 0x25) & ~(hexDigit(next) & hexDigit(afterNext))
         return (bits(stops), bits(equal(v, 0x3F)))
+    }
+
+    /// ``classify(_:_:)`` with the `?` left as lane flags, for callers that may not need them.
+    @inline(__always)
+    static func classifyFlags(_ base: UnsafeRawPointer, _ offset: Int) -> (stops: UInt32, questions: SIMD16<UInt8>) {
+        let v = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+        let next = base.loadUnaligned(fromByteOffset: offset &+ 1, as: SIMD16<UInt8>.self)
+        let afterNext = base.loadUnaligned(fromByteOffset: offset &+ 2, as: SIMD16<UInt8>.self)
+        var stops = outsideQuery(v)
+        stops |= equal(v, 0x25) & ~(hexDigit(next) & hexDigit(afterNext))
+        return (bits(stops), equal(v, 0x3F))
     }
 
     /// Bit 7 of each lane: whether the byte is outside `pchar / "/" / "?"` (`%` counts as inside;
