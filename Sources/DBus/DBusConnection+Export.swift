@@ -29,6 +29,27 @@ extension DBusConnection {
 
     static let introspectable = InterfaceName(unchecked: "org.freedesktop.DBus.Introspectable")
     static let properties = InterfaceName(unchecked: "org.freedesktop.DBus.Properties")
+    static let peer = InterfaceName(unchecked: "org.freedesktop.DBus.Peer")
+
+    /// `org.freedesktop.DBus.Peer` on every path, as libdbus's own dispatcher would answer it.
+    private func handlePeer(_ m: DBusMessage) {
+        switch (m.member?.rawValue, m.signature.rawValue) {
+        case ("Ping", ""):
+            try? sendValidatedReply(to: m, [])
+        case ("GetMachineId", ""):
+            var err = CDBus.DBusError()
+            dbus_error_init(&err)
+            defer { dbus_error_free(&err) }
+            guard let id = dbus_try_get_local_machine_id(&err) else {
+                return sendError(to: m, .failed("cannot read the machine id: \(err.message.map { String(cString: $0) } ?? "unknown error")"))
+            }
+            let text = String(cString: id)
+            dbus_free(id)
+            try? sendReply(to: m, [.string(text)])
+        default:
+            sendError(to: m, .unknownMethod("no method \(m.member?.rawValue ?? "") with signature '\(m.signature)' on org.freedesktop.DBus.Peer"))
+        }
+    }
 
     /// Routes a method call (I/O thread): standard interfaces, then the exported ones.
     func handleMethodCall(_ m: DBusMessage) {
@@ -43,6 +64,9 @@ extension DBusConnection {
                 try? sendReply(to: m, [.string(Introspection.xml(interfaces ?? [], children: children))])
                 return
             }
+        }
+        if m.interface == Self.peer {
+            return handlePeer(m)
         }
         guard let interfaces else {
             return sendError(to: m, .unknownObject("no object at path \(path)"))

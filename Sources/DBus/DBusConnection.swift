@@ -53,7 +53,6 @@ public final class DBusConnection: Sendable, IOLoopClient {
         self.uniqueName = dbus_bus_get_unique_name(c).map { BusName(unchecked: String(cString: $0)) }
         self.loop = IOLoop(connection: c)
         dbus_connection_set_change_sigpipe(1)  // a closed socket must give EPIPE, not kill the process
-        _ = dbus_connection_add_filter(c, connectionFilter, Unmanaged.passUnretained(self).toOpaque(), nil)
         loop.start(client: self)
     }
 
@@ -136,8 +135,11 @@ public final class DBusConnection: Sendable, IOLoopClient {
     }
 
     func loopDidStop() {
-        dbus_connection_remove_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque())
         handleDisconnected()
+    }
+
+    func loopHandle(_ message: OpaquePointer) {
+        _ = filter(message)
     }
 
     func loopCheckDeadlines(now: UInt64) -> UInt64 {
@@ -191,10 +193,4 @@ struct Subscription: Sendable {
 func getenvString(_ name: String) -> String? {
     guard let p = getenv(name) else { return nil }
     return String(cString: p)
-}
-
-/// The single libdbus filter: replies, method calls, signals and disconnection all pass here.
-private let connectionFilter: DBusHandleMessageFunction = { _, message, data in
-    let connection = Unmanaged<DBusConnection>.fromOpaque(data!).takeUnretainedValue()
-    return connection.filter(message!) ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
 }

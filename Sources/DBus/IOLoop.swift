@@ -11,6 +11,8 @@ protocol IOLoopClient: AnyObject, Sendable {
     func loopCheckDeadlines(now: UInt64) -> UInt64
     /// Called once on the loop thread when it stops, after the connection was closed and dispatched.
     func loopDidStop()
+    /// Handles one incoming message (borrowed for the duration of the call) on the loop thread.
+    func loopHandle(_ message: OpaquePointer)
 }
 
 /// Monotonic clock in nanoseconds.
@@ -46,6 +48,8 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         self.connection = connection
         self.wakeFD = cdbus_eventfd()
     }
+
+    deinit { Glibc.close(wakeFD) }
 
     var isOnLoopThread: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
     var isStopped: Bool { stopped.load(ordering: .acquiring) }
@@ -116,16 +120,21 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
 
     /// Asks the loop to close the connection and stop; returns at once.
     func stop() {
+        if stopped.load(ordering: .acquiring) { return }
         stopRequested.store(true, ordering: .releasing)
         cdbus_eventfd_signal(wakeFD)
     }
 
     // MARK: The loop
 
+    /// Routes every queued incoming message. Popping and routing them here (as a C main loop
+    /// does) skips libdbus's dispatch machinery — filter-list copies, its object tree — which
+    /// this binding replaces anyway; `org.freedesktop.DBus.Peer` is answered by the connection.
     private func dispatchAll() -> Bool {
         var did = false
-        while dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
-            _ = dbus_connection_dispatch(connection)
+        while let m = dbus_connection_pop_message(connection) {
+            keepAlive?.loopHandle(m)
+            dbus_message_unref(m)
             did = true
             _ = runJobs()
         }
@@ -223,7 +232,8 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         }
         for job in leftovers { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         dbus_connection_unref(connection)
-        Glibc.close(wakeFD)
+        // wakeFD stays open until deinit: close()/wake() may still signal it, and a closed
+        // number could already belong to another connection's socket.
         keepAlive = nil
     }
 

@@ -40,6 +40,18 @@ import Testing
         }
     }
 
+    @Test func peerInterfaceAnswersPingAndMachineID() async throws {
+        try await withPrivateBus { bus in
+            let service = try await EchoService.start(on: bus)
+            defer { service.close() }
+            let c = try bus.connect()
+            defer { c.close() }
+            #expect(try await call(c, "Ping", interface: "org.freedesktop.DBus.Peer") == [])
+            let id = try await call(c, "GetMachineId", interface: "org.freedesktop.DBus.Peer")
+            #expect(id.first?.stringValue?.count == 32)
+        }
+    }
+
     @Test func propertiesGetSetGetAllAndChangeSignal() async throws {
         try await withPrivateBus { bus in
             let value = Mutex<String>("initial")
