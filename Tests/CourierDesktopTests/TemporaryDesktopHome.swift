@@ -60,8 +60,15 @@ final class TemporaryDesktopHome: Sendable {
             """
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try script.write(toFile: path, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        // Written through an O_CLOEXEC descriptor: a writable descriptor that leaked into a
+        // program another test starts meanwhile would make exec(2) of this script fail with
+        // ETXTBSY after gio has already reported success (it starts apps through a helper).
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        let bytes = Array(script.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
         return path
     }
 
