@@ -1,32 +1,16 @@
 /// A D-Bus object path such as `/org/courier/Broker`.
 ///
-/// Validated on construction (object path rules of the D-Bus specification, checked by libdbus's own
-/// validator), so an invalid value cannot exist and can never reach a libdbus call that aborts.
-/// String literals are accepted for names written in code; they trap if invalid (a programming error).
-public struct ObjectPath: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+/// Validated on construction (see `ValidatedName`).
+public struct ObjectPath: ValidatedName {
     /// The validated text, e.g. `/org/courier/Broker`.
     public let rawValue: String
 
-    /// Validates `rawValue`; throws `DBusValidationError` saying why it is not a valid object path.
     public init(_ rawValue: String) throws(DBusValidationError) {
         try NameValidation.path(rawValue)
         self.rawValue = rawValue
     }
 
-    /// Returns nil when `rawValue` is not a valid object path.
-    public init?(validating rawValue: String) {
-        guard (try? NameValidation.path(rawValue)) != nil else { return nil }
-        self.rawValue = rawValue
-    }
-
     init(unchecked rawValue: String) { self.rawValue = rawValue }
-
-    public init(stringLiteral value: String) {
-        do { try self.init(value) } catch { preconditionFailure("\(error)") }
-    }
-
-    public var description: String { rawValue }
-    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
 
 extension ObjectPath {
