@@ -14,18 +14,55 @@ import Synchronization
 /// 3. Cold `OpenURL` of the todolist example: total, the app's own spawn-to-CheckIn, and the
 ///    broker's overhead above it (target ≤ 5 ms at p50).
 /// 4. `courier open` as a whole process vs `gio open` and `xdg-open` to a desktop-entry handler.
+///    `--courier PATH` times that binary instead of the `courier` built next to courier-bench — the
+///    shipped build is static (`scripts/install` links `--static-swift-stdlib`):
+///    `swift build -c release --static-swift-stdlib --product courier --scratch-path .build-static`
+///    then `courier-bench broker --courier .build-static/release/courier`; the sibling build is then
+///    timed too, for comparison. `--only process` runs section 4 alone.
 /// 5. Broker RSS idle with 1,000 registered apps (a real `courierd` process), target ≤ 30 MiB.
 enum BrokerBenchmark {
     static func run(arguments: [String]) async throws {
         // (run with `stdbuf -oL` to see results as they come through a pipe)
         let bin = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]).deletingLastPathComponent()
+        let options = try Options(arguments)
         let bus = try BenchBus()
         defer { bus.stop() }
         print("broker benchmark: private dbus-daemon at \(bus.address); binaries in \(bin.path)")
-        try await warmAndThroughput(bus: bus)
-        try await cold(bus: bus, bin: bin)
-        try await wholeProcess(bus: bus, bin: bin)
-        try await idleMemory(bus: bus, bin: bin)
+        if options.only == nil {
+            try await warmAndThroughput(bus: bus)
+            try await cold(bus: bus, bin: bin)
+        }
+        try await wholeProcess(bus: bus, bin: bin, courier: options.courier)
+        if options.only == nil {
+            try await idleMemory(bus: bus, bin: bin)
+        }
+    }
+
+    /// `--courier PATH` (the binary section 4 times) and `--only process` (section 4 alone).
+    struct Options {
+        var courier: String?
+        var only: String?
+
+        init(_ arguments: [String]) throws {
+            var rest = arguments[...]
+            while let argument = rest.popFirst() {
+                switch argument {
+                case "--courier":
+                    guard let path = rest.popFirst() else { throw BenchUsageError("--courier needs the path of a courier executable") }
+                    courier = URL(fileURLWithPath: path).path
+                case "--only":
+                    guard let section = rest.popFirst(), section == "process" else { throw BenchUsageError("--only takes 'process' (section 4: courier open as a whole process)") }
+                    only = section
+                default:
+                    throw BenchUsageError("unknown option '\(argument)'; courier-bench broker [--courier PATH] [--only process]")
+                }
+            }
+        }
+    }
+
+    struct BenchUsageError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 
     // MARK: 1 + 2
@@ -171,8 +208,9 @@ enum BrokerBenchmark {
 
     // MARK: 4
 
-    static func wholeProcess(bus: BenchBus, bin: URL) async throws {
-        let courier = bin.appendingPathComponent("courier").path
+    static func wholeProcess(bus: BenchBus, bin: URL, courier chosen: String?) async throws {
+        let sibling = bin.appendingPathComponent("courier").path
+        let courier = chosen ?? sibling
         guard FileManager.default.isExecutableFile(atPath: courier) else {
             print("\n4. whole process: skipped (\(courier) not built)")
             return
@@ -212,13 +250,18 @@ enum BrokerBenchmark {
         environment["XDG_CURRENT_DESKTOP"] = nil
         environment["DISPLAY"] = environment["DISPLAY"] ?? ":0"   // xdg-open's generic mode consults mimeapps.list only "with a display"
         let url = "bench://www.acme.com?process"
-        let candidates: [(String, String, [String])] = [
+        var candidates: [(String, String, [String])] = [
             ("courier open", courier, ["open", url]),
+        ]
+        if courier != sibling, FileManager.default.isExecutableFile(atPath: sibling) {
+            candidates.append(("courier (bench's own build)", sibling, ["open", url]))
+        }
+        candidates += [
             ("gio open", "/usr/bin/gio", ["open", url]),
             ("xdg-open", "/usr/bin/xdg-open", [url]),
         ]
         print("")
-        print("4. a whole command, spawn to exit (warm app; gio/xdg-open to a desktop entry running /bin/true)")
+        print("4. a whole command, spawn to exit (warm app; gio/xdg-open to a desktop entry running /bin/true); courier open = \(courier)")
         var p50s: [String: Duration] = [:]
         for (label, path, arguments) in candidates {
             guard FileManager.default.isExecutableFile(atPath: path) else {
@@ -234,7 +277,7 @@ enum BrokerBenchmark {
             }
             let stats = Stats(times)
             p50s[label] = stats.p50
-            print("   \(label.padding(toLength: 13, withPad: " ", startingAt: 0)) p50 \(stats.p50.milli)  p99 \(stats.p99.milli)\(failures > 0 ? "  (\(failures) runs exited non-zero)" : "")")
+            print("   \(label.padding(toLength: 28, withPad: " ", startingAt: 0)) p50 \(stats.p50.milli)  p99 \(stats.p99.milli)\(failures > 0 ? "  (\(failures) runs exited non-zero)" : "")")
         }
         if let ours = p50s["courier open"] {
             for other in ["gio open", "xdg-open"] {
