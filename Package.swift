@@ -79,6 +79,8 @@ let package = Package(
             name: "courier-bench",
             dependencies: ["DBus", "CourierURL", "CourierManifest", "Courier", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox"]
         ),
+        // Load run (docs/broker.md, "Load and leaks"): driver, recorder app and load client in one executable.
+        .executableTarget(name: "courier-test-app", dependencies: ["Courier", "DBus", "BusTestSupport"]),
         // A private dbus-daemon per test suite, shared by every test that says "bus".
         .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),

@@ -62,6 +62,11 @@ struct CourierDaemonCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot connect to the session bus at \(address): \(error.message)")
         }
+        let terminate = TerminationSignals { number in
+            logger.info("signal \(number): closing the bus connection; courierd exits")
+            connection.close()
+        }
+        defer { terminate.cancel() }
         let catalog = ManifestCatalog(
             configuration: .standard(manifestFolders: manifests, directories: CourierDirectories(environment: environment)),
             defaultLaunchTimeout: .milliseconds(Int64(launchTimeout * 1000)),

@@ -1,0 +1,231 @@
+import BusTestSupport
+import Courier
+import DBus
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `courier-test-app load`: the load run of issue #8 against a real `courierd` process on a private
+/// dbus-daemon (options and defaults in `LoadOptions`).
+///
+/// 1. Warm-up round: the warm apps (the last `apps − cold`) are launched and exercised by the
+///    clients; then courierd's RSS / fds / threads are the baseline.
+/// 2. The run: `clients` client processes (one bus connection each) send `opens` OpenURLs over all
+///    the apps, at most `inFlight` each awaiting a reply; the cold apps are launched by it.
+/// 3. The apps launched by the run are stopped (SIGTERM) and, once the broker has seen them go,
+///    courierd's footprint is measured again: same apps running as at the baseline.
+/// 4. The apps' records are checked (`DeliveryLedger`, one launch per app), courierd gets SIGTERM
+///    and must exit 0 (under AddressSanitizer, LeakSanitizer reports at that exit).
+enum LoadRun {
+    static func run(arguments: [String]) async throws -> Int32 {
+        let options: LoadOptions
+        do {
+            options = try LoadOptions(arguments: arguments)
+        } catch {
+            print(error)
+            return 64
+        }
+        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let courierd = options.courierd ?? URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("courierd").path
+        guard FileManager.default.isExecutableFile(atPath: courierd) else {
+            throw LoadError("no courierd at \(courierd): build it (swift build --product courierd) or pass --courierd PATH")
+        }
+        let bus = try PrivateBus()
+        let run = try Harness(options: options, bus: bus, me: me, courierd: courierd)
+        let report: LoadReport
+        do {
+            report = try await run.execute()
+        } catch {
+            run.cleanUp()
+            bus.stop()
+            throw error
+        }
+        run.cleanUp()
+        bus.stop()
+        report.print()
+        return report.passed ? 0 : 1
+    }
+
+    /// One run's folders, processes and steps.
+    final class Harness: @unchecked Sendable {
+        let options: LoadOptions
+        let bus: PrivateBus
+        let me: String
+        let courierd: String
+        let root: URL
+        let manifests: URL
+        let containers: URL
+        let log: String
+        let environment: [String: String]
+        var broker: ChildProcess?
+        var clients: [ChildProcess] = []
+        let deadline: ContinuousClock.Instant
+
+        init(options: LoadOptions, bus: PrivateBus, me: String, courierd: String) throws {
+            self.options = options
+            self.bus = bus
+            self.me = me
+            self.courierd = courierd
+            deadline = .now + .seconds(options.timeoutSeconds)
+            root = bus.directory.appendingPathComponent("load", isDirectory: true)
+            manifests = root.appendingPathComponent("manifests", isDirectory: true)
+            containers = root.appendingPathComponent("data/courier/containers", isDirectory: true)
+            try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
+            log = options.brokerLog ?? root.appendingPathComponent("courierd.log").path
+            var environment = bus.environment
+            environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+            environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+            environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+            environment["COURIER_DESKTOP_ENTRIES"] = "0"
+            self.environment = environment
+            for app in 0..<options.apps {
+                let id = LoadPlan.bundleID(app)
+                let plist: [String: Any] = [
+                    "CFBundleIdentifier": id, "CFBundleName": "Load app \(app)",
+                    "CFBundleURLTypes": [["CFBundleURLName": id, "CFBundleURLSchemes": [LoadPlan.scheme(app)]]],
+                    "CourierLaunchArguments": [me, "app"],
+                ]
+                let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+                try data.write(to: manifests.appendingPathComponent("\(id).plist"))
+            }
+        }
+
+        func execute() async throws -> LoadReport {
+            var report = LoadReport(options: options, courierd: courierd, log: log)
+            // A generous launch timeout: 25 apps start at once on a loaded (or sanitized) machine.
+            broker = try ChildProcess.spawn(
+                [courierd, "--manifests", manifests.path, "--log-level", "warning", "--launch-timeout", "120", "--no-desktop-entries"],
+                environment: environment, stderr: log)
+            let observer = BrokerClient(connection: try bus.connect())
+            defer { observer.connection.close() }
+            while !(await observer.brokerIsRunning()) {
+                guard ContinuousClock.now < deadline, let broker, await broker.wait(timeout: .milliseconds(50)) == nil else {
+                    throw LoadError("courierd did not take org.courier.Broker; its log (\(log)):\n\(brokerLog())")
+                }
+            }
+            let pid = broker!.pid
+
+            // 1. Warm-up.
+            let warmPlan = LoadPlan(round: "warmup", first: options.cold, count: options.apps - options.cold)
+            var warmOpens: [Int] = []
+            if warmPlan.count > 0 && options.warmup > 0 {
+                warmOpens = split(options.warmup)
+                let (summaries, seconds) = try await runClients(warmPlan, opens: warmOpens)
+                report.warmupSeconds = seconds
+                report.noteClients(summaries, round: "warmup")
+            }
+            try await settle()
+            report.baseline = try ProcessFootprint(pid: pid)
+            let launchedEarly = (0..<options.cold).filter { !launches(of: $0).isEmpty }
+            if !launchedEarly.isEmpty { report.failures.append("cold apps \(launchedEarly) were launched before the run") }
+
+            // 2. The run.
+            let runPlan = LoadPlan(round: "run", first: 0, count: options.apps)
+            let runOpens = split(options.opens)
+            let (summaries, seconds) = try await runClients(runPlan, opens: runOpens)
+            report.runSeconds = seconds
+            report.noteClients(summaries, round: "run")
+            report.peak = try ProcessFootprint(pid: pid)
+
+            // 3. Back to the baseline's set of running apps.
+            for app in 0..<options.cold { for pid in launches(of: app) { kill(pid, SIGTERM) } }
+            while true {
+                let running = (try? await observer.status()["running"]?.stringArrayValue) ?? nil
+                if let running, running.count <= options.apps - options.cold { break }
+                guard ContinuousClock.now < deadline else { throw LoadError("the broker still lists \(running ?? []) as running") }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await settle()
+            report.after = try ProcessFootprint(pid: pid)
+
+            // 4. Records, launches, exit.
+            var deliveries: [Int: [Substring]] = [:]
+            for app in 0..<options.apps {
+                let text = (try? String(contentsOf: container(of: app).appendingPathComponent(RecorderApp.deliveriesFile), encoding: .utf8)) ?? ""
+                deliveries[app] = text.split(separator: "\n")
+                let count = launches(of: app).count
+                report.launchCounts.append(count)
+                if count != 1 { report.failures.append("\(LoadPlan.bundleID(app)) was launched \(count) times (expected exactly once)") }
+            }
+            let ledger = DeliveryLedger(deliveries: deliveries)
+            if !warmOpens.isEmpty { report.warmup = ledger.check(warmPlan, opens: warmOpens) }
+            report.run = ledger.check(runPlan, opens: runOpens)
+
+            let stopping = ContinuousClock.now
+            broker?.signal(SIGTERM)
+            if let termination = await broker?.wait(timeout: .seconds(60)) {
+                report.brokerExit = termination.description
+                report.brokerExitSeconds = (ContinuousClock.now - stopping).seconds
+                if termination != .exited(0) { report.failures.append("courierd ended with \(termination) after SIGTERM (expected exit 0); log: \(log)") }
+            } else {
+                broker?.kill9()
+                report.failures.append("courierd did not exit within 60 s of SIGTERM")
+            }
+            broker = nil
+            report.sanitizerErrors = brokerLog().split(separator: "\n").filter {
+                $0.contains("ERROR: AddressSanitizer") || $0.contains("ERROR: LeakSanitizer") || $0.hasPrefix("SUMMARY: ")
+            }.map(String.init)
+            return report
+        }
+
+        /// Runs one round's client processes; returns their summaries and the round's wall time.
+        func runClients(_ plan: LoadPlan, opens: [Int]) async throws -> ([ClientSummary], Double) {
+            let start = ContinuousClock.now
+            let folder = root.appendingPathComponent("clients-\(plan.round)", isDirectory: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            clients = try opens.enumerated().map { id, count in
+                try ChildProcess.spawn(
+                    [me, "client", "--id", "\(id)", "--opens", "\(count)", "--round", plan.round,
+                     "--first", "\(plan.first)", "--count", "\(plan.count)", "--in-flight", "\(options.inFlight)"],
+                    environment: bus.environment,
+                    stdout: folder.appendingPathComponent("\(id).json").path, stderr: folder.appendingPathComponent("\(id).err").path)
+            }
+            var summaries: [ClientSummary] = []
+            for (id, client) in clients.enumerated() {
+                guard let termination = await client.wait(timeout: deadline - .now) else {
+                    throw LoadError("client \(id) of the \(plan.round) round did not finish within --timeout \(options.timeoutSeconds) s")
+                }
+                let output = (try? Data(contentsOf: folder.appendingPathComponent("\(id).json"))) ?? Data()
+                guard termination == .exited(0), let summary = try? JSONDecoder().decode(ClientSummary.self, from: output) else {
+                    let errors = (try? String(contentsOf: folder.appendingPathComponent("\(id).err"), encoding: .utf8)) ?? ""
+                    throw LoadError("client \(id) of the \(plan.round) round ended with \(termination): \(errors)")
+                }
+                summaries.append(summary)
+            }
+            clients = []
+            return (summaries, (ContinuousClock.now - start).seconds)
+        }
+
+        /// `total` requests over the clients, as evenly as possible.
+        func split(_ total: Int) -> [Int] {
+            (0..<options.clients).map { total / options.clients + ($0 < total % options.clients ? 1 : 0) }
+        }
+
+        /// Lets the broker finish reacting to clients and apps leaving the bus before measuring.
+        func settle() async throws { try await Task.sleep(for: .seconds(1)) }
+
+        func container(of app: Int) -> URL { containers.appendingPathComponent(LoadPlan.bundleID(app), isDirectory: true) }
+
+        /// The pids an app recorded at its starts.
+        func launches(of app: Int) -> [Int32] {
+            let text = (try? String(contentsOf: container(of: app).appendingPathComponent(RecorderApp.launchesFile), encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { Int32($0) }
+        }
+
+        func brokerLog() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+        /// Kills whatever is still running: clients, apps, courierd.
+        func cleanUp() {
+            clients.forEach { $0.kill9() }
+            for app in 0..<options.apps { for pid in launches(of: app) where isOurApp(pid) { kill(pid, SIGKILL) } }
+            broker?.kill9()
+        }
+
+        /// True when `pid` still runs this executable's `app` mode (a recorded pid may have been reused).
+        func isOurApp(_ pid: Int32) -> Bool {
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) } == [me, "app"]
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// The load run of issue #8 (`courier-test-app load`, docs/broker.md "Load and leaks"), full size:
+/// a real courierd on a private dbus-daemon, 16 client processes sending 10,000 OpenURLs over 50
+/// recorder apps, half of them cold. About 15 s in a debug build.
+@Suite("Load", .serialized)
+struct LoadTests {
+    /// The fields of `load-result: {json}` this test checks (the driver prints more).
+    struct Result: Decodable {
+        struct Check: Decodable {
+            var expected: Int
+            var delivered: Int
+            var lost: Int
+            var duplicated: Int
+            var outOfOrder: Int
+            var misrouted: Int
+            var unknown: Int
+        }
+        struct Footprint: Decodable {
+            var rssKiB: Int
+            var fds: Int
+            var threads: Int
+        }
+        var run: Check?
+        var warmup: Check?
+        var launchCounts: [Int]
+        var clientErrors: [String: Int]
+        var declined: Int
+        var baseline: Footprint?
+        var after: Footprint?
+        var brokerExit: String?
+        var failures: [String]
+    }
+
+    @Test func tenThousandOpensFromSixteenClientsArriveOnceInOrderWithOneLaunchPerApp() async throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("courier-load-\(UUID().uuidString.prefix(8)).txt").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let argv = [Products.path("courier-test-app"), "load", "--opens", "10000", "--clients", "16", "--apps", "50", "--cold", "25", "--timeout", "300"]
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cargs = argv.map { strdup($0) } + [nil]
+        defer { cargs.forEach { free($0) } }
+        var pid: pid_t = 0
+        #expect(posix_spawn(&pid, argv[0], &actions, nil, &cargs, environ) == 0, "cannot start \(argv[0])")
+        var status: Int32 = 0
+        var finished = false
+        for _ in 0..<(330 * 20) {   // the driver bounds itself at 300 s
+            if waitpid(pid, &status, WNOHANG) == pid { finished = true; break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        if !finished {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(finished && status == 0, "courier-test-app load failed (status \(status)):\n\(text)")
+        let line = text.split(separator: "\n").first { $0.hasPrefix("load-result: ") }
+        let json = try #require(line.map { Data($0.dropFirst("load-result: ".count).utf8) }, "no load-result line:\n\(text)")
+        let result = try JSONDecoder().decode(Result.self, from: json)
+        let run = try #require(result.run)
+        #expect(run.expected == 10_000)
+        #expect(run.delivered == 10_000)
+        #expect(run.lost == 0)
+        #expect(run.duplicated == 0)
+        #expect(run.outOfOrder == 0)
+        #expect(run.misrouted == 0 && run.unknown == 0)
+        #expect(result.warmup.map { $0.lost == 0 && $0.duplicated == 0 && $0.outOfOrder == 0 } == true)
+        #expect(result.launchCounts == Array(repeating: 1, count: 50), "launches per app: \(result.launchCounts)")
+        #expect(result.clientErrors.isEmpty && result.declined == 0, "client errors: \(result.clientErrors)")
+        let baseline = try #require(result.baseline)
+        let after = try #require(result.after)
+        #expect(after.fds <= baseline.fds, "courierd fds \(baseline.fds) → \(after.fds)")
+        #expect(after.rssKiB - baseline.rssKiB <= 4096, "courierd RSS \(baseline.rssKiB) → \(after.rssKiB) KiB")
+        #expect(after.threads <= baseline.threads)
+        #expect(result.brokerExit == "exit 0", "courierd after SIGTERM: \(result.brokerExit ?? "still running")")
+        #expect(result.failures.isEmpty, "\(result.failures)")
+    }
+}
