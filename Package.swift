@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .executable(name: "courierd", targets: ["courierd"]),
         .executable(name: "courier", targets: ["courier"]),
+        .executable(name: "courier-tool", targets: ["courier-tool"]),
         .executable(name: "todolist", targets: ["todolist"]),
     ],
     dependencies: [
@@ -56,12 +57,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `courier`: answers `courier open URL…` itself (DBus only: no Foundation, no ArgumentParser)
+        // and execs `courier-tool` for everything else; the Swift runtime linked in, so the one
+        // command that must be fast starts in ~1.5 ms (docs/broker.md, "`courier open` start-up").
         .executableTarget(
             name: "courier",
+            dependencies: ["DBus"],
+            path: "Sources/courier-front",
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+        ),
+        // The full CLI behind `courier`: every subcommand (ArgumentParser, Foundation, the registry).
+        .executableTarget(
+            name: "courier-tool",
             dependencies: [
                 "Courier", "CourierURL", "CourierManifest", "DBus", "CourierDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            path: "Sources/courier"
         ),
         // The todolist example's model: its URL format, items and store (testable without the app).
         .target(name: "TodoListKit", dependencies: ["CourierURL"]),

@@ -1,0 +1,29 @@
+import DBus
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `courier`: the executable users run. It answers the common `courier open URL…` itself and hands
+/// every other command line to the full CLI, `courier-tool` (ArgumentParser, Foundation, the
+/// manifest registry, libmagic), with `execv` — so the one command that has to be fast never loads
+/// them.
+///
+/// Why two executables: a process pays at start for everything it links, used or not (dynamic
+/// loading, relocations, page faults of Foundation, FoundationInternationalization/ICU, libmagic
+/// and their libraries — about half of what `courier open` cost as a whole; see docs/broker.md,
+/// "`courier open` start-up"). This target depends on `DBus` alone and never imports Foundation.
+///
+/// The contract: for any command line, `courier` behaves exactly as `courier-tool` does (output,
+/// exit status); `OpenCommandLine` takes only the forms it can answer identically and leaves the
+/// rest (`--json`, `--annotation`, `--help`, anything unusual) to the full CLI.
+@main
+enum CourierFront {
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard let request = OpenCommandLine(arguments) else {
+            FullCLI.exec(arguments)
+        }
+        let status = await OpenRunner(request).run()
+        exit(status)
+    }
+}
