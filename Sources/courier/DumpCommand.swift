@@ -1,11 +1,15 @@
 import ArgumentParser
+import Courier
 import CourierManifest
 
 /// `courier dump [--json]`: every app, its claims, launch command and manifest, and every diagnostic.
+/// Without `--manifests`, the running broker's registry (`BrokerRegistry`); with none running, the
+/// manifest folders on disk.
 struct DumpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dump",
-        abstract: "Show every registered app, its schemes and document types, and all diagnostics (like lsregister -dump).")
+        abstract: "Show every registered app, its schemes and document types, and all diagnostics (like lsregister -dump).",
+        discussion: "Without --manifests: what the running broker has registered (never starts one); with no broker running, the manifest folders on disk.")
 
     @OptionGroup var manifests: ManifestFolderOptions
 
@@ -13,7 +17,18 @@ struct DumpCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let dump = manifests.service().dump()
+        let dump: RegistryDump
+        if manifests.folders.isEmpty, let broker = await BrokerRegistry.running(command: "dump") {
+            do {
+                let (registry, stateDiagnostics) = try await broker.registry()
+                dump = RegistryDump(registry: registry, extraDiagnostics: stateDiagnostics)
+            } catch {
+                reportRegistryError("courier dump: \(error.message)")
+                throw OpenExitCode(error).exitCode
+            }
+        } else {
+            dump = manifests.service().dump()
+        }
         print(json ? dump.json() : dump.description, terminator: json ? "\n" : "")
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Courier
 import CourierManifest
 import CourierURL
 
@@ -7,7 +8,11 @@ struct HandlersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handlers",
         abstract: "List the apps that handle a URL scheme or a file type, the chosen one first.",
-        discussion: "Exit status: 0 when some app can handle it, 1 when none can, 65 when the scheme or type is invalid.")
+        discussion: """
+            Without --manifests: what the running broker would route to (never starts one); with no broker \
+            running, the manifest folders on disk. Exit status: 0 when some app can handle it, 1 when none \
+            can, 65 when the scheme or type is invalid.
+            """)
 
     @OptionGroup var manifests: ManifestFolderOptions
 
@@ -27,10 +32,11 @@ struct HandlersCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let service = manifests.service()
+        // Without --manifests, the running broker's view (never starting one); else the files.
+        let broker = manifests.folders.isEmpty ? await BrokerRegistry.running(command: "handlers") : nil
         let resolution: HandlerResolution
         if let type {
-            let registry = service.snapshot
+            let registry = try await registry(broker)
             if let identification = Registry.identifyFileArgument(type, in: registry) {
                 if explain { print("\(type): \(identification.typeIdentifier) — \(identification.reason)") }
                 resolution = registry.handlers(forType: identification.typeIdentifier)
@@ -52,7 +58,17 @@ struct HandlersCommand: AsyncParsableCommand {
                 reportRegistryError("courier: '\(urlOrScheme!)' has no valid scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.'")
                 throw ExitCode(65)
             }
-            resolution = service.handlers(forScheme: scheme)
+            if let broker, !explain {
+                // The broker's own answer (HandlersForURL), chosen first.
+                let ids = try await brokerHandlers(broker, url: text.contains(":") ? text : scheme + ":")
+                ids.forEach { print($0) }
+                if ids.isEmpty {
+                    reportRegistryError("courier: no app can handle \(HandlerKey.scheme(scheme.lowercased()))")
+                    throw ExitCode(1)
+                }
+                return
+            }
+            resolution = try await registry(broker).handlers(forScheme: scheme)
         }
         if let problem = resolution.problem {
             reportRegistryError("courier: \(problem)")
@@ -70,3 +86,27 @@ struct HandlersCommand: AsyncParsableCommand {
     }
 }
 
+extension HandlersCommand {
+    /// The broker's registry (`BrokerRegistry`), else the files (`--manifests`, or no broker).
+    private func registry(_ broker: BrokerRegistry?) async throws -> Registry {
+        guard let broker else { return manifests.service().snapshot }
+        do {
+            return try await broker.registry().registry
+        } catch {
+            reportRegistryError("courier handlers: \(error.message)")
+            throw OpenExitCode(error).exitCode
+        }
+    }
+
+    private func brokerHandlers(_ broker: BrokerRegistry, url: String) async throws -> [String] {
+        do {
+            return try await broker.client.handlers(for: url)
+        } catch where error.code == .invalidURL {
+            reportRegistryError("courier: invalid URL: \(error.message)")
+            throw ExitCode(65)
+        } catch {
+            reportRegistryError("courier handlers: \(error.message)")
+            throw OpenExitCode(error).exitCode
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Courier
+import CourierManifest
+import DBus
+
+/// What `courier dump` and `courier handlers` read when a broker runs: the registry as the broker
+/// routes with it, so what they print is what `courier open` will do — including manifests
+/// registered at runtime (`courier register` of a file outside the manifest folders) and without
+/// apps it unregistered. They never start a broker for this: with none running they read the
+/// manifest folders on disk, and say so in one line on standard error.
+struct BrokerRegistry {
+    let client: BrokerClient
+
+    /// The running broker, or nil after the note on standard error (no session bus, or nobody
+    /// owns `org.courier.Broker`).
+    static func running(command: String) async -> BrokerRegistry? {
+        if let client = try? BrokerClient.session(), await client.brokerIsRunning() {
+            return BrokerRegistry(client: client)
+        }
+        reportRegistryError("courier \(command): no broker is running; answering from the manifest folders on disk")
+        return nil
+    }
+
+    /// A read-only copy of the broker's registry, built with the same code from the same files:
+    /// the folders it reads (`GetStatus` `manifest-paths`), the manifests it lists
+    /// (`ListApplications` `path`) that are outside them, minus the apps it does not list, with the
+    /// user's defaults and first-claim order from the same state folder. Nothing is written (the
+    /// broker owns the state files while it runs). Also returns the problems reading that state.
+    func registry(directories: CourierDirectories = CourierDirectories()) async throws(CourierError) -> (registry: Registry, stateDiagnostics: [ManifestDiagnostic]) {
+        let status = try await client.status()
+        let applications = try await client.listApplications()
+        let folders = status["manifest-paths"]?.stringArrayValue ?? []
+        let stored = RegistryStateStore(folder: directories.stateFolder).load()
+        let empty = Registry(preferences: stored.preferences, claimOrder: stored.claimOrder)
+        let loader = ManifestLoader()
+        let loaded = loader.load(folders: folders, reportMissing: false)
+        let loadedPaths = Set(loaded.files.map(\.path))
+        let extraPaths = applications.compactMap { $0["path"]?.stringValue }.filter { !loadedPaths.contains($0) }
+        var registry = Registry.build(files: loaded.files + loader.load(files: extraPaths), folderDiagnostics: loaded.diagnostics, previous: empty).registry
+        let listed = Set(applications.compactMap { $0["bundle-id"]?.stringValue })
+        for app in registry.sortedApplications where !listed.contains(app.bundleIdentifier) {
+            _ = try? registry.unregister(bundleIdentifier: app.bundleIdentifier)
+        }
+        return (registry, stored.diagnostics)
+    }
+}
