@@ -35,6 +35,9 @@ struct CourierDaemonCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds an app has to check in after launch, unless its manifest says otherwise.")
     var launchTimeout: Double = 10
 
+    @Option(name: .long, help: "Requests (OpenURL, DropFiles, CanOpenURL, HandlersForURL) one client connection may have in flight; beyond it they are refused with org.courier.Error.LimitsExceeded.")
+    var maxRequestsPerSender: Int = SenderQuota.defaultLimit
+
     @Flag(name: .long, help: "Do not write desktop entries and mimeapps.list defaults for the registered apps (also COURIER_DESKTOP_ENTRIES=0).")
     var noDesktopEntries = false
 
@@ -53,6 +56,9 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "courierd")
+        guard maxRequestsPerSender >= 1 else {
+            throw ValidationError("--max-requests-per-sender must be at least 1 (got \(maxRequestsPerSender)); the default is \(SenderQuota.defaultLimit)")
+        }
         guard let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else {
             throw ValidationError("DBUS_SESSION_BUS_ADDRESS is not set: run courierd inside a desktop session or under dbus-run-session")
         }
@@ -79,11 +85,13 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             registryObserver = { desktopEntries.update(DesktopEntries.apps(catalog)) }
         }
         await catalog.startWatching()
+        let launcher = ProcessLauncher(busAddress: address)
         let service = BrokerService(
-            connection: connection, catalog: catalog, busAddress: address,
+            connection: connection, catalog: catalog, busAddress: address, launcher: launcher,
             logger: Logger(label: "courierd"),
             startedBy: startedBy ?? environment["COURIER_STARTED_BY"] ?? (environment["DBUS_STARTER_BUS_TYPE"] != nil ? "bus activation" : "command line"),
-            registryObserver: registryObserver
+            registryObserver: registryObserver,
+            maxRequestsPerSender: maxRequestsPerSender
         )
         do {
             try await service.run()
@@ -91,7 +99,12 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             logger.error("\(error.message)")
             throw ExitCode(2)
         }
+        // The bus went away (or closed our connection). Apps we launched were on the same bus and
+        // lose it too — a Courier app then ends — so reap them for a moment; any still running
+        // are left alone (not signalled: they may hold a person's work) and outlive the broker.
+        let remaining = await launcher.waitForChildren(upTo: .seconds(2))
         await desktopEntries?.flush()
-        logger.info("the bus connection closed; courierd exits")
+        let left = remaining.isEmpty ? "" : "; \(remaining.count) launched app(s) still running are left alone (pids \(remaining.sorted().map(String.init).joined(separator: " ")))"
+        logger.notice("the bus connection closed (the bus daemon went away or disconnected us); courierd exits, and bus activation starts a new one on the next request\(left)")
     }
 }

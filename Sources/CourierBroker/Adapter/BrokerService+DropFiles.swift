@@ -32,34 +32,36 @@ extension BrokerService {
             let bundleID = call.arguments[0].stringValue ?? ""
             let descriptors = (call.arguments[1].arrayValue ?? []).compactMap(\.unixFDValue)
             defer { descriptors.forEach { $0.close() } }
-            let names = call.arguments[2].stringArrayValue ?? []
-            let options = call.arguments[3].vardictValue ?? [:]
-            guard !descriptors.isEmpty else {
-                throw BrokerError(BrokerError.Code(rawValue: "InvalidArguments"), "DropFiles needs at least one file descriptor").dbusError
-            }
-            guard names.count == descriptors.count else {
-                throw BrokerError(BrokerError.Code(rawValue: "InvalidArguments"), "DropFiles got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
-            }
-            let files = zip(descriptors, names).map { DropFile(descriptor: $0.rawValue ?? -1, suggestedName: $1) }
-            let sender = call.sender?.rawValue ?? ""
-            let source = await sourceApplication(of: sender)
-            var appOptions: [String: any Sendable] = [FileDropService.inboxOption: DBusValue.boolean(true)]
-            for key in ["annotation", "background", "activation-token", "desktop-startup-id"] {
-                if let value = options[key] { appOptions[key] = value }
-            }
-            let token = options["activation-token"]?.stringValue ?? options["desktop-startup-id"]?.stringValue
-            let service = FileDropService(inbox: inbox, dispatcher: dispatcher, registry: { [catalog] in
-                (catalog as? ManifestCatalog)?.registry ?? Registry()
-            })
-            let request = FileDropService.Request(files: files, bundleID: bundleID, sourceApplication: source, caller: sender,
-                                                  appOptions: appOptions, activationToken: token)
-            do {
-                let outcome = try await service.drop(request, progress: progressReporter(token: options["progress-token"]?.stringValue, to: call.sender))
-                logger.info("dropped \(outcome.inboxURLs.count) file(s) from \(sender) (\(source.isEmpty ? "unknown app" : source)) on \(outcome.bundleID)")
-                return [.strings(outcome.inboxURLs)]
-            } catch {
-                logger.info("drop from \(sender) on \(bundleID.isEmpty ? "(default app)" : bundleID) refused: \(error)")
-                throw Self.dbusError(error)
+            return try await withSenderSlot(call, method: "DropFiles") {
+                let names = call.arguments[2].stringArrayValue ?? []
+                let options = call.arguments[3].vardictValue ?? [:]
+                guard !descriptors.isEmpty else {
+                    throw BrokerError(BrokerError.Code(rawValue: "InvalidArguments"), "DropFiles needs at least one file descriptor").dbusError
+                }
+                guard names.count == descriptors.count else {
+                    throw BrokerError(BrokerError.Code(rawValue: "InvalidArguments"), "DropFiles got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
+                }
+                let files = zip(descriptors, names).map { DropFile(descriptor: $0.rawValue ?? -1, suggestedName: $1) }
+                let sender = call.sender?.rawValue ?? ""
+                let source = await sourceApplication(of: sender)
+                var appOptions: [String: any Sendable] = [FileDropService.inboxOption: DBusValue.boolean(true)]
+                for key in ["annotation", "background", "activation-token", "desktop-startup-id"] {
+                    if let value = options[key] { appOptions[key] = value }
+                }
+                let token = options["activation-token"]?.stringValue ?? options["desktop-startup-id"]?.stringValue
+                let service = FileDropService(inbox: inbox, dispatcher: dispatcher, registry: { [catalog] in
+                    (catalog as? ManifestCatalog)?.registry ?? Registry()
+                })
+                let request = FileDropService.Request(files: files, bundleID: bundleID, sourceApplication: source, caller: sender,
+                                                      appOptions: appOptions, activationToken: token)
+                do {
+                    let outcome = try await service.drop(request, progress: progressReporter(token: options["progress-token"]?.stringValue, to: call.sender))
+                    logger.info("dropped \(outcome.inboxURLs.count) file(s) from \(sender) (\(source.isEmpty ? "unknown app" : source)) on \(outcome.bundleID)")
+                    return [.strings(outcome.inboxURLs)]
+                } catch {
+                    logger.info("drop from \(sender) on \(bundleID.isEmpty ? "(default app)" : bundleID) refused: \(error)")
+                    throw Self.dbusError(error)
+                }
             }
         }
     }

@@ -37,7 +37,7 @@ extension BrokerService {
         DBusMethod(
             "OpenURL", arguments: "sa{sv}", results: "bsa{sv}",
             argumentNames: ["url", "options"], resultNames: ["handled", "bundle_id", "reply"]
-        ) { [self] call in
+        ) { [self] call in try await withSenderSlot(call, method: "OpenURL") {
             let url = call.arguments[0].stringValue ?? ""
             let options = call.arguments[1].vardictValue ?? [:]
             if options["dry-run"]?.boolValue == true { return try await dryRun(url: url, options: options) }
@@ -53,7 +53,7 @@ extension BrokerService {
             case .failure(let error):
                 throw Self.dbusError(error)
             }
-        }
+        } }
     }
 
     /// Validates and resolves without launching: `(false, bundle_id, {dry-run: true, state: s})`.
@@ -80,7 +80,7 @@ extension BrokerService {
 
     /// `CanOpenURL (s url) → (b)`.
     func canOpenURLMethod() -> DBusMethod {
-        DBusMethod("CanOpenURL", arguments: "s", results: "b", argumentNames: ["url"], resultNames: ["can_open"]) { [self] call in
+        DBusMethod("CanOpenURL", arguments: "s", results: "b", argumentNames: ["url"], resultNames: ["can_open"]) { [self] call in try await withSenderSlot(call, method: "CanOpenURL") {
             let url = call.arguments[0].stringValue ?? ""
             do {
                 try await checkQueryAllowed(url: url, sender: call.sender?.rawValue ?? "")
@@ -88,12 +88,12 @@ extension BrokerService {
             } catch {
                 throw Self.dbusError(error)
             }
-        }
+        } }
     }
 
     /// `HandlersForURL (s url) → (as bundle_ids)`, the chosen one first.
     func handlersForURLMethod() -> DBusMethod {
-        DBusMethod("HandlersForURL", arguments: "s", results: "as", argumentNames: ["url"], resultNames: ["bundle_ids"]) { [self] call in
+        DBusMethod("HandlersForURL", arguments: "s", results: "as", argumentNames: ["url"], resultNames: ["bundle_ids"]) { [self] call in try await withSenderSlot(call, method: "HandlersForURL") {
             let url = call.arguments[0].stringValue ?? ""
             do {
                 try await checkQueryAllowed(url: url, sender: call.sender?.rawValue ?? "")
@@ -101,7 +101,7 @@ extension BrokerService {
             } catch {
                 throw Self.dbusError(error)
             }
-        }
+        } }
     }
 
     /// `CheckIn (s bundle_id) → (a{sv} launch_options)`: only from the owner of the bundle id's bus name.

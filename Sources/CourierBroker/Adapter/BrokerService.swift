@@ -27,7 +27,9 @@ public final class BrokerService: Sendable {
     let intake: AsyncStream<IntakeItem>.Continuation
     private let intakeStream: AsyncStream<IntakeItem>
     /// unique name → pid, filled lazily from `GetConnectionCredentials`, dropped when the name goes.
-    let callerPIDs = Mutex<[String: UInt32]>([:])
+    let callerPIDs = Mutex(CallerPIDCache())
+    /// Requests in flight per caller (`--max-requests-per-sender`): BrokerService+SenderQuota.swift.
+    let senderQuota: Mutex<SenderQuota>
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     struct IntakeItem: Sendable {
@@ -41,6 +43,7 @@ public final class BrokerService: Sendable {
     ///   - busAddress: given to launched apps as `DBUS_SESSION_BUS_ADDRESS`.
     ///   - launcher: defaults to a `ProcessLauncher` with the current environment.
     ///   - startedBy: how this broker was started, for `GetStatus` ("bus activation", "command line", …).
+    ///   - maxRequestsPerSender: requests one caller may have in flight before `LimitsExceeded`.
     public init(
         connection: DBusConnection,
         catalog: any ApplicationCatalog,
@@ -51,8 +54,10 @@ public final class BrokerService: Sendable {
         startedBy: String = "command line",
         observer: (@Sendable (DispatcherEvent) -> Void)? = nil,
         inbox: Inbox? = nil,
-        registryObserver: (@Sendable () -> Void)? = nil
+        registryObserver: (@Sendable () -> Void)? = nil,
+        maxRequestsPerSender: Int = SenderQuota.defaultLimit
     ) {
+        self.senderQuota = Mutex(SenderQuota(limit: maxRequestsPerSender))
         self.registryObserver = registryObserver
         self.connection = connection
         self.catalog = catalog
@@ -83,7 +88,8 @@ public final class BrokerService: Sendable {
             for await change in changes {
                 guard let old = change.oldOwner, change.newOwner == nil else { continue }
                 if change.name.isUnique {
-                    _ = callerPIDs.withLock { $0.removeValue(forKey: old.rawValue) }
+                    callerPIDs.withLock { $0.vanished(old.rawValue) }
+                    senderQuota.withLock { $0.forget(old.rawValue) }
                     await dispatcher.busNameVanished(old.rawValue)
                 } else {
                     await dispatcher.bundleNameReleased(change.name.rawValue, by: old.rawValue)
@@ -131,13 +137,18 @@ public final class BrokerService: Sendable {
     }
 
     /// The pid the bus vouches for (`GetConnectionCredentials`), cached per unique name until the
-    /// name leaves the bus; nil when the bus cannot tell (then the caller is simply not identified).
+    /// name leaves the bus; nil when the bus cannot tell or the name left meanwhile (then the caller
+    /// is simply not identified: a failed lookup never falls back on a stale answer).
     func callerPID(_ sender: String) async -> Int32? {
-        if let pid = callerPIDs.withLock({ $0[sender] }) { return Int32(bitPattern: pid) }
-        guard let name = BusName(validating: sender), let credentials = try? await connection.credentials(of: name),
-              let pid = credentials.processID else { return nil }
-        callerPIDs.withLock { $0[sender] = pid }
-        return Int32(bitPattern: pid)
+        guard let name = BusName(validating: sender), name.isUnique else { return nil }
+        let cached = callerPIDs.withLock { cache -> UInt32? in
+            if let pid = cache.cached(sender) { return pid }
+            cache.beginLookup(sender)
+            return nil
+        }
+        if let cached { return Int32(bitPattern: cached) }
+        let answer = (try? await connection.credentials(of: name))?.processID
+        return callerPIDs.withLock { $0.finishLookup(sender, pid: answer) }.map { Int32(bitPattern: $0) }
     }
 
     /// The bundle id of the app behind `sender`, from the broker's own knowledge; "" otherwise.

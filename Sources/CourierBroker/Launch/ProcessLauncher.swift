@@ -66,6 +66,21 @@ public final class ProcessLauncher: Launcher {
         }
     }
 
+    /// The children spawned and not yet reaped.
+    public var liveChildren: Set<Int32> { live.withLock { $0 } }
+
+    /// Waits until every child has exited and been reaped, or `limit` has passed; returns the pids
+    /// still running then. courierd calls it when the bus goes away: its apps lose the bus too (a
+    /// Courier app then ends), and reaping them here leaves no zombie behind.
+    public func waitForChildren(upTo limit: Duration) async -> Set<Int32> {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if live.withLock({ $0.isEmpty }) { break }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return liveChildren
+    }
+
     /// Resolves argv[0]: a path containing `/` is used as it is; a bare name is looked up on `PATH`.
     private func executablePath(for name: String, bundleID: String, searchPath: String?) throws(BrokerError) -> String {
         if name.contains("/") { return name }

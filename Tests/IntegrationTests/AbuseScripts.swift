@@ -1,0 +1,99 @@
+import Foundation
+
+/// Python programs for the abuse tests (Debian's python3 with the `dbus` module): a flooding
+/// client, clients that call and vanish, and an app that records who it was told asked.
+enum AbuseScripts {
+    /// `flood.py URL_PREFIX COUNT MARKER`: one connection sends COUNT OpenURLs (URL_PREFIX + a
+    /// number) without waiting for any answer, writes its unique name into MARKER once they are
+    /// all on the wire, waits for every answer, then makes one more (awaited) OpenURL. Prints one
+    /// JSON line: {"ok": n, "limited": n, "other": [...], "message": "...", "after": "..."}.
+    static let flood = #"""
+    import json, os, sys
+    import dbus, dbus.mainloop.glib
+    from gi.repository import GLib
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    prefix, count, marker = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
+    broker = bus.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False)
+    loop = GLib.MainLoop()
+    state = {"left": count, "ok": 0, "limited": 0, "other": [], "message": "", "after": ""}
+    def finished():
+        state["left"] -= 1
+        if state["left"] == 0:
+            loop.quit()
+    def ok(handled, bundle, reply):
+        if handled:
+            state["ok"] += 1
+        else:
+            state["other"].append("declined")
+        finished()
+    def failed(error):
+        if error.get_dbus_name() == "org.courier.Error.LimitsExceeded":
+            state["limited"] += 1
+            state["message"] = error.get_dbus_message()
+        else:
+            state["other"].append(error.get_dbus_name())
+        finished()
+    for i in range(count):
+        broker.OpenURL("%s%03d" % (prefix, i), dbus.Dictionary({}, signature="sv"), dbus_interface="org.courier.Broker1",
+                       reply_handler=ok, error_handler=failed, timeout=120)
+    bus.flush()
+    with open(marker, "w") as f:
+        f.write(bus.get_unique_name())
+    GLib.timeout_add_seconds(100, loop.quit)
+    loop.run()
+    try:
+        handled, bundle, reply = broker.OpenURL(prefix + "after", dbus.Dictionary({}, signature="sv"), dbus_interface="org.courier.Broker1", timeout=60)
+        state["after"] = "handled" if handled else "declined"
+    except dbus.DBusException as e:
+        state["after"] = e.get_dbus_name()
+    print(json.dumps(state))
+    """#
+
+    /// `hit_and_run.py URL COUNT`: COUNT times, a fresh connection sends OpenURL(URL + n) and
+    /// closes at once, never reading the answer (every other one also flags "no reply expected").
+    static let hitAndRun = #"""
+    import os, sys
+    import dbus, dbus.lowlevel
+    url, count = sys.argv[1], int(sys.argv[2])
+    for i in range(count):
+        bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
+        message = dbus.lowlevel.MethodCallMessage("org.courier.Broker", "/org/courier/Broker", "org.courier.Broker1", "OpenURL")
+        message.append("%s%03d" % (url, i), dbus.Dictionary({}, signature="sv"), signature="sa{sv}")
+        if i % 2:
+            message.set_no_reply(True)
+        bus.send_message(message)
+        bus.flush()
+        bus.close()
+    """#
+
+    /// `record_app.py MODE`: an app on the raw D-Bus contract owning `COURIER_BUNDLE_ID`. MODE
+    /// `record` checks in and appends "URL SOURCE" for every OpenURL to seen.txt in its container;
+    /// `hit` (launched by the broker) sends OpenURL(record://from-hitter) and exits at once,
+    /// without checking in or reading the answer.
+    static let recordApp = #"""
+    import os, sys
+    import dbus, dbus.lowlevel, dbus.service, dbus.mainloop.glib
+    from gi.repository import GLib
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    mode = sys.argv[1]
+    bundle = os.environ["COURIER_BUNDLE_ID"]
+    bus = dbus.SessionBus()
+    if mode == "hit":
+        message = dbus.lowlevel.MethodCallMessage("org.courier.Broker", "/org/courier/Broker", "org.courier.Broker1", "OpenURL")
+        message.append("record://from-hitter", dbus.Dictionary({}, signature="sv"), signature="sa{sv}")
+        bus.send_message(message)
+        bus.flush()
+        os._exit(0)
+    class App(dbus.service.Object):
+        @dbus.service.method("org.courier.Application1", in_signature="ssva{sv}", out_signature="ba{sv}")
+        def OpenURL(self, url, source, annotation, options):
+            with open(os.path.join(os.environ["COURIER_CONTAINER"], "seen.txt"), "a") as f:
+                f.write("%s %s\n" % (url, source or "-"))
+            return (True, dbus.Dictionary({}, signature="sv"))
+    app = App(bus, "/" + bundle.replace(".", "/").replace("-", "_"))
+    name = dbus.service.BusName(bundle, bus, do_not_queue=True)
+    bus.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False).CheckIn(bundle, dbus_interface="org.courier.Broker1")
+    GLib.MainLoop().run()
+    """#
+}
