@@ -68,7 +68,9 @@ struct CourierDaemonCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot connect to the session bus at \(address): \(error.message)")
         }
+        let reason = ExitReason()
         let terminate = TerminationSignals { number in
+            reason.signalled(number)
             logger.info("signal \(number): closing the bus connection; courierd exits")
             connection.close()
         }
@@ -98,6 +100,10 @@ struct CourierDaemonCommand: AsyncParsableCommand {
         } catch let error as BrokerError {
             logger.error("\(error.message)")
             throw ExitCode(2)
+        }
+        guard reason.signal == nil else {
+            await desktopEntries?.flush()
+            return
         }
         // The bus went away (or closed our connection). Apps we launched were on the same bus and
         // lose it too — a Courier app then ends — so reap them for a moment; any still running
