@@ -6,5 +6,6 @@ case "url": URLBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "dbus-echo": try await DBusEchoBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "registry": try RegistryBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "broker": try await BrokerBenchmark.run(arguments: Array(arguments.dropFirst()))
-default: print("usage: courier-bench drop|url|dbus-echo|registry|broker [options]")
+case "load": try LoadBenchmark.run(arguments: Array(arguments.dropFirst()))
+default: print("usage: courier-bench drop|url|dbus-echo|registry|broker|load [options]")
 }
