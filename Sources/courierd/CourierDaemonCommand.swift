@@ -41,6 +41,12 @@ struct CourierDaemonCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not write desktop entries and mimeapps.list defaults for the registered apps (also COURIER_DESKTOP_ENTRIES=0).")
     var noDesktopEntries = false
 
+    func validate() throws {
+        guard maxRequestsPerSender >= 1 else {
+            throw ValidationError("--max-requests-per-sender must be at least 1 (got \(maxRequestsPerSender)); the default is \(SenderQuota.defaultLimit)")
+        }
+    }
+
     func run() async throws {
         // Started by bus activation, stdout/stderr may be pipes nobody reads: a log line must
         // never kill the broker. (Apps it launches get default dispositions back.)
@@ -56,9 +62,6 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "courierd")
-        guard maxRequestsPerSender >= 1 else {
-            throw ValidationError("--max-requests-per-sender must be at least 1 (got \(maxRequestsPerSender)); the default is \(SenderQuota.defaultLimit)")
-        }
         guard let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else {
             throw ValidationError("DBUS_SESSION_BUS_ADDRESS is not set: run courierd inside a desktop session or under dbus-run-session")
         }

@@ -58,6 +58,43 @@ struct SenderAbuseTests {
         #expect(await settles { fixture.service.trackedCallers.quota == 0 })
     }
 
+    @Test func courierdTakesItsLimitFromMaxRequestsPerSender() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("courier-flood-\(UUID().uuidString.prefix(8))")
+        let manifests = root.appendingPathComponent("manifests")
+        try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let slow = try PythonScripts.install("stress_app.py", FaultScripts.app, in: root)
+        try BrokerFixture.ManifestWriter(folder: manifests).write("com.acme.slow", schemes: ["slow"], arguments: [systemPython, slow, "slow", "0.05"])
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        var environment = bus.environment
+        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+        let courierd = try BackgroundProcess(
+            Products.path("courierd"), ["--manifests", manifests.path, "--no-desktop-entries", "--max-requests-per-sender", "3"],
+            environment: environment, outputIn: root, name: "courierd"
+        )
+        defer { courierd.kill() }
+        let client = BrokerClient(connection: try bus.connect())
+        defer { client.connection.close() }
+        for _ in 0..<500 where await !client.brokerIsRunning() && courierd.exitStatus == nil {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let flood = try PythonScripts.install("flood.py", AbuseScripts.flood, in: root)
+        let run = try await BackgroundProcess(systemPython, [flood, "slow://x/", "12", root.appendingPathComponent("sent").path],
+                                              environment: environment, outputIn: root, name: "flood").wait()
+        #expect(run == 0)
+        let output = (try? String(contentsOfFile: root.appendingPathComponent("flood.out").path, encoding: .utf8)) ?? ""
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
+        #expect(result["ok"] as? Int == 3, "\(result)")
+        #expect(result["limited"] as? Int == 9, "\(result)")
+        #expect((result["message"] as? String)?.contains("--max-requests-per-sender 3") == true, "\(result)")
+        #expect(result["after"] as? String == "handled", "\(result)")
+        // The first refusal of the burst is logged, not all nine.
+        let refusals = courierd.errors.split(separator: "\n").filter { $0.contains("requests in flight") }
+        #expect(refusals.count == 1, "\(courierd.errors)")
+    }
+
     @Test func aCallerThatDisconnectsRightAfterCallingGetsNoIdentity() async throws {
         let fixture = try await BrokerFixture { writer in
             let recorder = try PythonScripts.install("record_app.py", AbuseScripts.recordApp, in: writer.folder)
