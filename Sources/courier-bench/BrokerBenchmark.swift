@@ -1,3 +1,4 @@
+import BusTestSupport
 import Courier
 import CourierBroker
 import DBus
@@ -26,7 +27,7 @@ enum BrokerBenchmark {
         // (run with `stdbuf -oL` to see results as they come through a pipe)
         let bin = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]).deletingLastPathComponent()
         let options = try Options(arguments)
-        let bus = try BenchBus()
+        let bus = try PrivateBus()
         defer { bus.stop() }
         print("broker benchmark: private dbus-daemon at \(bus.address); binaries in \(bin.path)")
         if options.only == nil {
@@ -72,7 +73,7 @@ enum BrokerBenchmark {
         func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool { true }
     }
 
-    static func warmAndThroughput(bus: BenchBus) async throws {
+    static func warmAndThroughput(bus: PrivateBus) async throws {
         let folder = bus.directory.appendingPathComponent("warm-manifests")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: nil, to: folder)
@@ -138,7 +139,7 @@ enum BrokerBenchmark {
 
     // MARK: 3
 
-    static func cold(bus: BenchBus, bin: URL) async throws {
+    static func cold(bus: PrivateBus, bin: URL) async throws {
         let todolist = bin.appendingPathComponent("todolist").path
         guard FileManager.default.isExecutableFile(atPath: todolist) else {
             print("\n3. cold OpenURL: skipped (\(todolist) not built; run `swift build -c release --product todolist`)")
@@ -209,7 +210,7 @@ enum BrokerBenchmark {
 
     // MARK: 4
 
-    static func wholeProcess(bus: BenchBus, bin: URL, courier chosen: String?) async throws {
+    static func wholeProcess(bus: PrivateBus, bin: URL, courier chosen: String?) async throws {
         let sibling = bin.appendingPathComponent("courier").path
         let courier = chosen ?? sibling
         guard FileManager.default.isExecutableFile(atPath: courier) else {
@@ -325,7 +326,7 @@ enum BrokerBenchmark {
 
     // MARK: 5
 
-    static func idleMemory(bus: BenchBus, bin: URL) async throws {
+    static func idleMemory(bus: PrivateBus, bin: URL) async throws {
         let courierd = bin.appendingPathComponent("courierd").path
         guard FileManager.default.isExecutableFile(atPath: courierd) else {
             print("\n5. idle RSS: skipped (\(courierd) not built)")
@@ -336,21 +337,17 @@ enum BrokerBenchmark {
         for i in 0..<1000 {
             try BenchManifest.write(String(format: "org.example.app%04d", i), schemes: [String(format: "scheme%04d", i)], arguments: ["app\(i)"], to: folder)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: courierd)
-        process.arguments = ["--manifests", folder.path, "--log-level", "error"]
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_DATA_HOME"] = bus.directory.appendingPathComponent("rss-data").path
-        process.environment = environment
-        try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
+        let process = try ChildProcess.spawn(courierd, ["--manifests", folder.path, "--log-level", "error"], environment: environment)
+        defer { process.stop() }
         let client = BrokerClient(connection: try DBusConnection(address: bus.address))
         defer { client.connection.close() }
         for _ in 0..<500 where !(await client.brokerIsRunning()) { try await Task.sleep(for: .milliseconds(10)) }
         let apps = try await client.listApplications().count
         try await Task.sleep(for: .seconds(1))
-        let rss = residentKiB(of: process.processIdentifier)
+        let rss = residentKiB(of: process.pid)
         print("")
         print("5. courierd idle with \(apps) registered apps: RSS \(String(format: "%.1f", Double(rss) / 1024)) MiB (target ≤ 30 MiB)")
     }
@@ -365,57 +362,13 @@ enum BrokerBenchmark {
 
     // MARK: Helpers
 
-    static func startBroker(bus: BenchBus, folders: [String], launcher: (any Launcher)? = nil, observer: (@Sendable (DispatcherEvent) -> Void)? = nil) async throws -> BrokerService {
+    static func startBroker(bus: PrivateBus, folders: [String], launcher: (any Launcher)? = nil, observer: (@Sendable (DispatcherEvent) -> Void)? = nil) async throws -> BrokerService {
         var logger = Logger(label: "courier-bench")
         logger.logLevel = .error
         let catalog = ManifestCatalog(folders: folders, logger: logger)
         let service = BrokerService(connection: try DBusConnection(address: bus.address), catalog: catalog, busAddress: bus.address, launcher: launcher, logger: logger, observer: observer)
         try await service.start()
         return service
-    }
-}
-
-/// A private dbus-daemon for the benchmark (the test harness's PrivateBus is not a product).
-final class BenchBus: Sendable {
-    let address: String
-    let directory: URL
-    private let process: Process
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let config = directory.appendingPathComponent("bus.conf")
-        try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(directory.path)/bus</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-            </busconfig>
-
-            """.write(to: config, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--config-file", config.path, "--print-address", "--nofork", "--nopidfile", "--nosyslog"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        var data = Data()
-        while !data.contains(UInt8(ascii: "\n")) {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            data.append(chunk)
-        }
-        address = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        self.process = process
-    }
-
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(at: directory)
     }
 }
 

@@ -3,13 +3,14 @@ import CDBusEcho
 import DBus
 import Foundation
 
-/// `courier-bench dbus-echo [--calls N] [--pipelined N] [--depth D] [--rounds R]`
+/// `courier-bench dbus-echo [--calls N] [--pipelined N] [--depth D] [--rounds R] [--cross]`
 ///
 /// On one private dbus-daemon, measures an `Echo(s) → s` round trip (a) with a plain C libdbus
 /// service and client, (b) with a Swift service and Swift client through the `DBus` module.
 /// Each service runs in its own process (this executable, `--serve c|swift ADDRESS`); clients run
 /// here. Prints p50/p99 of sequential calls, pipelined calls/s, and the Swift/C ratios
-/// (targets: p50 ≤ 1.2× C, pipelined ≥ 0.8× C).
+/// (targets: p50 ≤ 1.2× C, pipelined ≥ 0.8× C). `--cross` adds C client → Swift service and Swift
+/// client → C service, which split the difference between the two sides.
 enum DBusEchoBenchmark {
     static let name: BusName = "org.courier.bench.Echo"
     static let swiftName: BusName = "org.courier.bench.SwiftEcho"
@@ -26,6 +27,8 @@ enum DBusEchoBenchmark {
         var pipelined = 30_000
         var depth = 64
         var rounds = 3
+        let cross = arguments.contains("--cross")
+        let arguments = arguments.filter { $0 != "--cross" }
         var i = 0
         while i + 1 < arguments.count {
             switch arguments[i] {
@@ -57,6 +60,8 @@ enum DBusEchoBenchmark {
         var cSeq: [Stats] = [], cRate: [Double] = []
         var sSeq: [Stats] = [], sRate: [Double] = []
         var lSeq: [Stats] = [], lRate: [Double] = []
+        var xcSeq: [Stats] = [], xcRate: [Double] = []
+        var xsSeq: [Stats] = [], xsRate: [Double] = []
         let n = calls
         for _ in 0..<rounds {
             guard courier_echo_client_sequential(bus.address, name.rawValue, Int32(calls), buffer) == 0 else {
@@ -70,6 +75,17 @@ enum DBusEchoBenchmark {
             lSeq.append(Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n) }))
             sRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: nil))
             lRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: client.executor))
+            if cross {
+                guard courier_echo_client_sequential(bus.address, swiftName.rawValue, Int32(calls), buffer) == 0 else {
+                    throw DBusError.failed("C sequential client failed")
+                }
+                xcSeq.append(Stats(Array(UnsafeBufferPointer(start: buffer, count: calls))))
+                let ns = courier_echo_client_pipelined(bus.address, swiftName.rawValue, Int32(pipelined), Int32(depth))
+                guard ns > 0 else { throw DBusError.failed("C pipelined client failed") }
+                xcRate.append(Double(pipelined) / (Double(ns) / 1e9))
+                xsSeq.append(Stats(try await sequential(client, count: calls, to: name)))
+                xsRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: nil, to: name))
+            }
         }
         func median<T: Comparable>(_ xs: [T]) -> T { xs.sorted()[xs.count / 2] }
         let c = Stats(p50: median(cSeq.map(\.p50)), p99: median(cSeq.map(\.p99)))
@@ -84,6 +100,10 @@ enum DBusEchoBenchmark {
         row("(a) C libdbus client → C service", c, cr)
         row("(b) Swift client → Swift service", sw, sr)
         row("(b') same, caller on connection executor", lp, lr)
+        if cross {
+            row("(c) C client → Swift service", Stats(p50: median(xcSeq.map(\.p50)), p99: median(xcSeq.map(\.p99))), median(xcRate))
+            row("(d) Swift client → C service", Stats(p50: median(xsSeq.map(\.p50)), p99: median(xsSeq.map(\.p99))), median(xsRate))
+        }
         func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f×", a / b) }
         print("ratios (Swift / C):")
         print("  p50: \(ratio(Double(sw.p50), Double(c.p50))) (caller on connection executor: \(ratio(Double(lp.p50), Double(c.p50)))); target ≤ 1.20×")
@@ -111,16 +131,16 @@ enum DBusEchoBenchmark {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
-    static func echo(_ c: DBusConnection) async throws {
-        let r = try await c.call(swiftName, path: path, interface: interface, method: "Echo", [.string(payload)])
+    static func echo(_ c: DBusConnection, to destination: BusName = swiftName) async throws {
+        let r = try await c.call(destination, path: path, interface: interface, method: "Echo", [.string(payload)])
         guard r.first?.stringValue == payload else { throw DBusError.failed("wrong echo reply \(r)") }
     }
 
-    static func sequential(_ c: DBusConnection, count: Int) async throws -> [UInt64] {
+    static func sequential(_ c: DBusConnection, count: Int, to destination: BusName = swiftName) async throws -> [UInt64] {
         var samples = [UInt64](repeating: 0, count: count)
         for i in 0..<count {
             let t0 = now()
-            try await echo(c)
+            try await echo(c, to: destination)
             samples[i] = now() - t0
         }
         return samples
@@ -130,13 +150,13 @@ enum DBusEchoBenchmark {
         try await Task(executorPreference: c.executor) { try await body() }.value
     }
 
-    static func pipeline(_ c: DBusConnection, total: Int, depth: Int, executor: (any TaskExecutor)?) async throws -> Double {
+    static func pipeline(_ c: DBusConnection, total: Int, depth: Int, executor: (any TaskExecutor)?, to destination: BusName = swiftName) async throws -> Double {
         let t0 = now()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for w in 0..<depth {
                 let share = total / depth + (w < total % depth ? 1 : 0)
                 group.addTask(executorPreference: executor) {
-                    for _ in 0..<share { try await echo(c) }
+                    for _ in 0..<share { try await echo(c, to: destination) }
                 }
             }
             try await group.waitForAll()
@@ -146,25 +166,18 @@ enum DBusEchoBenchmark {
 
     // MARK: Service processes
 
-    static func startService(_ kind: String, bus: PrivateBus) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        p.arguments = ["dbus-echo", "--serve", kind, bus.address]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        var text = ""
-        while !text.contains("ready") {
-            let d = out.fileHandleForReading.availableData
-            if d.isEmpty { throw DBusError.failed("the \(kind) echo service exited before it was ready") }
-            text += String(decoding: d, as: UTF8.self)
+    static func startService(_ kind: String, bus: PrivateBus) throws -> ChildProcess {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        let child = try ChildProcess.spawn(executable, ["dbus-echo", "--serve", kind, bus.address], captureOutput: true)
+        guard child.readOutput(until: "ready") else {
+            child.stop()
+            throw DBusError.failed("the \(kind) echo service exited before it was ready")
         }
-        return p
+        return child
     }
 
-    static func stop(_ p: Process) {
-        kill(p.processIdentifier, SIGKILL)
-        p.waitUntilExit()
+    static func stop(_ p: ChildProcess) {
+        p.stop(grace: .zero)
     }
 
     static func serve(kind: String, address: String) async throws {
