@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Courier", "CourierBroker", "DBus", "BusTestSupport", "CourierInbox", "CInbox"]
+            dependencies: ["Courier", "CourierBroker", "DBus", "BusTestSupport", "CourierInbox", "CInbox", "courier-test-app"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -8,7 +8,8 @@ struct LoadOptions: Sendable {
     /// How many apps are not running when the run starts (the first `cold` ones).
     var cold = 25
     var inFlight = 32
-    /// Requests of the warm-up round (to the warm apps only), before the baseline is measured.
+    /// Requests of the warm-up round (to the warm apps only, at least clients × warm apps), before
+    /// the baseline is measured.
     var warmup = 1_600
     var courierd: String?
     /// Where courierd's stderr goes (kept after the run; ASan/LSan reports land there).
@@ -46,6 +47,10 @@ struct LoadOptions: Sendable {
         fdTolerance = try parser.int("--fd-tolerance", default: fdTolerance)
         timeoutSeconds = try parser.int("--timeout", default: timeoutSeconds)
         try parser.finish()
+        // Every client walks every warm app in the warm-up, so all of them run at the baseline.
+        guard cold == apps || warmup >= clients * (apps - cold) else {
+            throw LoadError("--warmup \(warmup) is too small: it must be at least clients × warm apps (\(clients * (apps - cold))) so every warm app runs when the baseline is measured")
+        }
         guard clients > 0, apps > 0, apps <= 100, (0...apps).contains(cold), opens >= clients, inFlight > 0 else {
             throw LoadError("inconsistent options: need clients > 0, 0 < apps ≤ 100, 0 ≤ cold ≤ apps, opens ≥ clients, in-flight > 0\n\(Self.usage)")
         }

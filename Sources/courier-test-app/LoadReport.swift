@@ -27,6 +27,8 @@ struct LoadReport: Codable, Sendable {
     var brokerExit: String?
     var brokerExitSeconds: Double?
     var sanitizerErrors: [String] = []
+    /// The last lines of courierd's log, kept when the run failed.
+    var brokerLogTail: [String] = []
     var failures: [String] = []
 
     init(options: LoadOptions, courierd: String, log: String) {
@@ -99,6 +101,7 @@ struct LoadReport: Codable, Sendable {
         } else {
             Swift.print("load: FAIL")
             for problem in problems { Swift.print("  - \(problem)") }
+            if !brokerLogTail.isEmpty { Swift.print("  courierd's log (last lines):\n    " + brokerLogTail.joined(separator: "\n    ")) }
         }
         if let json = try? JSONEncoder().encode(self) { Swift.print("load-result: " + String(decoding: json, as: UTF8.self)) }
     }

@@ -33,15 +33,20 @@ enum LoadRun {
         }
         let bus = try PrivateBus()
         let run = try Harness(options: options, bus: bus, me: me, courierd: courierd)
-        let report: LoadReport
+        var report: LoadReport
         do {
             report = try await run.execute()
         } catch {
             run.cleanUp()
+            let log = run.brokerLog()
             bus.stop()
-            throw error
+            throw LoadError("\(error)\ncourierd's log (last lines):\n\(log.split(separator: "\n").suffix(30).joined(separator: "\n"))")
         }
         run.cleanUp()
+        if !report.passed {
+            // The default log lives in the bus folder, removed below: keep the end of it in the report.
+            report.brokerLogTail = run.brokerLog().split(separator: "\n").suffix(30).map(String.init)
+        }
         bus.stop()
         report.print()
         return report.passed ? 0 : 1
