@@ -36,19 +36,24 @@ let package = Package(
         .target(name: "CourierURL"),
         .target(name: "CourierManifest", dependencies: ["CourierURL", "CMagic"]),
         // fd -> atomic file in an app's Documents/Inbox; the file system edge of DropFiles.
-        .target(name: "CourierInbox", dependencies: ["CInbox", "CourierManifest"]),
+        .target(name: "CourierInbox", dependencies: ["CInbox", "CourierManifest", "CourierNames"]),
         // Linux calls Swift's Glibc module does not import (copy_file_range, renameat2, O_TMPFILE).
         .target(name: "CInbox"),
+        // The one table of org.courier.Error.* names, shared by the broker, the Inbox and clients.
+        .target(name: "CourierNames"),
+        // posix_spawn with a clean slate (no shell, fds above 2 closed, signals reset): one spawner
+        // for the apps the broker launches and the programs the desktop edge runs.
+        .target(name: "CourierProcess"),
         .target(
             name: "CourierBroker",
             dependencies: [
-                "DBus", "CourierURL", "CourierManifest", "CourierInbox",
+                "DBus", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames", "CourierProcess",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "Courier", dependencies: ["DBus", "CourierURL"]),
+        .target(name: "Courier", dependencies: ["DBus", "CourierURL", "CourierNames"]),
         // The freedesktop edge: desktop entries, mimeapps.list, hand-off to gio / xdg-open.
-        .target(name: "CourierDesktop", dependencies: ["CourierManifest"]),
+        .target(name: "CourierDesktop", dependencies: ["CourierManifest", "CourierProcess"]),
         .executableTarget(
             name: "courierd",
             dependencies: [

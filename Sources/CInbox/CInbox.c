@@ -3,6 +3,8 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,4 +43,17 @@ int cinbox_get_status_flags(int fd) {
 
 int cinbox_start_writeback(int fd, int64_t offset, int64_t length) {
     return sync_file_range(fd, (off64_t)offset, (off64_t)length, SYNC_FILE_RANGE_WRITE);
+}
+
+int cinbox_wait_writeback(int fd, int64_t offset, int64_t length) {
+    return sync_file_range(fd, (off64_t)offset, (off64_t)length,
+                           SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+}
+
+int cinbox_clone_file(int destination, int source) {
+    return ioctl(destination, FICLONE, source);
+}
+
+int cinbox_allocate(int fd, int64_t offset, int64_t length) {
+    return fallocate(fd, 0, (off64_t)offset, (off64_t)length);
 }

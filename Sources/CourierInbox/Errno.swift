@@ -27,6 +27,9 @@ struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     static let noDeviceOrAddress = Errno(ENXIO)
     static let wouldBlock = Errno(EWOULDBLOCK)
     static let isDirectory = Errno(EISDIR)
+    static let notTypewriter = Errno(ENOTTY)
+    static let notPermitted = Errno(EPERM)
+    static let noSpace = Errno(ENOSPC)
 
     /// `strerror` text, e.g. "No such file or directory".
     var description: String { String(cString: strerror(rawValue)) }

@@ -2,23 +2,44 @@
 import Glibc
 #endif
 
-/// Copies the bytes of a regular file into another, by the kernel's fastest path.
+/// Copies the bytes of a regular file into another, by the kernel's fastest path, and (when asked)
+/// writes the copy back to the disk while it is made, so that the `fsync` that follows has almost
+/// nothing left to wait for.
 ///
-/// `copy_file_range(2)` does the work: the data never enters this process, and on file systems
-/// that share extents (Btrfs, XFS) the kernel makes a reflink, which is still a copy — a later
-/// write by the sender does not reach it. Holes of a sparse file are skipped (`SEEK_DATA` /
-/// `SEEK_HOLE`) and recreated with `ftruncate`, so a 2 GiB sparse file costs what its data costs.
-/// Where `copy_file_range` is refused (`EXDEV`, `ENOSYS`, `EOPNOTSUPP`, `EINVAL`), it falls back to
-/// `pread`/`pwrite` with a 1 MiB buffer. Explicit offsets are used throughout: the source's file
-/// offset, which the sender shares, is left as it was.
+/// In order of preference:
+/// 1. `ioctl(FICLONE)`: on file systems that share extents (Btrfs, XFS, bcachefs) the whole file
+///    is a reflink in one call — still a copy: a later write by the sender does not reach it. Where
+///    the file system cannot (ext4 answers `EOPNOTSUPP` at once), the attempt costs one system call.
+/// 2. `copy_file_range(2)` in chunks of `chunkBytes`: the data never enters this process. Holes of a
+///    sparse file are skipped (`SEEK_DATA` / `SEEK_HOLE`) and recreated with `ftruncate`, so a
+///    2 GiB sparse file costs what its data costs. A file without holes gets its blocks reserved
+///    first (`fallocate`): one allocation instead of one per write-back, and `ENOSPC` before any copy.
+/// 3. `pread`/`pwrite` with a 1 MiB buffer, where `copy_file_range` is refused (`EXDEV`,
+///    `ENOSYS`, `EOPNOTSUPP`, `EINVAL`).
+///
+/// Write-back pipelining (`writesBack`): after each chunk is copied, its write-back is started
+/// (`sync_file_range(WRITE)`), and the chunk before it is waited for
+/// (`sync_file_range(WAIT_BEFORE | WRITE | WAIT_AFTER)`). The disk works on chunk N while chunk N+1
+/// is copied, dirty pages never pile up (at most two chunks), and the caller's `fsync` only
+/// flushes the last chunk and the metadata. `sync_file_range` alone is not durable (no metadata,
+/// no disk cache flush): the caller must still `fsync`.
+///
+/// Explicit offsets are used throughout: the source's file offset, which the sender shares, is left
+/// as it was.
 struct FileCopier {
-    /// Bytes per `copy_file_range` call: small enough for a smooth progress bar, large enough
-    /// that the call overhead is noise.
+    /// Bytes per `copy_file_range` call and per write-back step. Measured with `courier-bench drop`
+    /// on ext4/virtio (docs/inbox.md): 32 MiB came out best of 8, 16, 32 and 128; smaller chunks mean more calls, larger
+    /// ones a longer wait for the last chunk at the end.
     var chunkBytes = 32 << 20
     /// Bytes per `pread`/`pwrite` in the fallback.
     var bufferBytes = 1 << 20
-    /// Start writeback of each chunk as soon as it is copied (the caller will `fsync`).
-    var startsWriteback = true
+    /// Write the copy back while it is made (the caller will `fsync`). Off for volatile storage
+    /// and for measuring the copy alone.
+    var writesBack = true
+    /// Try `FICLONE` first.
+    var clones = true
+    /// Reserve the blocks of a file without holes before copying (`fallocate`).
+    var preallocates = true
 
     /// Why a copy stopped.
     enum Failure: Error {
@@ -32,10 +53,24 @@ struct FileCopier {
     /// destination's size to `size`. `progress` gets the bytes done so far (holes included).
     func copy(from source: Int32, size: Int64, to destination: Int32,
               progress: (Int64) -> Void) throws(Failure) {
+        if clones, size > 0, try clone(from: source, size: size, to: destination) {
+            progress(size)
+            return
+        }
         let savedOffset = try? Sys.seek(source, to: 0, whence: SEEK_CUR)
         defer { if let savedOffset { _ = try? Sys.seek(source, to: savedOffset, whence: SEEK_SET) } }
 
         Sys.adviseSequential(source)
+        if preallocates, size > 0, let status = try? Sys.fileStatus(source), Int64(status.st_blocks) * 512 >= size {
+            do {
+                try Sys.allocate(destination, offset: 0, length: size)
+            } catch let error where error == .noSpace {
+                throw .system(error, operation: "fallocate")
+            } catch {
+                // Not supported here (EOPNOTSUPP) or refused: the copy allocates as it goes.
+            }
+        }
+        var writeback = WritebackPipeline(descriptor: destination, enabled: writesBack)
         var useKernelCopy = true
         var position: Int64 = 0
         while position < size {
@@ -58,6 +93,7 @@ struct FileCopier {
             var inputOffset = dataStart
             var outputOffset = dataStart
             while inputOffset < dataEnd {
+                let chunkStart = outputOffset
                 let wanted = Int(min(Int64(chunkBytes), dataEnd - inputOffset))
                 if useKernelCopy {
                     let copied: Int64
@@ -74,11 +110,7 @@ struct FileCopier {
                 } else {
                     try copyThroughBuffer(from: source, at: &inputOffset, to: destination, at: &outputOffset, length: wanted)
                 }
-                if startsWriteback {
-                    // Overlap the disk writes with the copy: the fsync that follows then waits for
-                    // little. Advisory: a failure here only costs time.
-                    try? Sys.startWriteback(destination, offset: outputOffset - Int64(wanted), length: Int64(wanted))
-                }
+                writeback.copied(from: chunkStart, to: outputOffset)
                 progress(inputOffset)
             }
             position = dataEnd
@@ -89,6 +121,31 @@ struct FileCopier {
             throw .system(error, operation: "ftruncate")
         }
         progress(size)
+    }
+
+    /// `FICLONE` of the whole source; `false` where the file system cannot (nothing was changed).
+    private func clone(from source: Int32, size: Int64, to destination: Int32) throws(Failure) -> Bool {
+        do {
+            try Sys.cloneFile(destination, from: source)
+        } catch {
+            // EOPNOTSUPP (ext4, tmpfs), EXDEV (another file system), EINVAL (unaligned size on some
+            // file systems), ENOTTY, EPERM: copy instead.
+            return false
+        }
+        // The clone is the source as it is now: it must hold at least the `size` bytes inspected.
+        let cloned: Int64
+        do {
+            cloned = Int64(try Sys.fileStatus(destination).st_size)
+        } catch {
+            throw .system(error, operation: "fstat")
+        }
+        if cloned < size { throw .sourceShrank(offset: cloned) }
+        do {
+            try Sys.truncate(destination, to: size)
+        } catch {
+            throw .system(error, operation: "ftruncate")
+        }
+        return true
     }
 
     /// The fallback: `pread` then `pwrite`, `length` bytes.
@@ -115,5 +172,29 @@ struct FileCopier {
             outputOffset += Int64(count)
             remaining -= count
         }
+    }
+}
+
+/// The write-back half of `FileCopier`: starts writing each copied chunk and waits for the one
+/// before it, so that the disk and the copy overlap and at most two chunks are dirty at a time.
+/// Advisory: a failing `sync_file_range` only costs time (the caller's `fsync` reports real errors).
+private struct WritebackPipeline {
+    let descriptor: Int32
+    let enabled: Bool
+    /// The chunk whose write-back was started last and not yet waited for.
+    private var pending: (offset: Int64, length: Int64)?
+
+    init(descriptor: Int32, enabled: Bool) {
+        self.descriptor = descriptor
+        self.enabled = enabled
+    }
+
+    mutating func copied(from start: Int64, to end: Int64) {
+        guard enabled, end > start else { return }
+        try? Sys.startWriteback(descriptor, offset: start, length: end - start)
+        if let pending {
+            try? Sys.waitForWriteback(descriptor, offset: pending.offset, length: pending.length)
+        }
+        pending = (start, end - start)
     }
 }

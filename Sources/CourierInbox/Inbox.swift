@@ -110,7 +110,7 @@ public struct Inbox: Sendable {
         var staged: [StagedFile] = []
         var doneBefore: Int64 = 0
         var copier = FileCopier()
-        copier.startsWriteback = synchronizesToDisk
+        copier.writesBack = synchronizesToDisk
         for source in sources {
             let file: StagedFile
             do {

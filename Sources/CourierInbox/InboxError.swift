@@ -1,3 +1,5 @@
+public import CourierNames
+
 /// Why a drop was refused or failed: what was wrong, with which file, and what to do.
 ///
 /// A struct with an open `Code` (not a closed enum) so that new reasons can be added without
@@ -57,18 +59,23 @@ public struct InboxError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 
-    /// The D-Bus error name for this failure (`org.courier.Error.NotPermitted`, …).
-    public var courierErrorName: String {
+    /// The Courier error this failure is answered with on the bus (`CourierErrorCode`, the shared
+    /// table): `NotPermitted`, `InvalidFile`, `InvalidArguments`, `LimitsExceeded`, `NoSpace`,
+    /// `UnsafeContainer`, or `Failed`.
+    public var courierErrorCode: CourierErrorCode {
         switch code {
-        case .notPermitted: "org.courier.Error.NotPermitted"
-        case .notRegularFile, .notReadable, .deletedFile: "org.courier.Error.InvalidFile"
-        case .invalidBundleIdentifier, .invalidRequest: "org.courier.Error.InvalidArguments"
-        case .fileTooLarge, .dropTooLarge, .tooManyFiles: "org.courier.Error.LimitsExceeded"
-        case .insufficientSpace: "org.courier.Error.NoSpace"
-        case .unsafeFolder: "org.courier.Error.UnsafeContainer"
-        default: "org.courier.Error.Failed"
+        case .notPermitted: .notPermitted
+        case .notRegularFile, .notReadable, .deletedFile: .invalidFile
+        case .invalidBundleIdentifier, .invalidRequest: .invalidArguments
+        case .fileTooLarge, .dropTooLarge, .tooManyFiles: .limitsExceeded
+        case .insufficientSpace: .noSpace
+        case .unsafeFolder: .unsafeContainer
+        default: .failed
         }
     }
+
+    /// The D-Bus error name for this failure (`org.courier.Error.NotPermitted`, …).
+    public var courierErrorName: String { courierErrorCode.dbusName }
 
     /// The refusal a type policy throws: the file's type is not one the app declares.
     /// - Parameters:

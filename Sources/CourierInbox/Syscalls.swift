@@ -143,6 +143,21 @@ enum Sys {
         _ = try retrying { cinbox_start_writeback(fd, offset, length) }
     }
 
+    /// `sync_file_range(WAIT_BEFORE | WRITE | WAIT_AFTER)`: writes a range back and waits for it.
+    static func waitForWriteback(_ fd: Int32, offset: Int64, length: Int64) throws(Errno) {
+        _ = try retrying { cinbox_wait_writeback(fd, offset, length) }
+    }
+
+    /// `ioctl(FICLONE)`: `destination` becomes a copy-on-write clone of the whole of `source`.
+    static func cloneFile(_ destination: Int32, from source: Int32) throws(Errno) {
+        _ = try retrying { cinbox_clone_file(destination, source) }
+    }
+
+    /// `fallocate(2)`, mode 0: reserves the blocks of `[offset, offset + length)`.
+    static func allocate(_ fd: Int32, offset: Int64, length: Int64) throws(Errno) {
+        _ = try retrying { cinbox_allocate(fd, offset, length) }
+    }
+
     /// `flock(2)`.
     static func lock(_ fd: Int32, _ operation: Int32) throws(Errno) {
         _ = try retrying { flock(fd, operation) }

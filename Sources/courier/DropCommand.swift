@@ -17,11 +17,9 @@ struct DropCommand: AsyncParsableCommand {
             Without --to, the files go to the default app for the first file's type (by its name and \
             content). Each file must be of a type the app declares. On a terminal a progress bar is \
             shown for large files. Prints the path of each file in the app's Inbox (with --json, one \
-            JSON object). Exit status: 0 delivered and handled; 1 declined by the app; 3 no app for the \
-            type; 4 launch failed; 5 launch timeout; 6 the app failed; 7 not permitted (a type the app \
-            does not declare); 8 no broker reachable; 9 any other error (a file that is not a readable \
-            regular file, limits, disk space); 66 a FILE cannot be opened; 64 usage error.
-            """
+            JSON object).
+
+            """ + DropExitCode.help
     )
 
     @Argument(help: "The files to drop, in order.")
@@ -41,8 +39,9 @@ struct DropCommand: AsyncParsableCommand {
             let fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
             guard fd >= 0 else {
                 let reason = String(cString: strerror(errno))
-                fail(["file": file], name: "org.courier.Error.InvalidFile", message: "\(file): \(reason)")
-                throw ExitCode(66)
+                fail(["file": file], name: CourierError.Code.invalidFile.dbusName,
+                     message: "cannot open \(file): \(reason); nothing was sent. Check the path and that you may read it.")
+                throw DropExitCode.cannotOpen.exitCode
             }
             descriptors.append(UnixFD(taking: fd))
         }
@@ -56,8 +55,9 @@ struct DropCommand: AsyncParsableCommand {
             }
             report(urls)
         } catch {
-            fail([:], name: error.dbusName ?? CourierError.dbusNamePrefix + error.code.rawValue, message: error.message)
-            throw OpenExitCode(error).exitCode
+            // The broker's message says what was wrong and what to do; the status says which refusal.
+            fail([:], name: error.dbusName ?? error.code.dbusName, message: error.message)
+            throw DropExitCode(error).exitCode
         }
     }
 

@@ -25,8 +25,9 @@ struct ParseCommand: ParsableCommand {
         do {
             reference = try URIReference(url)
         } catch {
-            FileHandle.standardError.write(Data(PositionedMessage.render(error: error.description, input: url, offset: error.offset).utf8))
-            throw ExitCode(65)
+            let report = RefusedURLReport(program: "courier", headline: "invalid URL", reason: error.description, input: url, offset: error.offset)
+            FileHandle.standardError.write(Data(report.description.utf8))
+            throw ExitCode(RefusedURLReport.exitStatus)
         }
         let fields: [(String, String?)] = [
             ("scheme", reference.scheme),
@@ -40,9 +41,9 @@ struct ParseCommand: ParsableCommand {
             ("fragment", reference.fragment.map(String.init)),
         ]
         if json {
-            var parts = fields.map { "\(JSONText.string($0.0)):\($0.1.map(JSONText.string) ?? "null")" }
+            var parts = fields.map { "\(jsonStringLiteral($0.0)):\($0.1.map(jsonStringLiteral) ?? "null")" }
             parts.append("\"port\":\(reference.port.map(String.init) ?? "null")")
-            parts += tail.map { "\(JSONText.string($0.0)):\($0.1.map(JSONText.string) ?? "null")" }
+            parts += tail.map { "\(jsonStringLiteral($0.0)):\($0.1.map(jsonStringLiteral) ?? "null")" }
             print("{" + parts.joined(separator: ",") + "}")
         } else {
             for (name, value) in fields + [("port", reference.port.map(String.init))] + tail {
@@ -50,38 +51,5 @@ struct ParseCommand: ParsableCommand {
             }
             if let kind = reference.hostKind { print("host kind \(kind)") }
         }
-    }
-}
-
-/// A message followed, when the input is short printable ASCII, by the input and a caret under
-/// the offending byte.
-enum PositionedMessage {
-    static func render(error: String, input: String, offset: Int) -> String {
-        var text = "courier: invalid URL: \(error)\n"
-        let bytes = Array(input.utf8)
-        if bytes.count <= 160, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
-            text += "  \(input)\n  \(String(repeating: " ", count: min(offset, bytes.count)))^\n"
-        }
-        return text
-    }
-}
-
-/// JSON string literals without Foundation's key reordering.
-enum JSONText {
-    static func string(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

@@ -21,34 +21,16 @@ struct DecodeCommand: ParsableCommand {
         do {
             todo = try TodoURL(url)
         } catch {
-            let position = error.offset.map { " (at offset \($0))" } ?? ""
-            FileHandle.standardError.write(Data("todolist: rejected URL\(position): \(error)\n".utf8))
-            throw ExitCode(65)
+            let report = RefusedURLReport(program: "todolist", headline: "rejected URL", reason: "\(error)", input: url, offset: error.offset)
+            FileHandle.standardError.write(Data(report.description.utf8))
+            throw ExitCode(RefusedURLReport.exitStatus)
         }
         let due = todo.due.localDateTime().minutesDescription
         if json {
-            print("{\"task\":\(Self.jsonString(todo.task)),\"due\":\"\(due)\"}")
+            print("{\"task\":\(jsonStringLiteral(todo.task)),\"due\":\"\(due)\"}")
         } else {
             print("task \(todo.task)")
             print("due  \(due)")
         }
-    }
-
-    static func jsonString(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

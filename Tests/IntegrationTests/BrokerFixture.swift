@@ -19,7 +19,7 @@ final class BrokerFixture: @unchecked Sendable {
     let client: BrokerClient
     let environment: [String: String]
 
-    init(launchTimeout: Duration = .seconds(10), configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
+    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
         bus = try PrivateBus()
         root = bus.directory.appendingPathComponent("fixture", isDirectory: true)
         manifests = root.appendingPathComponent("manifests", isDirectory: true)
@@ -39,7 +39,7 @@ final class BrokerFixture: @unchecked Sendable {
         service = BrokerService(
             connection: try bus.connect(), catalog: catalog, busAddress: bus.address, launcher: launcher,
             configuration: .init(terminationGrace: .milliseconds(300), crashLoop: .init(threshold: 50)), logger: logger,
-            inbox: Inbox(containersRoot: dataHome.appendingPathComponent("courier/containers").path)
+            inbox: Inbox(containersRoot: dataHome.appendingPathComponent("courier/containers").path, limits: inboxLimits)
         )
         try await service.start()
         client = BrokerClient(connection: try bus.connect())

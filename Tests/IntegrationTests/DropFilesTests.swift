@@ -2,6 +2,7 @@ import BusTestSupport
 import CInbox
 import Courier
 import CourierBroker
+import CourierInbox
 import DBus
 import Foundation
 import Synchronization
@@ -186,13 +187,57 @@ struct DropFilesTests {
             (["drop", png, "--to", Self.todolist], 7, "public.png"),
             (["drop", png], 3, "no app declares"),
             (["drop", fixture.root.path + "/missing.txt"], 66, "No such file"),
-            (["drop", fixture.root.path, "--to", Self.todolist], 9, "is a directory"),
+            (["drop", fixture.root.path, "--to", Self.todolist], 10, "is a directory"),
         ]
         for (arguments, expected, message) in cases {
             let result = try fixture.run(courier, arguments)
             #expect(result.status == expected, "courier \(arguments): \(result.output) \(result.error)")
             #expect(result.error.contains(message), "courier \(arguments): \(result.error)")
         }
+    }
+
+    /// `NoSpace`, `LimitsExceeded` and `UnsafeContainer` are typed refusals with their own names on
+    /// the bus and their own exit statuses in `courier drop`, and messages saying what to do.
+    @Test func noSpaceLimitsAndAnUnsafeContainerHaveTheirOwnNamesAndExitStatuses() async throws {
+        // Files up to 8 bytes pass the limits; the reserve no disk can keep makes every drop NoSpace.
+        let limits = DropLimits(maximumFileCount: 4, maximumFileBytes: 8, maximumDropBytes: 8, reservedFreeBytes: Int64.max / 4)
+        let fixture = try await BrokerFixture(inboxLimits: limits) { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let courier = Products.path("courier")
+        let small = fixture.root.appendingPathComponent("small.txt").path
+        _ = FileManager.default.createFile(atPath: small, contents: Data("milk\n".utf8))
+        let large = fixture.root.appendingPathComponent("large.txt").path
+        _ = FileManager.default.createFile(atPath: large, contents: Data("milk\nbread\neggs\n".utf8))
+
+        let noSpace = await Self.dbusError { _ = try await Self.dropFiles(fixture.client, to: Self.todolist, [try Self.file(fixture, "s", Array("milk\n".utf8))], names: ["s.txt"]) }
+        #expect(noSpace?.name == "org.courier.Error.NoSpace")
+        #expect(noSpace?.message.contains("Free some space") == true, "\(noSpace?.message ?? "")")
+        let tooLarge = await Self.dbusError { _ = try await Self.dropFiles(fixture.client, to: Self.todolist, [try Self.file(fixture, "l", Array("milk\nbread\neggs\n".utf8))], names: ["l.txt"]) }
+        #expect(tooLarge?.name == "org.courier.Error.LimitsExceeded")
+
+        var cases: [([String], Int32, String)] = [
+            (["drop", small, "--to", Self.todolist], 12, "Free some space"),
+            (["drop", large, "--to", Self.todolist], 11, "larger than the limit"),
+        ]
+        for (arguments, expected, message) in cases {
+            let result = try fixture.run(courier, arguments)
+            #expect(result.status == expected, "courier \(arguments): \(result.output) \(result.error)")
+            #expect(result.error.contains(message), "courier \(arguments): \(result.error)")
+        }
+
+        // A symbolic link planted on the way to the Inbox: refused before the space check.
+        let documents = fixture.dataHome.appendingPathComponent("courier/containers/\(Self.todolist)/Documents").path
+        try FileManager.default.createDirectory(atPath: documents, withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(atPath: documents + "/Inbox")
+        try FileManager.default.createSymbolicLink(atPath: documents + "/Inbox", withDestinationPath: fixture.root.path)
+        cases = [(["drop", "--json", small, "--to", Self.todolist], 13, "never follows links")]
+        for (arguments, expected, message) in cases {
+            let result = try fixture.run(courier, arguments)
+            #expect(result.status == expected, "courier \(arguments): \(result.output) \(result.error)")
+            #expect(result.error.contains(message), "courier \(arguments): \(result.error)")
+            #expect(result.output.contains("org.courier.Error.UnsafeContainer"), "\(result.output)")
+        }
+        #expect(fixture.launcher.count == 0)
     }
 
     @Test func aTwoGiBSparseFileArrivesWholeWithItsHoles() async throws {

@@ -36,4 +36,16 @@ int cinbox_get_status_flags(int fd);
 /// that the final fsync has little left to wait for.
 int cinbox_start_writeback(int fd, int64_t offset, int64_t length);
 
+/// sync_file_range(WAIT_BEFORE | WRITE | WAIT_AFTER): writes a range back and waits until it is on
+/// the device (the data only: the caller still needs fsync for metadata and the disk cache).
+int cinbox_wait_writeback(int fd, int64_t offset, int64_t length);
+
+/// ioctl(FICLONE): makes `destination` share the extents of the whole of `source` (a reflink, on
+/// Btrfs, XFS, bcachefs…). Fails with EOPNOTSUPP, EXDEV, EINVAL or ENOTTY where it is not possible.
+int cinbox_clone_file(int destination, int source);
+
+/// fallocate(2) with mode 0: reserves the blocks of a range (and extends the size). Fails with
+/// EOPNOTSUPP where the file system cannot (never writes zeros, unlike posix_fallocate).
+int cinbox_allocate(int fd, int64_t offset, int64_t length);
+
 #endif

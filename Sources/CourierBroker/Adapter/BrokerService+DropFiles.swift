@@ -36,10 +36,10 @@ extension BrokerService {
                 let names = call.arguments[2].stringArrayValue ?? []
                 let options = call.arguments[3].vardictValue ?? [:]
                 guard !descriptors.isEmpty else {
-                    throw BrokerError(BrokerError.Code(rawValue: "InvalidArguments"), "DropFiles needs at least one file descriptor").dbusError
+                    throw BrokerError(.invalidArguments, "DropFiles needs at least one file descriptor").dbusError
                 }
                 guard names.count == descriptors.count else {
-                    throw BrokerError(BrokerError.Code(rawValue: "InvalidArguments"), "DropFiles got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
+                    throw BrokerError(.invalidArguments, "DropFiles got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
                 }
                 let files = zip(descriptors, names).map { DropFile(descriptor: $0.rawValue ?? -1, suggestedName: $1) }
                 let sender = call.sender?.rawValue ?? ""

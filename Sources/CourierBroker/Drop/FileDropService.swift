@@ -132,7 +132,7 @@ public struct FileDropService: Sendable {
             return request.bundleID
         }
         guard let first = request.files.first else {
-            throw BrokerError(BrokerError.Code(rawValue: "InvalidArguments"), "DropFiles needs at least one file")
+            throw BrokerError(.invalidArguments, "DropFiles needs at least one file")
         }
         let name = InboxFileName(suggested: first.suggestedName).name
         let type = registry.fileTypes.identify(suggestedName: name, fileDescriptor: first.descriptor)
@@ -142,10 +142,8 @@ public struct FileDropService: Sendable {
         return chosen.bundleIdentifier
     }
 
-    /// The Inbox's refusal as the broker answers it (`org.courier.Error.<Code>`).
+    /// The Inbox's refusal as the broker answers it (`org.courier.Error.<Code>`, the shared table).
     static func brokerError(_ error: InboxError) -> BrokerError {
-        let name = error.courierErrorName
-        let code = name.hasPrefix(BrokerError.dbusNamePrefix) ? String(name.dropFirst(BrokerError.dbusNamePrefix.count)) : "Failed"
-        return BrokerError(BrokerError.Code(rawValue: code), error.message)
+        BrokerError(error.courierErrorCode, error.message)
     }
 }

@@ -1,3 +1,4 @@
+import CourierProcess
 public import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -9,8 +10,10 @@ import Glibc
 ///
 /// The child gets the launcher's base environment plus `DBUS_SESSION_BUS_ADDRESS` (the bus the
 /// broker is on), `COURIER_BUNDLE_ID` and `COURIER_CONTAINER`; its container (with `Documents/`) is
-/// created first. Signal dispositions and the mask are reset to defaults in the child (the broker
-/// ignores SIGPIPE; apps should not inherit that). Every child is reaped by a small dedicated
+/// created first. The child is started by the shared `Spawner`: standard input `/dev/null`, no
+/// descriptor of the broker above 2 (not its bus socket, not a file being dropped), signal
+/// dispositions and the mask reset to defaults (the broker ignores SIGPIPE; apps should not
+/// inherit that). Every child is reaped by a small dedicated
 /// thread blocked in `waitpid(pid)`: libdispatch has no process sources on Linux, and a
 /// `waitpid(-1)` reaper would steal the children of other parts of the process.
 public final class ProcessLauncher: Launcher {
@@ -93,28 +96,10 @@ public final class ProcessLauncher: Launcher {
     }
 
     private func spawn(path: String, arguments: [String], environment: [String: String], bundleID: String) throws(BrokerError) -> Int32 {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+        do {
+            return try Spawner.spawn(path: path, arguments: arguments, environment: environment)
+        } catch {
+            throw BrokerError(.launchFailed, "cannot launch \(bundleID): exec of \(path) failed: \(error); check CourierLaunchArguments in its manifest")
         }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, nil, &attributes, argv, envp)
-        guard result == 0 else {
-            throw BrokerError(.launchFailed, "cannot launch \(bundleID): exec of \(path) failed: \(String(cString: strerror(result))) (errno \(result)); check CourierLaunchArguments in its manifest")
-        }
-        return pid
     }
 }

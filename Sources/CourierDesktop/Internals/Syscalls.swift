@@ -1,3 +1,4 @@
+import CourierProcess
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -146,55 +147,17 @@ enum Syscalls {
 
     // MARK: Processes
 
-    /// Starts `path` with exactly `arguments` as its argv (argv[0] included) and `environment`:
-    /// `posix_spawn(3)`, no shell. Standard input is `/dev/null`, descriptors above 2 are closed
-    /// (`posix_spawn_file_actions_addclosefrom_np`); the signal mask is emptied and
-    /// every signal handler reset, so the child does not inherit the parent's choices (an ignored
-    /// SIGPIPE, a blocked SIGCHLD).
+    /// Starts `path` with exactly `arguments` as its argv and `environment`, through the shared
+    /// `Spawner` (no shell, standard input `/dev/null`, descriptors above 2 closed, signals reset).
     static func spawn(
         path: String, arguments: [String], environment: [String: String], discardOutput: Bool
     ) throws(DesktopIntegrationError) -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        if discardOutput {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        do {
+            return try Spawner.spawn(path: path, arguments: arguments, environment: environment, discardOutput: discardOutput)
+        } catch {
+            throw .spawnFailed(program: path, errno: error.errno)
         }
-        // Only 0, 1 and 2 reach the child: not the bus socket, nor a file another thread has just
-        // opened without O_CLOEXEC (glibc 2.34+).
-        if let closeFrom = addCloseFrom { _ = closeFrom(&actions, 3) }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
-        posix_spawnattr_setsigmask(&attributes, &emptyMask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal: Int32 in 1..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        if result != 0 { throw .spawnFailed(program: path, errno: result) }
-        return pid
     }
-
-    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34+), which the Glibc module does not
-    /// import: looked up once by name, `nil` on older C libraries.
-    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
 
     /// Waits for `pid` to end (retrying on `EINTR`) and decodes its wait status.
     static func wait(for pid: pid_t, program: String) throws(DesktopIntegrationError) -> ExitStatus {

@@ -1,0 +1,59 @@
+/// The kinds of failure in Courier's public D-Bus contract (DESIGN.md): each is the last component
+/// of a D-Bus error name, `org.courier.Error.<rawValue>`.
+///
+/// The one table of these names: the broker answers with them (`BrokerError.Code`), clients decode
+/// them (`CourierError.Code`), the Inbox classifies its refusals with them. An open set of static
+/// members rather than a closed enum (the swift-system habit), so that a name added later still
+/// travels intact to a client that does not know it.
+public struct CourierErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    /// The prefix shared by every Courier error name on the bus.
+    public static let dbusNamePrefix = "org.courier.Error."
+
+    /// The D-Bus error name, e.g. `org.courier.Error.LaunchTimeout`.
+    public var dbusName: String { Self.dbusNamePrefix + rawValue }
+
+    /// The code of a Courier error name; `nil` when `dbusName` is not `org.courier.Error.*`.
+    public init?(dbusName: String) {
+        guard dbusName.hasPrefix(Self.dbusNamePrefix), dbusName.count > Self.dbusNamePrefix.count else { return nil }
+        self.init(rawValue: String(dbusName.dropFirst(Self.dbusNamePrefix.count)))
+    }
+
+    // MARK: Opening URLs
+
+    /// The URL is not a valid RFC 3986 URI, or does not match the owning app's declared format.
+    public static let invalidURL = CourierErrorCode(rawValue: "InvalidURL")
+    /// No registered app claims the URL's scheme or the file's type (or the named app is unknown).
+    public static let noHandler = CourierErrorCode(rawValue: "NoHandler")
+    /// The app could not be started: exec failed, or it exited before checking in.
+    public static let launchFailed = CourierErrorCode(rawValue: "LaunchFailed")
+    /// The app was started but did not check in within its launch timeout.
+    public static let launchTimeout = CourierErrorCode(rawValue: "LaunchTimeout")
+    /// The app refused the request.
+    public static let declined = CourierErrorCode(rawValue: "Declined")
+    /// The caller may not do this (wrong identity, not the broker, a type the app does not declare).
+    public static let notPermitted = CourierErrorCode(rawValue: "NotPermitted")
+    /// A manifest could not be loaded or registered.
+    public static let invalidManifest = CourierErrorCode(rawValue: "InvalidManifest")
+    /// A queue, size or rate limit was reached.
+    public static let limitsExceeded = CourierErrorCode(rawValue: "LimitsExceeded")
+    /// The app died, left the bus or failed while handling the request.
+    public static let appFailed = CourierErrorCode(rawValue: "AppFailed")
+    /// The arguments of the call are malformed (no files, names not matching files, a bad bundle id).
+    public static let invalidArguments = CourierErrorCode(rawValue: "InvalidArguments")
+
+    // MARK: Dropping files
+
+    /// A dropped descriptor is not a readable regular file: a directory, pipe, socket, device,
+    /// `O_PATH` or write-only descriptor, or a deleted file.
+    public static let invalidFile = CourierErrorCode(rawValue: "InvalidFile")
+    /// The Inbox's file system has not enough free space or inodes for the drop.
+    public static let noSpace = CourierErrorCode(rawValue: "NoSpace")
+    /// A folder on the way to the app's Inbox is a symbolic link or not a folder.
+    public static let unsafeContainer = CourierErrorCode(rawValue: "UnsafeContainer")
+    /// Any other failure (a system call failed); the message says which.
+    public static let failed = CourierErrorCode(rawValue: "Failed")
+}

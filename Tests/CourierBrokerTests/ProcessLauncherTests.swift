@@ -1,0 +1,44 @@
+import CourierBroker
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ProcessLauncher` on real processes: what an app inherits from the broker.
+@Suite("ProcessLauncher")
+struct ProcessLauncherTests {
+    /// The broker's descriptors (its bus socket, a file being dropped, anything opened without
+    /// `O_CLOEXEC`) stay in the broker: the app starts with 0, 1 and 2 only.
+    @Test func anAppDoesNotInheritTheBrokersDescriptors() async throws {
+        let directory = TemporaryDirectory()
+        let listing = directory.url.appendingPathComponent("fds.txt").path
+        // A descriptor the child would inherit without the spawner's close-from: not O_CLOEXEC,
+        // at a number nothing else in this process uses (F_DUPFD takes the lowest free one ≥ 300).
+        let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let leaky = fcntl(devNull, F_DUPFD, 300)
+        close(devNull)
+        #expect(leaky >= 300)
+        defer { close(leaky) }
+
+        let launcher = ProcessLauncher(containers: ContainerLocation(dataHome: directory.url))
+        // The shell lists its own descriptors with builtins only (no child process of its own).
+        let script = #"for fd in /proc/$$/fd/*; do echo "${fd##*/}"; done > "$0""#
+        let exited: Void = await withCheckedContinuation { continuation in
+            do {
+                _ = try launcher.launch(LaunchSpec(bundleID: "org.courier.test.fds", arguments: ["/bin/sh", "-c", script, listing])) { _, _ in
+                    continuation.resume()
+                }
+            } catch {
+                Issue.record("launch failed: \(error)")
+                continuation.resume()
+            }
+        }
+        _ = exited
+        let contents = try String(contentsOfFile: listing, encoding: .utf8)
+        let descriptors = Set(contents.split(separator: "\n").compactMap { Int32($0) })
+        #expect(descriptors.isSuperset(of: [0, 1, 2]), "\(descriptors)")
+        #expect(!descriptors.contains(leaky), "the app inherited the broker's descriptor \(leaky): \(descriptors.sorted())")
+        #expect(descriptors.allSatisfy { $0 < 300 }, "\(descriptors.sorted())")
+    }
+}
