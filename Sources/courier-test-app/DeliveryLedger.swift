@@ -31,7 +31,7 @@ struct DeliveryLedger: Sendable {
         func note(_ text: String) { if check.examples.count < 8 { check.examples.append(text) } }
         for (app, urls) in deliveries.sorted(by: { $0.key < $1.key }) {
             var last: [Int: Int] = [:]
-            for url in urls {
+            for url in urls where !url.hasPrefix("file:") {   // file URLs are drops: checkDrops
                 guard let record = LoadPlan.parse(url) else {
                     check.unknown += 1
                     note("app \(app): unparsable record '\(url)'")
@@ -65,6 +65,46 @@ struct DeliveryLedger: Sendable {
             for (sequence, count) in counts.enumerated() where count == 0 {
                 check.lost += 1
                 note("client \(client) request \(sequence) never delivered")
+            }
+        }
+        return check
+    }
+
+    /// Checks the round's drops: each file URL delivered exactly once, to the app the plan gives.
+    /// - Parameter drops: drops each client sent in this round (index = client id).
+    func checkDrops(_ plan: LoadPlan, drops: [Int]) -> Check {
+        var check = Check(round: plan.round + " drops", expected: drops.reduce(0, +))
+        var seen = drops.map { [UInt8](repeating: 0, count: $0) }
+        func note(_ text: String) { if check.examples.count < 8 { check.examples.append(text) } }
+        for (app, urls) in deliveries.sorted(by: { $0.key < $1.key }) {
+            for url in urls where url.hasPrefix("file:") {
+                guard let record = LoadPlan.parseDrop(url) else {
+                    check.unknown += 1
+                    note("app \(app): unexpected file URL '\(url)'")
+                    continue
+                }
+                guard record.round == plan.round else { continue }
+                check.delivered += 1
+                guard record.client < drops.count, record.drop < drops[record.client] else {
+                    check.unknown += 1
+                    note("app \(app): '\(url)' is no drop of this round")
+                    continue
+                }
+                if plan.app(client: record.client, sequence: record.drop) != app {
+                    check.misrouted += 1
+                    note("app \(app) received '\(url)'")
+                }
+                seen[record.client][record.drop] &+= 1
+                if seen[record.client][record.drop] == 2 {
+                    check.duplicated += 1
+                    note("client \(record.client) drop \(record.drop) delivered twice")
+                }
+            }
+        }
+        for (client, counts) in seen.enumerated() {
+            for (drop, count) in counts.enumerated() where count == 0 {
+                check.lost += 1
+                note("client \(client) drop \(drop) never delivered")
             }
         }
         return check

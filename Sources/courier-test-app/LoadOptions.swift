@@ -8,6 +8,8 @@ struct LoadOptions: Sendable {
     /// How many apps are not running when the run starts (the first `cold` ones).
     var cold = 25
     var inFlight = 32
+    /// `DropFiles` (one small text file each) per client in each round, after its OpenURLs.
+    var drops = 10
     /// Requests of the warm-up round (to the warm apps only, at least clients × warm apps), before
     /// the baseline is measured.
     var warmup = 1_600
@@ -22,11 +24,12 @@ struct LoadOptions: Sendable {
     var timeoutSeconds = 600
 
     static let usage = """
-        courier-test-app load [--opens N] [--clients C] [--apps A] [--cold K] [--in-flight F] [--warmup W]
+        courier-test-app load [--opens N] [--clients C] [--apps A] [--cold K] [--in-flight F] [--warmup W] [--drops D]
                               [--courierd PATH] [--broker-log FILE] [--rss-tolerance-kib KIB] [--fd-tolerance N] [--timeout S]
           A private dbus-daemon, a real courierd, A recorder apps (the first K cold), C client processes sending
-          N OpenURLs in all (at most F in flight each, default 32); checks zero lost, zero duplicated, per-sender
-          order, one launch per app, and courierd's RSS and fd count after a warm-up round vs after the run
+          N OpenURLs in all (at most F in flight each, default 32), then D DropFiles each (default 10); checks zero
+          lost, zero duplicated, per-sender order, every dropped file in the right Inbox with its content, one
+          launch per app, and courierd's RSS and fd count after a warm-up round vs after the run
           (cold apps stopped again). courierd is stopped with SIGTERM and must exit 0. Defaults: 10000 opens,
           16 clients, 50 apps, 25 cold, 1600 warm-up opens, RSS tolerance 4096 KiB, fd tolerance 0.
           Prints a summary and `load-result: {json}`; exit 0 pass, 1 fail, 64 usage.
@@ -40,6 +43,7 @@ struct LoadOptions: Sendable {
         apps = try parser.int("--apps", default: apps)
         cold = try parser.int("--cold", default: apps / 2)
         inFlight = try parser.int("--in-flight", default: inFlight)
+        drops = try parser.int("--drops", default: drops)
         warmup = try parser.int("--warmup", default: warmup)
         courierd = parser.optional("--courierd")
         brokerLog = parser.optional("--broker-log")

@@ -40,5 +40,18 @@ struct LoadPlan: Sendable {
         return (scheme, path.dropFirst(5), client, sequence)
     }
 
+    /// The name client `c`'s drop `k` of this round has (in the app's Inbox, and in the file URL
+    /// the app is given): `drop-ROUND-C-K.txt`; its content is `dropContent`.
+    func dropName(client: Int, drop: Int) -> String { "drop-\(round)-\(client)-\(drop).txt" }
+    func dropContent(client: Int, drop: Int) -> String { "drop \(round) \(client) \(drop)\n" }
+
+    /// Parses a delivered file URL (`file:///…/Inbox/drop-ROUND-C-K.txt`) into (round, client, drop).
+    static func parseDrop(_ url: Substring) -> (round: Substring, client: Int, drop: Int)? {
+        guard url.hasPrefix("file:"), let name = url.split(separator: "/").last, name.hasPrefix("drop-"), name.hasSuffix(".txt") else { return nil }
+        let parts = name.dropFirst(5).dropLast(4).split(separator: "-")
+        guard parts.count == 3, let client = Int(parts[1]), let drop = Int(parts[2]) else { return nil }
+        return (parts[0], client, drop)
+    }
+
     private static func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }

@@ -16,6 +16,9 @@ struct LoadReport: Codable, Sendable {
     var runSeconds = 0.0
     var warmup: DeliveryLedger.Check?
     var run: DeliveryLedger.Check?
+    /// The drops of the run (and of the warm-up).
+    var drops: [DeliveryLedger.Check] = []
+    var dropsPerClient: Int
     /// Launches per app (index = app).
     var launchCounts: [Int] = []
     var clientErrors: [String: Int] = [:]
@@ -37,6 +40,7 @@ struct LoadReport: Codable, Sendable {
         apps = options.apps
         cold = options.cold
         inFlight = options.inFlight
+        dropsPerClient = options.drops
         warmupOpens = options.warmup
         self.courierd = courierd
         brokerLog = log
@@ -44,7 +48,9 @@ struct LoadReport: Codable, Sendable {
         fdTolerance = options.fdTolerance
     }
 
-    var opensPerSecond: Double { runSeconds > 0 ? Double(opens) / runSeconds : 0 }
+    /// From the first client's first OpenURL to the last client's last answer (drops excluded).
+    var opensSeconds = 0.0
+    var opensPerSecond: Double { opensSeconds > 0 ? Double(opens) / opensSeconds : 0 }
 
     mutating func noteClients(_ summaries: [ClientSummary], round: String) {
         for summary in summaries {
@@ -59,7 +65,7 @@ struct LoadReport: Codable, Sendable {
         var problems = failures
         if !clientErrors.isEmpty { problems.append("clients got errors \(clientErrors); first: \(firstClientError ?? "?")") }
         if declined > 0 { problems.append("\(declined) requests declined (the recorder app handles every URL)") }
-        for check in [warmup, run].compactMap({ $0 }) where !check.passed {
+        for check in [warmup, run].compactMap({ $0 }) + drops where !check.passed {
             problems.append("\(check.round): expected \(check.expected), delivered \(check.delivered); lost \(check.lost), duplicated \(check.duplicated), out of order \(check.outOfOrder), misrouted \(check.misrouted), unknown \(check.unknown); e.g. \(check.examples.joined(separator: "; "))")
         }
         if run == nil { problems.append("the run was not checked") }
@@ -83,9 +89,12 @@ struct LoadReport: Codable, Sendable {
         func signed(_ n: Int) -> String { n >= 0 ? "+\(n)" : "\(n)" }
         Swift.print("load: \(opens) OpenURLs from \(clients) client processes over \(apps) apps (\(cold) cold), ≤ \(inFlight) in flight each; courierd \(courierd)")
         if let warmup { Swift.print("  warm-up: \(warmup.expected) opens to the \(apps - cold) warm apps in \(String(format: "%.2f", warmupSeconds)) s") }
-        Swift.print("  run: \(opens) opens in \(String(format: "%.2f", runSeconds)) s = \(Int(opensPerSecond)) opens/s (wall time, client start-up and \(cold) cold launches included)")
+        Swift.print("  run: \(opens) opens in \(String(format: "%.2f", opensSeconds)) s = \(Int(opensPerSecond)) opens/s (first send to last answer over all clients, \(cold) cold launches included); the round took \(String(format: "%.2f", runSeconds)) s with client start-up and drops")
         if let run {
             Swift.print("  delivered \(run.delivered)/\(run.expected): lost \(run.lost), duplicated \(run.duplicated), out of order \(run.outOfOrder), misrouted \(run.misrouted); client errors \(clientErrors.values.reduce(0, +))")
+        }
+        if let drops = drops.first {
+            Swift.print("  drops (\(dropsPerClient) DropFiles per client after its opens): \(drops.delivered)/\(drops.expected) delivered, lost \(drops.lost), duplicated \(drops.duplicated), misrouted \(drops.misrouted); each file checked in its Inbox")
         }
         let once = launchCounts.filter { $0 == 1 }.count
         Swift.print("  launches: \(once) of \(apps) apps launched exactly once (\(cold) cold ones during the run, while \(clients) clients asked for them)")

@@ -90,6 +90,7 @@ enum LoadRun {
                     "CFBundleIdentifier": id, "CFBundleName": "Load app \(app)",
                     "CFBundleURLTypes": [["CFBundleURLName": id, "CFBundleURLSchemes": [LoadPlan.scheme(app)]]],
                     "CourierLaunchArguments": [me, "app"],
+                    "CFBundleDocumentTypes": [["CFBundleTypeName": "Load drop", "LSItemContentTypes": ["public.plain-text"]]],
                 ]
                 let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
                 try data.write(to: manifests.appendingPathComponent("\(id).plist"))
@@ -116,7 +117,7 @@ enum LoadRun {
             var warmOpens: [Int] = []
             if warmPlan.count > 0 && options.warmup > 0 {
                 warmOpens = split(options.warmup)
-                let (summaries, seconds) = try await runClients(warmPlan, opens: warmOpens)
+                let (summaries, seconds) = try await runClients(warmPlan, opens: warmOpens, drops: options.drops)
                 report.warmupSeconds = seconds
                 report.noteClients(summaries, round: "warmup")
             }
@@ -128,8 +129,9 @@ enum LoadRun {
             // 2. The run.
             let runPlan = LoadPlan(round: "run", first: 0, count: options.apps)
             let runOpens = split(options.opens)
-            let (summaries, seconds) = try await runClients(runPlan, opens: runOpens)
+            let (summaries, seconds) = try await runClients(runPlan, opens: runOpens, drops: options.drops)
             report.runSeconds = seconds
+            report.opensSeconds = (summaries.map(\.openEnd).max() ?? 0) - (summaries.map(\.openStart).min() ?? 0)
             report.noteClients(summaries, round: "run")
             report.peak = try ProcessFootprint(pid: pid)
 
@@ -156,6 +158,13 @@ enum LoadRun {
             let ledger = DeliveryLedger(deliveries: deliveries)
             if !warmOpens.isEmpty { report.warmup = ledger.check(warmPlan, opens: warmOpens) }
             report.run = ledger.check(runPlan, opens: runOpens)
+            if options.drops > 0 {
+                let drops = Array(repeating: options.drops, count: options.clients)
+                var checks = [ledger.checkDrops(runPlan, drops: drops)]
+                if !warmOpens.isEmpty { checks.append(ledger.checkDrops(warmPlan, drops: drops)) }
+                report.drops = checks
+                for plan in warmOpens.isEmpty ? [runPlan] : [warmPlan, runPlan] { report.failures += inboxProblems(plan) }
+            }
 
             let stopping = ContinuousClock.now
             broker?.signal(SIGTERM)
@@ -175,14 +184,15 @@ enum LoadRun {
         }
 
         /// Runs one round's client processes; returns their summaries and the round's wall time.
-        func runClients(_ plan: LoadPlan, opens: [Int]) async throws -> ([ClientSummary], Double) {
+        func runClients(_ plan: LoadPlan, opens: [Int], drops: Int) async throws -> ([ClientSummary], Double) {
             let start = ContinuousClock.now
             let folder = root.appendingPathComponent("clients-\(plan.round)", isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             clients = try opens.enumerated().map { id, count in
                 try ChildProcess.spawn(
                     [me, "client", "--id", "\(id)", "--opens", "\(count)", "--round", plan.round,
-                     "--first", "\(plan.first)", "--count", "\(plan.count)", "--in-flight", "\(options.inFlight)"],
+                     "--first", "\(plan.first)", "--count", "\(plan.count)", "--in-flight", "\(options.inFlight)",
+                     "--drops", "\(drops)", "--drop-folder", folder.appendingPathComponent("files-\(id)").path],
                     environment: bus.environment,
                     stdout: folder.appendingPathComponent("\(id).json").path, stderr: folder.appendingPathComponent("\(id).err").path)
             }
@@ -200,6 +210,22 @@ enum LoadRun {
             }
             clients = []
             return (summaries, (ContinuousClock.now - start).seconds)
+        }
+
+        /// Every drop of the round must be in its app's Inbox, complete, under the name it was sent with.
+        func inboxProblems(_ plan: LoadPlan) -> [String] {
+            var problems: [String] = []
+            for client in 0..<options.clients {
+                for drop in 0..<options.drops {
+                    let name = plan.dropName(client: client, drop: drop)
+                    let file = container(of: plan.app(client: client, sequence: drop)).appendingPathComponent("Documents/Inbox/" + name)
+                    let content = try? String(contentsOf: file, encoding: .utf8)
+                    if content != plan.dropContent(client: client, drop: drop) {
+                        problems.append("\(file.path): \(content.map { "content '\($0)'" } ?? "missing")")
+                    }
+                }
+            }
+            return problems.count > 5 ? Array(problems.prefix(5)) + ["… \(problems.count - 5) more Inbox files wrong"] : problems
         }
 
         /// `total` requests over the clients, as evenly as possible.

@@ -48,6 +48,22 @@ struct DeliveryLedgerTests {
         #expect(DeliveryLedger(deliveries: deliveries).check(plan, opens: opens).misrouted == 1)
     }
 
+    @Test func dropsAreCheckedApartFromURLs() {
+        var deliveries = clean
+        func url(_ client: Int, _ drop: Int) -> Substring { Substring("file:///c/Documents/Inbox/" + plan.dropName(client: client, drop: drop)) }
+        deliveries[plan.app(client: 0, sequence: 0)]!.append(url(0, 0))
+        deliveries[plan.app(client: 0, sequence: 1)]!.append(url(0, 1))
+        deliveries[plan.app(client: 0, sequence: 1)]!.append(url(0, 1))   // twice
+        deliveries[plan.app(client: 1, sequence: 0) == 0 ? 1 : 0]!.append(url(1, 0))   // at the wrong app
+        let ledger = DeliveryLedger(deliveries: deliveries)
+        #expect(ledger.check(plan, opens: opens).passed)
+        let drops = ledger.checkDrops(plan, drops: [2, 2])
+        #expect(drops.duplicated == 1)
+        #expect(drops.misrouted == 1)
+        #expect(drops.lost == 1)   // client 1's drop 1
+        #expect(!drops.passed)
+    }
+
     @Test func otherRoundsAreIgnored() {
         var deliveries = clean
         deliveries[0]!.append("load00://load/warmup?c=0&s=0")

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// The load run of issue #8 (`courier-test-app load`, docs/broker.md "Load and leaks"), full size:
-/// a real courierd on a private dbus-daemon, 16 client processes sending 10,000 OpenURLs over 50
-/// recorder apps, half of them cold. About 15 s in a debug build.
+/// a real courierd on a private dbus-daemon, 16 client processes sending 10,000 OpenURLs (then 10
+/// DropFiles each) over 50 recorder apps, half of them cold. About 15 s in a debug build.
 @Suite("Load", .serialized)
 struct LoadTests {
     /// The fields of `load-result: {json}` this test checks (the driver prints more).
@@ -24,6 +24,8 @@ struct LoadTests {
         }
         var run: Check?
         var warmup: Check?
+        /// The drops of the run, then of the warm-up.
+        var drops: [Check]
         var launchCounts: [Int]
         var clientErrors: [String: Int]
         var declined: Int
@@ -36,7 +38,7 @@ struct LoadTests {
     @Test func tenThousandOpensFromSixteenClientsArriveOnceInOrderWithOneLaunchPerApp() async throws {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("courier-load-\(UUID().uuidString.prefix(8)).txt").path
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let argv = [Products.path("courier-test-app"), "load", "--opens", "10000", "--clients", "16", "--apps", "50", "--cold", "25", "--timeout", "300"]
+        let argv = [Products.path("courier-test-app"), "load", "--opens", "10000", "--clients", "16", "--apps", "50", "--cold", "25", "--drops", "10", "--timeout", "300"]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -69,6 +71,8 @@ struct LoadTests {
         #expect(run.outOfOrder == 0)
         #expect(run.misrouted == 0 && run.unknown == 0)
         #expect(result.warmup.map { $0.lost == 0 && $0.duplicated == 0 && $0.outOfOrder == 0 } == true)
+        #expect(result.drops.count == 2 && result.drops.allSatisfy { $0.expected == 160 && $0.delivered == 160 && $0.lost == 0 && $0.duplicated == 0 && $0.misrouted == 0 },
+                "drops: \(result.drops.map { "\($0.delivered)/\($0.expected), lost \($0.lost), duplicated \($0.duplicated)" })")
         #expect(result.launchCounts == Array(repeating: 1, count: 50), "launches per app: \(result.launchCounts)")
         #expect(result.clientErrors.isEmpty && result.declined == 0, "client errors: \(result.clientErrors)")
         let baseline = try #require(result.baseline)
