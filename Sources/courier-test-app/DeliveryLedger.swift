@@ -18,15 +18,20 @@ struct DeliveryLedger: Sendable {
         var misrouted = 0
         /// Records of this round that name no request of it (bad client or sequence number).
         var unknown = 0
+        /// Requests of clients killed mid-run (`mayLose`) that never arrived: allowed, not `lost`.
+        var abandoned = 0
         /// A few examples of each problem, for the report.
         var examples: [String] = []
 
         var passed: Bool { lost == 0 && duplicated == 0 && outOfOrder == 0 && misrouted == 0 && unknown == 0 && delivered == expected }
     }
 
-    /// - Parameter opens: requests each client sent in this round (index = client id).
-    func check(_ plan: LoadPlan, opens: [Int]) -> Check {
-        var check = Check(round: plan.round, expected: opens.reduce(0, +))
+    /// - Parameters:
+    ///   - opens: requests each client sent (or meant to send) in this round (index = client id).
+    ///   - mayLose: clients killed mid-run: their requests may be missing (each delivered one is
+    ///     still checked: once, in order, at the right app) and do not count in `expected`.
+    func check(_ plan: LoadPlan, opens: [Int], mayLose: Set<Int> = []) -> Check {
+        var check = Check(round: plan.round, expected: opens.enumerated().filter { !mayLose.contains($0.offset) }.map(\.element).reduce(0, +))
         var seen = opens.map { [UInt8](repeating: 0, count: $0) }
         func note(_ text: String) { if check.examples.count < 8 { check.examples.append(text) } }
         for (app, urls) in deliveries.sorted(by: { $0.key < $1.key }) {
@@ -38,8 +43,8 @@ struct DeliveryLedger: Sendable {
                     continue
                 }
                 guard record.round == plan.round else { continue }
-                check.delivered += 1
                 let (client, sequence) = (record.client, record.sequence)
+                if !mayLose.contains(client) { check.delivered += 1 }
                 guard client < opens.count, sequence < opens[client] else {
                     check.unknown += 1
                     note("app \(app): '\(url)' is no request of this round")
@@ -63,8 +68,12 @@ struct DeliveryLedger: Sendable {
         }
         for (client, counts) in seen.enumerated() {
             for (sequence, count) in counts.enumerated() where count == 0 {
-                check.lost += 1
-                note("client \(client) request \(sequence) never delivered")
+                if mayLose.contains(client) {
+                    check.abandoned += 1
+                } else {
+                    check.lost += 1
+                    note("client \(client) request \(sequence) never delivered")
+                }
             }
         }
         return check

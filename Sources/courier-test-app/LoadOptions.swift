@@ -10,6 +10,9 @@ struct LoadOptions: Sendable {
     var inFlight = 32
     /// `DropFiles` (one small text file each) per client in each round, after its OpenURLs.
     var drops = 10
+    /// Extra clients in the run, each SIGKILLed mid-way with requests in flight (250, 500, … ms
+    /// after it starts); what they had sent may be lost, nothing may be duplicated or reordered.
+    var vanishing = 4
     /// Requests of the warm-up round (to the warm apps only, at least clients × warm apps), before
     /// the baseline is measured.
     var warmup = 1_600
@@ -24,12 +27,13 @@ struct LoadOptions: Sendable {
     var timeoutSeconds = 600
 
     static let usage = """
-        courier-test-app load [--opens N] [--clients C] [--apps A] [--cold K] [--in-flight F] [--warmup W] [--drops D]
+        courier-test-app load [--opens N] [--clients C] [--apps A] [--cold K] [--in-flight F] [--warmup W] [--drops D] [--vanishing V]
                               [--courierd PATH] [--broker-log FILE] [--rss-tolerance-kib KIB] [--fd-tolerance N] [--timeout S]
           A private dbus-daemon, a real courierd, A recorder apps (the first K cold), C client processes sending
           N OpenURLs in all (at most F in flight each, default 32), then D DropFiles each (default 10); checks zero
           lost, zero duplicated, per-sender order, every dropped file in the right Inbox with its content, one
-          launch per app, and courierd's RSS and fd count after a warm-up round vs after the run
+          launch per app, and courierd's RSS and fd count after a warm-up round vs after the run; V more clients
+          (default 4) are SIGKILLed mid-run with requests in flight
           (cold apps stopped again). courierd is stopped with SIGTERM and must exit 0. Defaults: 10000 opens,
           16 clients, 50 apps, 25 cold, 1600 warm-up opens, RSS tolerance 4096 KiB, fd tolerance 0.
           Prints a summary and `load-result: {json}`; exit 0 pass, 1 fail, 64 usage.
@@ -44,6 +48,7 @@ struct LoadOptions: Sendable {
         cold = try parser.int("--cold", default: apps / 2)
         inFlight = try parser.int("--in-flight", default: inFlight)
         drops = try parser.int("--drops", default: drops)
+        vanishing = try parser.int("--vanishing", default: vanishing)
         warmup = try parser.int("--warmup", default: warmup)
         courierd = parser.optional("--courierd")
         brokerLog = parser.optional("--broker-log")

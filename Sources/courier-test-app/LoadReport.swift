@@ -19,6 +19,7 @@ struct LoadReport: Codable, Sendable {
     /// The drops of the run (and of the warm-up).
     var drops: [DeliveryLedger.Check] = []
     var dropsPerClient: Int
+    var vanishing: Int
     /// Launches per app (index = app).
     var launchCounts: [Int] = []
     var clientErrors: [String: Int] = [:]
@@ -41,6 +42,7 @@ struct LoadReport: Codable, Sendable {
         cold = options.cold
         inFlight = options.inFlight
         dropsPerClient = options.drops
+        vanishing = options.vanishing
         warmupOpens = options.warmup
         self.courierd = courierd
         brokerLog = log
@@ -92,6 +94,9 @@ struct LoadReport: Codable, Sendable {
         Swift.print("  run: \(opens) opens in \(String(format: "%.2f", opensSeconds)) s = \(Int(opensPerSecond)) opens/s (first send to last answer over all clients, \(cold) cold launches included); the round took \(String(format: "%.2f", runSeconds)) s with client start-up and drops")
         if let run {
             Swift.print("  delivered \(run.delivered)/\(run.expected): lost \(run.lost), duplicated \(run.duplicated), out of order \(run.outOfOrder), misrouted \(run.misrouted); client errors \(clientErrors.values.reduce(0, +))")
+        }
+        if vanishing > 0, let run {
+            Swift.print("  \(vanishing) more clients SIGKILLed mid-run with requests in flight: \(vanishing * 1_000 - run.abandoned) of their requests delivered (each once, in order), \(run.abandoned) never sent or abandoned")
         }
         if let drops = drops.first {
             Swift.print("  drops (\(dropsPerClient) DropFiles per client after its opens): \(drops.delivered)/\(drops.expected) delivered, lost \(drops.lost), duplicated \(drops.duplicated), misrouted \(drops.misrouted); each file checked in its Inbox")

@@ -129,7 +129,8 @@ enum LoadRun {
             // 2. The run.
             let runPlan = LoadPlan(round: "run", first: 0, count: options.apps)
             let runOpens = split(options.opens)
-            let (summaries, seconds) = try await runClients(runPlan, opens: runOpens, drops: options.drops)
+            let vanishingOpens = 1_000
+            let (summaries, seconds) = try await runClients(runPlan, opens: runOpens, drops: options.drops, vanishing: options.vanishing, vanishingOpens: vanishingOpens)
             report.runSeconds = seconds
             report.opensSeconds = (summaries.map(\.openEnd).max() ?? 0) - (summaries.map(\.openStart).min() ?? 0)
             report.noteClients(summaries, round: "run")
@@ -157,7 +158,8 @@ enum LoadRun {
             }
             let ledger = DeliveryLedger(deliveries: deliveries)
             if !warmOpens.isEmpty { report.warmup = ledger.check(warmPlan, opens: warmOpens) }
-            report.run = ledger.check(runPlan, opens: runOpens)
+            let vanished = Set(options.clients..<(options.clients + options.vanishing))
+            report.run = ledger.check(runPlan, opens: runOpens + Array(repeating: vanishingOpens, count: options.vanishing), mayLose: vanished)
             if options.drops > 0 {
                 let drops = Array(repeating: options.drops, count: options.clients)
                 var checks = [ledger.checkDrops(runPlan, drops: drops)]
@@ -184,7 +186,9 @@ enum LoadRun {
         }
 
         /// Runs one round's client processes; returns their summaries and the round's wall time.
-        func runClients(_ plan: LoadPlan, opens: [Int], drops: Int) async throws -> ([ClientSummary], Double) {
+        /// `vanishing` more clients (ids after the others) send `vanishingOpens` each and are
+        /// SIGKILLed 250, 500, … ms after they start; they have no summary.
+        func runClients(_ plan: LoadPlan, opens: [Int], drops: Int, vanishing: Int = 0, vanishingOpens: Int = 0) async throws -> ([ClientSummary], Double) {
             let start = ContinuousClock.now
             let folder = root.appendingPathComponent("clients-\(plan.round)", isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -196,8 +200,20 @@ enum LoadRun {
                     environment: bus.environment,
                     stdout: folder.appendingPathComponent("\(id).json").path, stderr: folder.appendingPathComponent("\(id).err").path)
             }
+            let doomed = try (opens.count..<(opens.count + vanishing)).map { id in
+                try ChildProcess.spawn(
+                    [me, "client", "--id", "\(id)", "--opens", "\(vanishingOpens)", "--round", plan.round,
+                     "--first", "\(plan.first)", "--count", "\(plan.count)", "--in-flight", "\(options.inFlight)"],
+                    environment: bus.environment, stdout: "/dev/null", stderr: "/dev/null")
+            }
+            clients += doomed
+            for client in doomed {
+                try await Task.sleep(for: .milliseconds(250))
+                client.signal(SIGKILL)
+            }
+            for client in doomed { _ = await client.wait(timeout: .seconds(10)) }
             var summaries: [ClientSummary] = []
-            for (id, client) in clients.enumerated() {
+            for (id, client) in clients.prefix(opens.count).enumerated() {
                 guard let termination = await client.wait(timeout: deadline - .now) else {
                     throw LoadError("client \(id) of the \(plan.round) round did not finish within --timeout \(options.timeoutSeconds) s")
                 }

@@ -64,6 +64,15 @@ struct DeliveryLedgerTests {
         #expect(!drops.passed)
     }
 
+    @Test func aKilledClientMayLoseRequestsButNotDuplicateThem() {
+        var deliveries = clean
+        deliveries[1]!.removeAll { $0.hasSuffix("c=1&s=4") }   // client 1 was killed before s=4 arrived
+        let check = DeliveryLedger(deliveries: deliveries).check(plan, opens: opens, mayLose: [1])
+        #expect(check.passed && check.abandoned == 1 && check.expected == 6)
+        deliveries[0]!.append(deliveries[0]!.first { $0.contains("c=1&") }!)
+        #expect(DeliveryLedger(deliveries: deliveries).check(plan, opens: opens, mayLose: [1]).duplicated == 1)
+    }
+
     @Test func otherRoundsAreIgnored() {
         var deliveries = clean
         deliveries[0]!.append("load00://load/warmup?c=0&s=0")

@@ -3,7 +3,9 @@ import Testing
 
 /// The load run of issue #8 (`courier-test-app load`, docs/broker.md "Load and leaks"), full size:
 /// a real courierd on a private dbus-daemon, 16 client processes sending 10,000 OpenURLs (then 10
-/// DropFiles each) over 50 recorder apps, half of them cold. About 15 s in a debug build.
+/// DropFiles each) over 50 recorder apps, half of them cold, while 4 more clients are SIGKILLed with
+/// requests in flight (what they sent may be lost; nothing twice, nothing out of order). About 15 s
+/// in a debug build.
 @Suite("Load", .serialized)
 struct LoadTests {
     /// The fields of `load-result: {json}` this test checks (the driver prints more).
@@ -38,7 +40,7 @@ struct LoadTests {
     @Test func tenThousandOpensFromSixteenClientsArriveOnceInOrderWithOneLaunchPerApp() async throws {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("courier-load-\(UUID().uuidString.prefix(8)).txt").path
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let argv = [Products.path("courier-test-app"), "load", "--opens", "10000", "--clients", "16", "--apps", "50", "--cold", "25", "--drops", "10", "--timeout", "300"]
+        let argv = [Products.path("courier-test-app"), "load", "--opens", "10000", "--clients", "16", "--apps", "50", "--cold", "25", "--drops", "10", "--vanishing", "4", "--timeout", "300"]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
