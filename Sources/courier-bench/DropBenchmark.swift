@@ -52,7 +52,7 @@ enum DropBenchmark {
             return seconds
         }
         let unsynced = Inbox(containersRoot: work + "/containers", synchronizesToDisk: false)
-        func timeDrop(synchronized: Bool = true) throws -> Double {
+        func timeDrop(synchronized: Bool = true, verify: Bool = false) throws -> Double {
             let inbox = synchronized ? inbox : unsynced
             let fd = open(source, O_RDONLY | O_CLOEXEC)
             defer { close(fd) }
@@ -60,13 +60,19 @@ enum DropBenchmark {
             let seconds = try time {
                 delivered = try inbox.drop([DropFile(descriptor: fd, suggestedName: "source.bin")], to: "org.courier.bench")
             }
+            if verify {
+                for file in delivered where !FileManager.default.contentsEqual(atPath: file.path, andPath: source) {
+                    throw BenchmarkFailure("the dropped copy \(file.path) differs from \(source)")
+                }
+            }
             for file in delivered { try FileManager.default.removeItem(atPath: file.path) }
             sync()
             return seconds
         }
-        // One untimed round warms caches and allocations for all three.
+        // One untimed round warms caches and allocations for all four, and checks that both drops
+        // deliver the source byte for byte.
         _ = try timeCp(fsyncAfter: false); _ = try timeCp(fsyncAfter: true)
-        _ = try timeDrop(synchronized: false); _ = try timeDrop()
+        _ = try timeDrop(synchronized: false, verify: true); _ = try timeDrop(verify: true)
 
         var cpSeconds: [Double] = [], cpSyncSeconds: [Double] = [], dropSeconds: [Double] = [], unsyncedSeconds: [Double] = []
         for run in 1...runs {
@@ -155,4 +161,10 @@ enum DropBenchmark {
         let sorted = values.sorted()
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
+}
+
+/// A benchmark that could not measure what it claims (e.g. a copy that is not the source).
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
