@@ -134,6 +134,25 @@ import Glibc
         }
     }
 
+    /// Larger than two copy chunks (32 MiB), not a multiple of them: the write-back pipeline and
+    /// the preallocated blocks deliver every byte, and no more.
+    @Test(arguments: [StagingStrategy.unnamedTemporaryFile, .namedTemporaryFile])
+    func aFileOfSeveralChunksArrivesByteForByte(staging: StagingStrategy) throws {
+        let scratch = Scratch()
+        // Random bytes: nothing a file system could dedupe or leave as a hole.
+        let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
+        let bytes = try #require(try random.read(upToCount: (70 << 20) + 12_345))
+        try random.close()
+        let source = scratch.path + "/big.bin"
+        try bytes.write(to: URL(fileURLWithPath: source))
+        let delivered = try scratch.withDescriptor(source) { fd in
+            try scratch.inbox(staging: staging).drop([DropFile(descriptor: fd, suggestedName: "big.bin")], to: bundle)
+        }
+        #expect(status(delivered[0].path).st_size == off_t(bytes.count))
+        #expect(FileManager.default.contents(atPath: delivered[0].path) == bytes)
+        #expect(status(delivered[0].path).st_mode & 0o7777 == 0o444)
+    }
+
     @Test(.enabled(if: Scratch.fileSystemKeepsHoles(), "the temporary folder's file system does not keep holes in sparse files"))
     func twoGiBSparseFileIsCopiedWithItsHoles() throws {
         let scratch = Scratch()
