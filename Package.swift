@@ -62,14 +62,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // `courier`: answers `courier open URL…` itself (DBus only: no Foundation, no ArgumentParser)
-        // and execs `courier-tool` for everything else; the Swift runtime linked in, so the one
-        // command that must be fast starts in ~1.5 ms (docs/broker.md, "`courier open` start-up").
+        // `courier`: answers `courier open URL…` itself (libdbus only: no Foundation, no ArgumentParser,
+        // no Swift concurrency) and execs `courier-tool` for everything else; the Swift runtime linked
+        // in, so the one command that must be fast starts in ~1.5 ms (docs/broker.md, "`courier open`
+        // start-up").
         .executableTarget(
             name: "courier",
-            dependencies: ["DBus"],
+            dependencies: ["CDBus"],
             path: "Sources/courier-front",
-            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+            linkerSettings: [.unsafeFlags(["-static-executable"] + StaticFront.wrappedSymbols.flatMap { ["-Xlinker", "--wrap=\($0)"] })]
         ),
         // The full CLI behind `courier`: every subcommand (ArgumentParser, Foundation, the registry).
         .executableTarget(
@@ -117,4 +118,11 @@ let package = Package(
 
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}
+
+/// `courier` is linked fully static (see Sources/courier-front/StaticLinkStubs.swift): these C
+/// library calls, which a static glibc can only make by loading shared NSS modules, are replaced
+/// by stubs that fail, and the front then leaves the command to `courier-tool`.
+enum StaticFront {
+    static let wrappedSymbols = ["getpwuid_r", "getpwnam_r", "getgrouplist", "getaddrinfo", "dlopen"]
 }

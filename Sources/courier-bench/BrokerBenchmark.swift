@@ -313,10 +313,22 @@ enum BrokerBenchmark {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
+        // A clean signal mask and default dispositions: this runs on a dispatch worker thread,
+        // which blocks most signals, and a child inherits that mask.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        var all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let clock = ContinuousClock()
         let t0 = clock.now
-        let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         guard rc == 0 else { throw BenchUsageError("cannot spawn \(path): \(String(cString: strerror(rc)))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

@@ -1,4 +1,3 @@
-import DBus
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,19 +10,20 @@ import Glibc
 /// Why two executables: a process pays at start for everything it links, used or not (dynamic
 /// loading, relocations, page faults of Foundation, FoundationInternationalization/ICU, libmagic
 /// and their libraries — about half of what `courier open` cost as a whole; see docs/broker.md,
-/// "`courier open` start-up"). This target depends on `DBus` alone and never imports Foundation.
+/// "`courier open` start-up"). This target links libdbus alone (`BrokerCall`) and never imports
+/// Foundation.
 ///
 /// The contract: for any command line, `courier` behaves exactly as `courier-tool` does (output,
 /// exit status); `OpenCommandLine` takes only the forms it can answer identically and leaves the
 /// rest (`--json`, `--annotation`, `--help`, anything unusual) to the full CLI.
 @main
 enum CourierFront {
-    static func main() async {
+    static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard let request = OpenCommandLine(arguments) else {
             FullCLI.exec(arguments)
         }
-        let status = await OpenRunner(request).run()
+        let status = OpenRunner(request).run()
         exit(status)
     }
 }

@@ -1,10 +1,9 @@
-import DBus
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `courier open` for the command lines `OpenCommandLine` accepts: one `Broker1.OpenURL` per URL
-/// on one session-bus connection, with the full CLI's output and exit statuses
+/// on one session-bus connection (`BrokerCall`), with the full CLI's output and exit statuses
 /// (`OpenCommand`, `OpenExitCode`). What only the full CLI can do — start `courierd` when no
 /// broker runs, hand a URL no Courier app owns to the desktop — is done by running it for that URL.
 struct OpenRunner {
@@ -14,50 +13,39 @@ struct OpenRunner {
         self.request = request
     }
 
-    static let brokerName: BusName = "org.courier.Broker"
-    static let brokerPath: ObjectPath = "/org/courier/Broker"
-    static let brokerInterface: InterfaceName = "org.courier.Broker1"
     static let errorPrefix = "org.courier.Error."
 
     /// The exit status: 0 when every URL was handled, else the first failure's (`OpenExitCode`).
-    func run() async -> Int32 {
-        let connection: DBusConnection
+    func run() -> Int32 {
+        let call: BrokerCall
         do {
-            connection = try DBusConnection.session()
+            guard let address = environment("DBUS_SESSION_BUS_ADDRESS"), !address.isEmpty else { throw BrokerCall.Failure(name: "", message: "") }
+            call = try BrokerCall(address: address)
         } catch {
             FullCLI.exec(CommandLine.arguments.dropFirst().map { $0 })   // the full CLI words the failure
         }
-        defer { connection.close() }
         var status: Int32 = 0
         for url in request.urls {
-            let code = await open(url, on: connection)
+            let code = open(url, with: call)
             if status == 0 { status = code }
         }
         return status
     }
 
-    private func open(_ url: String, on connection: DBusConnection) async -> Int32 {
-        let arguments: [DBusValue] = [.string(url), .vardict(options)]
+    private func open(_ url: String, with call: BrokerCall) -> Int32 {
         do {
-            if request.noWait {
-                try connection.callNoReply(Self.brokerName, path: Self.brokerPath, interface: Self.brokerInterface, method: "OpenURL", arguments)
+            // The broker may have to launch the app first: its 25 s default plus 15 s, as BrokerClient.
+            guard let answer = try call.openURL(url, options: options, waitForReply: !request.noWait, timeoutMilliseconds: 40_000) else {
                 print("\(url): sent")
                 return 0
             }
-            // The broker may have to launch the app first: its 25 s default plus 15 s, as BrokerClient.
-            let reply = try await connection.call(Self.brokerName, path: Self.brokerPath, interface: Self.brokerInterface, method: "OpenURL", arguments, timeout: .seconds(40))
-            guard reply.count == 3, let handled = reply[0].boolValue, let bundleID = reply[1].stringValue else {
-                writeError("courier open: \(url): the broker answered OpenURL with an unexpected signature")
-                return ExitStatus.otherError
-            }
             if request.dryRun {
-                let state = reply[2].vardictValue?["state"]?.stringValue ?? "?"
-                print("\(url): would open in \(bundleID) (\(state))")
+                print("\(url): would open in \(answer.bundleID) (\(answer.state ?? "?"))")
                 return 0
             }
-            if !handled { writeError("courier open: \(url): \(bundleID) declined it") }
-            return handled ? 0 : ExitStatus.declined
-        } catch let error as DBusError {
+            if !answer.handled { writeError("courier open: \(url): \(answer.bundleID) declined it") }
+            return answer.handled ? 0 : ExitStatus.declined
+        } catch {
             let status = ExitStatus.forError(named: error.name)
             if status == ExitStatus.brokerUnavailable {
                 return FullCLI.run(request.arguments(for: url))   // it starts courierd, then asks again
@@ -67,20 +55,17 @@ struct OpenRunner {
             }
             writeError("courier open: \(url): \(error.message)")
             return status
-        } catch {
-            writeError("courier open: \(url): \(error)")
-            return ExitStatus.otherError
         }
     }
 
     /// The `a{sv}` options, as `OpenOptions.dictionary` builds them.
-    private var options: [String: DBusValue] {
-        var options: [String: DBusValue] = [:]
-        if let bundleID = request.bundleID { options["bundle-id"] = .string(bundleID) }
-        if request.background { options["background"] = .boolean(true) }
+    private var options: [(String, BrokerCall.Option)] {
+        var options: [(String, BrokerCall.Option)] = []
+        if let bundleID = request.bundleID { options.append(("bundle-id", .string(bundleID))) }
+        if request.background { options.append(("background", .boolean(true))) }
         let token = request.activationToken ?? environment("XDG_ACTIVATION_TOKEN") ?? (request.desktopEntry ? environment("DESKTOP_STARTUP_ID") : nil)
-        if let token { options["activation-token"] = .string(token) }
-        if request.dryRun { options["dry-run"] = .boolean(true) }
+        if let token { options.append(("activation-token", .string(token))) }
+        if request.dryRun { options.append(("dry-run", .boolean(true))) }
         return options
     }
 }
