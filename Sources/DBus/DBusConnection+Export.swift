@@ -74,11 +74,20 @@ extension DBusConnection {
         if m.interface == Self.properties {
             return handleProperties(m, interfaces)
         }
-        let candidates = m.interface.map { name in interfaces.filter { $0.name == name } } ?? interfaces
-        if let name = m.interface, candidates.isEmpty {
+        // One pass, no intermediate arrays: this runs for every call the connection serves.
+        var found: DBusMethod?
+        var interfaceSeen = false
+        for i in interfaces where m.interface == nil || i.name == m.interface {
+            interfaceSeen = true
+            if let match = i.methods.first(where: { $0.name == member }) {
+                found = match
+                break
+            }
+        }
+        if let name = m.interface, !interfaceSeen {
             return sendError(to: m, .unknownInterface("object \(path) has no interface \(name)"))
         }
-        guard let method = candidates.lazy.flatMap(\.methods).first(where: { $0.name == member }) else {
+        guard let method = found else {
             return sendError(
                 to: m,
                 .unknownMethod("no method \(member) on interface \(m.interface?.rawValue ?? "(any)") at \(path)"))
@@ -89,7 +98,10 @@ extension DBusConnection {
                 .invalidArgs("method \(member) expects arguments of signature '\(method.arguments)', got '\(m.signature)'"))
         }
         let call = MethodCall(connection: self, message: m)
-        Task(executorPreference: loop) {
+        // Started synchronously on this (the I/O) thread until the handler's first suspension,
+        // which resumes on the connection's executor: a handler that answers at once replies
+        // before the next message is routed, with no job queued and no thread hop.
+        Task.immediate(executorPreference: loop) {
             do {
                 let values = try await method.handler(call)
                 guard values.count == method.results.types.count,

@@ -88,8 +88,29 @@ extension DBusConnection {
     }
 
     func sendNoReply(_ m: OpaquePointer) throws(DBusError) {
-        if state.withLock({ $0.disconnected }) { throw DBusError.disconnected("the D-Bus connection is closed") }
+        if closed.load(ordering: .acquiring) { throw DBusError.disconnected("the D-Bus connection is closed") }
+        dbus_message_set_serial(m, nextSerial())
         guard dbus_connection_send(raw, m, nil) != 0 else { throw DBusError.failed("out of memory sending a D-Bus message") }
+    }
+
+    /// `earliestDeadline = min(earliestDeadline, deadline)`. A compare-exchange loop, because
+    /// `Atomic<UInt64>.min` compares as signed (UInt64.max would count as -1) in Swift 6.3.
+    func lowerEarliestDeadline(to deadline: UInt64) {
+        var current = earliestDeadline.load(ordering: .relaxed)
+        while deadline < current {
+            let (exchanged, original) = earliestDeadline.compareExchange(
+                expected: current, desired: deadline, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    /// The next serial of this connection's own range (never 0).
+    func nextSerial() -> UInt32 {
+        while true {
+            let s = serials.wrappingAdd(1, ordering: .relaxed).newValue
+            if s != 0 { return s }
+        }
     }
 
     private func send(_ m: OpaquePointer, timeout: Duration, target: CallTarget) async throws -> DBusMessage {
@@ -97,28 +118,33 @@ extension DBusConnection {
         let (s, a) = timeout.components
         let ns = max(Int64(0), s) * 1_000_000_000 + max(Int64(0), a / 1_000_000_000)
         let deadline = monotonicNanoseconds() &+ UInt64(ns)
-        let sentSerial = Atomic<UInt32>(0)
+        let serial = nextSerial()
+        dbus_message_set_serial(m, serial)
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (c: UnsafeContinuation<DBusMessage, any Error>) in
-                let failure: DBusError? = state.withLock { st in
-                    if st.disconnected { return DBusError.disconnected("the D-Bus connection is closed; cannot call \(target)") }
-                    var serial: UInt32 = 0
-                    guard dbus_connection_send(raw, m, &serial) != 0 else {
-                        return DBusError.failed("out of memory sending a call to \(target)")
-                    }
+                // Registered before the send, so a reply can never arrive unexpected; the send
+                // itself runs outside the lock.
+                let registered: Bool = state.withLock { st in
+                    if st.disconnected { return false }
                     st.pending[serial] = PendingCall(continuation: c, deadline: deadline, target: target, timeout: timeout)
-                    sentSerial.store(serial, ordering: .releasing)
-                    return nil
+                    lowerEarliestDeadline(to: deadline)
+                    return true
                 }
-                if let failure {
-                    c.resume(throwing: failure)
+                guard registered else {
+                    return c.resume(throwing: DBusError.disconnected("the D-Bus connection is closed; cannot call \(target)"))
+                }
+                guard dbus_connection_send(raw, m, nil) != 0 else {
+                    // Resumed once: by whoever removes the entry (this, a disconnect, a cancel).
+                    if let p = state.withLock({ $0.pending.removeValue(forKey: serial) }) {
+                        p.continuation.resume(throwing: DBusError.failed("out of memory sending a call to \(target)"))
+                    }
                     return
                 }
                 loop.noteDeadline(deadline)
-                if Task.isCancelled { cancelPending(sentSerial.load(ordering: .acquiring)) }
+                if Task.isCancelled { cancelPending(serial) }
             }
         } onCancel: {
-            cancelPending(sentSerial.load(ordering: .acquiring))
+            cancelPending(serial)
         }
     }
 
@@ -183,7 +209,7 @@ extension DBusConnection {
         if type == cdbus_message_type_method_return() || type == cdbus_message_type_error() {
             let rs = dbus_message_get_reply_serial(m)
             guard rs != 0, let p = state.withLock({ $0.pending.removeValue(forKey: rs) }) else { return false }
-            let reply = MessageCodec.decode(m)
+            let reply = MessageCodec.decode(m, reusing: headerCache)
             if reply.kind == .error {
                 p.continuation.resume(
                     throwing: DBusError(
@@ -201,12 +227,12 @@ extension DBusConnection {
             }
             let subs = state.withLock { Array($0.subscriptions.values) }
             if subs.isEmpty { return false }
-            let signal = MessageCodec.decode(m)
+            let signal = MessageCodec.decode(m, reusing: headerCache)
             for s in subs where s.rule.matches(signal) { s.deliver(signal) }
             return true
         }
         if type == cdbus_message_type_method_call() {
-            handleMethodCall(MessageCodec.decode(m))
+            handleMethodCall(MessageCodec.decode(m, reusing: headerCache))
             return true
         }
         return false

@@ -17,6 +17,18 @@ public final class DBusConnection: Sendable, IOLoopClient {
     nonisolated(unsafe) let raw: OpaquePointer
     let loop: IOLoop
     let state = Mutex(ConnectionState())
+    /// Serials of the messages this binding sends. Chosen here rather than by libdbus so that a
+    /// call is registered as pending *before* it is sent, and the send (a syscall) runs outside
+    /// `state`'s lock: the I/O thread never waits on a sender. Starts far above the serials libdbus
+    /// gives its own few messages (Hello), so the two never meet.
+    let serials = Atomic<UInt32>(0x4000_0000)
+    /// Earliest deadline of any pending call (monotonic ns), or later: the I/O thread scans the
+    /// pending calls only once it passes. Lowered under `state`'s lock when a call is registered.
+    let earliestDeadline = Atomic<UInt64>(UInt64.max)
+    /// Mirrors `state.disconnected` for the send paths (no lock per reply or signal).
+    let closed = Atomic<Bool>(false)
+    /// Header strings of the last messages decoded, reused when the next one repeats them (I/O thread).
+    let headerCache = Mutex(HeaderStringCache())
 
     /// This connection's unique name on the bus (`:1.42`), nil on a peer-to-peer connection.
     public let uniqueName: BusName?
@@ -119,6 +131,7 @@ public final class DBusConnection: Sendable, IOLoopClient {
     func handleDisconnected() {
         let (pending, subs, waiters) = state.withLock { st in
             st.disconnected = true
+            closed.store(true, ordering: .releasing)
             let p = st.pending
             let s = st.subscriptions
             let w = st.disconnectWaiters
@@ -143,10 +156,12 @@ public final class DBusConnection: Sendable, IOLoopClient {
     }
 
     func loopCheckDeadlines(now: UInt64) -> UInt64 {
+        // Nothing can have expired before the earliest deadline: no lock, no scan.
+        let hint = earliestDeadline.load(ordering: .acquiring)
+        if now < hint { return hint }
         let (expired, next) = state.withLock { st -> ([PendingCall], UInt64) in
             var expired: [PendingCall] = []
             var next = UInt64.max
-            if st.pending.isEmpty { return ([], next) }
             for (serial, p) in st.pending {
                 if p.deadline <= now {
                     expired.append(p)
@@ -155,6 +170,7 @@ public final class DBusConnection: Sendable, IOLoopClient {
                     next = p.deadline
                 }
             }
+            earliestDeadline.store(next, ordering: .releasing)
             return (expired, next)
         }
         for p in expired {

@@ -49,9 +49,22 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
     /// The libdbus type code of this type's first signature character.
     var code: Int32 {
         switch self {
+        case .byte: Int32(UInt8(ascii: "y"))
+        case .boolean: Int32(UInt8(ascii: "b"))
+        case .int16: Int32(UInt8(ascii: "n"))
+        case .uint16: Int32(UInt8(ascii: "q"))
+        case .int32: Int32(UInt8(ascii: "i"))
+        case .uint32: Int32(UInt8(ascii: "u"))
+        case .int64: Int32(UInt8(ascii: "x"))
+        case .uint64: Int32(UInt8(ascii: "t"))
+        case .double: Int32(UInt8(ascii: "d"))
+        case .string: Int32(UInt8(ascii: "s"))
+        case .objectPath: Int32(UInt8(ascii: "o"))
+        case .signature: Int32(UInt8(ascii: "g"))
+        case .unixFD: Int32(UInt8(ascii: "h"))
+        case .variant: Int32(UInt8(ascii: "v"))
         case .array, .dictionary: Int32(UInt8(ascii: "a"))
         case .structure: Int32(UInt8(ascii: "r"))
-        default: Int32(signature.utf8.first!)
         }
     }
 

@@ -34,6 +34,8 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     private let wakeFD: Int32
     /// Pending jobs; nil once the loop has stopped (later jobs go to the global executor).
     private let jobs = Mutex<[UnownedJob]?>([])
+    /// An empty buffer for `runJobs` to swap with `jobs` (only the loop thread touches it).
+    private var spareJobs: [UnownedJob] = []
     private let watches = Mutex<[LibdbusHandle]>([])
     private let timeouts = Mutex<[TimeoutEntry]>([])
     /// The deadline the loop will wake at, at the latest; writers with an earlier one must wake it.
@@ -81,18 +83,26 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// Runs the queued jobs (loop thread). The queue and `spare` trade buffers, so a steady flow
+    /// of jobs allocates nothing.
     private func runJobs() -> Bool {
         var ran = false
         while true {
-            let batch = jobs.withLock { j -> [UnownedJob] in
-                guard let b = j else { return [] }
-                j!.removeAll(keepingCapacity: true)
-                return b
+            var batch = spareJobs
+            spareJobs = []
+            jobs.withLock { j in
+                guard j != nil, !j!.isEmpty else { return }
+                swap(&batch, &j!)
             }
-            if batch.isEmpty { return ran }
+            if batch.isEmpty {
+                spareJobs = batch
+                return ran
+            }
             ran = true
             let me = asUnownedTaskExecutor()
             for job in batch { job.runSynchronously(on: me) }
+            batch.removeAll(keepingCapacity: true)
+            spareJobs = batch
         }
     }
 
@@ -152,7 +162,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
             var deadline = keepAlive?.loopCheckDeadlines(now: now) ?? UInt64.max
             if stopRequested.load(ordering: .acquiring) { break }
             if busy { continue }
-            deadline = min(deadline, timeouts.withLock { $0.map(\.deadline).min() ?? UInt64.max })
+            deadline = min(deadline, timeouts.withLock { ts in ts.reduce(UInt64.max) { min($0, $1.deadline) } })
             let planned = plannedWake.load(ordering: .acquiring)
             if planned > now { deadline = min(deadline, planned) }
             plannedWake.store(deadline, ordering: .releasing)
@@ -199,6 +209,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     }
 
     private func handleLibdbusTimeouts() {
+        if timeouts.withLock({ $0.isEmpty }) { return }
         let now = monotonicNanoseconds()
         let due = timeouts.withLock { ts in ts.filter { $0.deadline <= now }.map(\.timeout) }
         for h in due {

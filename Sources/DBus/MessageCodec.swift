@@ -1,5 +1,8 @@
 import Synchronization
 internal import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Translation between `DBusValue` and libdbus message iterators. Every check that libdbus would
 /// answer with an abort happens in `validate` first.
@@ -264,7 +267,20 @@ enum MessageCodec {
 
     /// Decodes header and body of a received message.
     static func decode(_ m: OpaquePointer, withBody: Bool = true) -> DBusMessage {
-        func str(_ p: UnsafePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
+        var header = HeaderStringCache()
+        header.fill(from: m)
+        return decode(m, header: header, withBody: withBody)
+    }
+
+    /// `decode`, reusing header strings equal to those of the previous message decoded with
+    /// `cache` (the connection's, used on its I/O thread) instead of allocating new ones.
+    static func decode(_ m: OpaquePointer, reusing cache: borrowing Mutex<HeaderStringCache>) -> DBusMessage {
+        var header = HeaderStringCache()
+        cache.withLock { header.fill(from: m, reusing: &$0) }
+        return decode(m, header: header, withBody: true)
+    }
+
+    private static func decode(_ m: OpaquePointer, header: HeaderStringCache, withBody: Bool) -> DBusMessage {
         let kind: DBusMessage.Kind
         switch dbus_message_get_type(m) {
         case cdbus_message_type_method_call(): kind = .methodCall
@@ -272,20 +288,75 @@ enum MessageCodec {
         case cdbus_message_type_error(): kind = .error
         default: kind = .signal
         }
-        let signature = SignatureCache.signature(dbus_message_get_signature(m))
         return DBusMessage(
             kind: kind,
             serial: dbus_message_get_serial(m),
             replySerial: dbus_message_get_reply_serial(m),
-            sender: str(dbus_message_get_sender(m)).map(BusName.init(unchecked:)),
-            destination: str(dbus_message_get_destination(m)).map(BusName.init(unchecked:)),
-            path: str(dbus_message_get_path(m)).map(ObjectPath.init(unchecked:)),
-            interface: str(dbus_message_get_interface(m)).map(InterfaceName.init(unchecked:)),
-            member: str(dbus_message_get_member(m)).map(MemberName.init(unchecked:)),
-            errorName: str(dbus_message_get_error_name(m)),
-            signature: signature,
+            sender: header.sender.map(BusName.init(unchecked:)),
+            destination: header.destination.map(BusName.init(unchecked:)),
+            path: header.path.map(ObjectPath.init(unchecked:)),
+            interface: header.interface.map(InterfaceName.init(unchecked:)),
+            member: header.member.map(MemberName.init(unchecked:)),
+            errorName: dbus_message_get_error_name(m).map { String(cString: $0) },
+            signature: header.signature?.parsed ?? .empty,
             body: withBody ? decodeBody(m) : [],
             noReplyExpected: dbus_message_get_no_reply(m) != 0)
+    }
+}
+
+/// The header strings of one message; as a connection's cache, those of the last message
+/// decoded. Consecutive messages mostly repeat sender, path, interface, member and signature, and
+/// comparing a few bytes costs less than allocating a `String` (and, for the signature, parsing it).
+struct HeaderStringCache: Sendable {
+    var sender: String?
+    var destination: String?
+    var path: String?
+    var interface: String?
+    var member: String?
+    var signature: (text: String, parsed: Signature)?
+
+    /// Reads every field of `m` afresh.
+    mutating func fill(from m: OpaquePointer) {
+        var none = HeaderStringCache()
+        fill(from: m, reusing: &none)
+    }
+
+    /// Reads every field of `m`, taking the string from `cache` when it is equal, and leaves in
+    /// `cache` the strings of `m`.
+    mutating func fill(from m: OpaquePointer, reusing cache: inout HeaderStringCache) {
+        sender = Self.string(dbus_message_get_sender(m), &cache.sender)
+        destination = Self.string(dbus_message_get_destination(m), &cache.destination)
+        path = Self.string(dbus_message_get_path(m), &cache.path)
+        interface = Self.string(dbus_message_get_interface(m), &cache.interface)
+        member = Self.string(dbus_message_get_member(m), &cache.member)
+        if let text = dbus_message_get_signature(m), text.pointee != 0 {
+            if let last = cache.signature, Self.equal(last.text, text) {
+                signature = last
+            } else {
+                let entry = (String(cString: text), SignatureCache.signature(text))
+                cache.signature = entry
+                signature = entry
+            }
+        } else {
+            signature = nil
+        }
+    }
+
+    private static func string(_ p: UnsafePointer<CChar>?, _ slot: inout String?) -> String? {
+        guard let p else { return nil }
+        if let last = slot, equal(last, p) { return last }
+        let s = String(cString: p)
+        slot = s
+        return s
+    }
+
+    /// Whether `s` spells exactly the NUL-terminated bytes at `p`.
+    private static func equal(_ s: String, _ p: UnsafePointer<CChar>) -> Bool {
+        var s = s
+        return s.withUTF8 { bytes in
+            let n = bytes.count
+            return strnlen(p, n + 1) == n && (n == 0 || memcmp(bytes.baseAddress!, p, n) == 0)
+        }
     }
 }
 

@@ -77,7 +77,15 @@ enum BrokerBenchmark {
         let folder = bus.directory.appendingPathComponent("warm-manifests")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: nil, to: folder)
-        let service = try await startBroker(bus: bus, folders: [folder.path])
+        // When the broker starts and ends the delivery to the app: splits an OpenURL in three.
+        let marks = Mutex<(delivering: ContinuousClock.Instant?, delivered: ContinuousClock.Instant?)>((nil, nil))
+        let service = try await startBroker(bus: bus, folders: [folder.path]) { event in
+            switch event {
+            case .delivering: marks.withLock { $0.delivering = ContinuousClock.now }
+            case .delivered: marks.withLock { $0.delivered = ContinuousClock.now }
+            default: break
+            }
+        }
         defer { service.stop(); service.connection.close() }
         let app = try Application(bundleID: "org.courier.bench.echo", delegate: EchoDelegate(), connection: DBusConnection(address: bus.address))
         try await app.start()
@@ -100,6 +108,7 @@ enum BrokerBenchmark {
         }
         var ping: [Duration] = []
         var open: [Duration] = []
+        var (inbound, delivery, outbound): ([Duration], [Duration], [Duration]) = ([], [], [])
         let clock = ContinuousClock()
         for _ in 0..<3000 {   // interleaved, so both see the same machine load
             let t0 = clock.now
@@ -109,6 +118,11 @@ enum BrokerBenchmark {
             let t2 = clock.now
             ping.append(t1 - t0)
             open.append(t2 - t1)
+            if let (d0, d1) = marks.withLock({ m in m.delivering.flatMap { a in m.delivered.map { (a, $0) } } }) {
+                inbound.append(d0 - t1)
+                delivery.append(d1 - d0)
+                outbound.append(t2 - d1)
+            }
         }
         let pingStats = Stats(ping)
         let openStats = Stats(open)
@@ -117,6 +131,7 @@ enum BrokerBenchmark {
         print("   bare ping           p50 \(pingStats.p50.micro)  p99 \(pingStats.p99.micro)")
         print("   OpenURL via broker  p50 \(openStats.p50.micro)  p99 \(openStats.p99.micro)")
         print("   ratio p50 OpenURL / ping = \(String(format: "%.2f", openStats.p50.seconds / pingStats.p50.seconds)) (target ≤ 2.5; two bus hops make the floor 2)")
+        print("   OpenURL p50s: client → broker's delivery starts \(Stats(inbound).p50.micro); broker → app → broker \(Stats(delivery).p50.micro); → client \(Stats(outbound).p50.micro)")
 
         // 2. Eight concurrent clients, each sequential.
         let clients = try (0..<8).map { _ in BrokerClient(connection: try DBusConnection(address: bus.address)) }

@@ -63,27 +63,47 @@ enum DBusEchoBenchmark {
         var xcSeq: [Stats] = [], xcRate: [Double] = []
         var xsSeq: [Stats] = [], xsRate: [Double] = []
         let n = calls
+        // CPU time per sequential call (all threads of the client process / of the service
+        // process), summed over rounds: unlike latency, it hardly moves with the machine's load.
+        var cpu: [String: (client: UInt64, service: UInt64, calls: Int)] = [:]
+        func account(_ row: String, service: Int32, calls: Int, _ body: () async throws -> Void) async rethrows {
+            let (c0, s0) = (Self.cpuNanoseconds(getpid()), Self.cpuNanoseconds(service))
+            try await body()
+            let (c1, s1) = (Self.cpuNanoseconds(getpid()), Self.cpuNanoseconds(service))
+            let old = cpu[row] ?? (0, 0, 0)
+            cpu[row] = (old.client + (c1 &- c0), old.service + (s1 &- s0), old.calls + calls)
+        }
         for _ in 0..<rounds {
-            guard courier_echo_client_sequential(bus.address, name.rawValue, Int32(calls), buffer) == 0 else {
-                throw DBusError.failed("C sequential client failed")
+            try await account("a", service: cService.pid, calls: calls) {
+                guard courier_echo_client_sequential(bus.address, name.rawValue, Int32(calls), buffer) == 0 else {
+                    throw DBusError.failed("C sequential client failed")
+                }
             }
             cSeq.append(Stats(Array(UnsafeBufferPointer(start: buffer, count: calls))))
             let cNs = courier_echo_client_pipelined(bus.address, name.rawValue, Int32(pipelined), Int32(depth))
             guard cNs > 0 else { throw DBusError.failed("C pipelined client failed") }
             cRate.append(Double(pipelined) / (Double(cNs) / 1e9))
-            sSeq.append(Stats(try await sequential(client, count: calls)))
-            lSeq.append(Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n) }))
+            try await account("b", service: swiftService.pid, calls: calls) {
+                sSeq.append(Stats(try await sequential(client, count: calls)))
+            }
+            try await account("b'", service: swiftService.pid, calls: calls) {
+                lSeq.append(Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n) }))
+            }
             sRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: nil))
             lRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: client.executor))
             if cross {
-                guard courier_echo_client_sequential(bus.address, swiftName.rawValue, Int32(calls), buffer) == 0 else {
-                    throw DBusError.failed("C sequential client failed")
+                try await account("c", service: swiftService.pid, calls: calls) {
+                    guard courier_echo_client_sequential(bus.address, swiftName.rawValue, Int32(calls), buffer) == 0 else {
+                        throw DBusError.failed("C sequential client failed")
+                    }
                 }
                 xcSeq.append(Stats(Array(UnsafeBufferPointer(start: buffer, count: calls))))
                 let ns = courier_echo_client_pipelined(bus.address, swiftName.rawValue, Int32(pipelined), Int32(depth))
                 guard ns > 0 else { throw DBusError.failed("C pipelined client failed") }
                 xcRate.append(Double(pipelined) / (Double(ns) / 1e9))
-                xsSeq.append(Stats(try await sequential(client, count: calls, to: name)))
+                try await account("d", service: cService.pid, calls: calls) {
+                    xsSeq.append(Stats(try await sequential(client, count: calls, to: name)))
+                }
                 xsRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: nil, to: name))
             }
         }
@@ -104,6 +124,11 @@ enum DBusEchoBenchmark {
             row("(c) C client → Swift service", Stats(p50: median(xcSeq.map(\.p50)), p99: median(xcSeq.map(\.p99))), median(xcRate))
             row("(d) Swift client → C service", Stats(p50: median(xsSeq.map(\.p50)), p99: median(xsSeq.map(\.p99))), median(xsRate))
         }
+        print("CPU per sequential call (µs, every thread of the process; load-independent):")
+        for row in ["a", "b", "b'", "c", "d"] {
+            guard let t = cpu[row], t.calls > 0 else { continue }
+            print("  (\(row))\(row.count == 1 ? " " : "") client \(String(format: "%5.1f", Double(t.client) / Double(t.calls) / 1000))  service \(String(format: "%5.1f", Double(t.service) / Double(t.calls) / 1000))")
+        }
         func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f×", a / b) }
         print("ratios (Swift / C):")
         print("  p50: \(ratio(Double(sw.p50), Double(c.p50))) (caller on connection executor: \(ratio(Double(lp.p50), Double(c.p50)))); target ≤ 1.20×")
@@ -123,6 +148,18 @@ enum DBusEchoBenchmark {
             p50 = s[s.count / 2]
             p99 = s[min(s.count - 1, s.count * 99 / 100)]
         }
+    }
+
+    /// CPU time of every thread of `pid` so far (/proc/PID/task/*/schedstat, nanoseconds).
+    static func cpuNanoseconds(_ pid: Int32) -> UInt64 {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return 0 }
+        var total: UInt64 = 0
+        for task in tasks {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
+                  let first = text.split(separator: " ").first, let ns = UInt64(first) else { continue }
+            total += ns
+        }
+        return total
     }
 
     static func now() -> UInt64 {
