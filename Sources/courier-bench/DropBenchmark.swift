@@ -138,12 +138,8 @@ enum DropBenchmark {
 
     /// `/bin/cp SOURCE DESTINATION`, then (if asked) `fsync` of the copy, as `cp` leaves it.
     static func runCp(_ source: String, _ destination: String, fsyncAfter: Bool) throws {
-        let cp = Process()
-        cp.executableURL = URL(fileURLWithPath: "/bin/cp")
-        cp.arguments = ["--", source, destination]
-        try cp.run()
-        cp.waitUntilExit()
-        guard cp.terminationStatus == 0 else { throw POSIXError(.EIO) }
+        let cp = try ChildProcess.spawn("/bin/cp", ["--", source, destination])
+        guard ChildProcess.succeeded(cp.wait()) else { throw BenchmarkFailure("/bin/cp \(source) \(destination) failed") }
         if fsyncAfter {
             let fd = open(destination, O_RDONLY | O_CLOEXEC)
             fsync(fd)
