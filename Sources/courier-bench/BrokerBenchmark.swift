@@ -16,11 +16,10 @@ import Synchronization
 /// 3. Cold `OpenURL` of the todolist example: total, the app's own spawn-to-CheckIn, and the
 ///    broker's overhead above it (target ≤ 5 ms at p50).
 /// 4. `courier open` as a whole process vs `gio open` and `xdg-open` to a desktop-entry handler.
-///    `--courier PATH` times that binary instead of the `courier` built next to courier-bench — the
-///    shipped build is static (`scripts/install` links `--static-swift-stdlib`):
-///    `swift build -c release --static-swift-stdlib --product courier --scratch-path .build-static`
-///    then `courier-bench broker --courier .build-static/release/courier`; the sibling build is then
-///    timed too, for comparison. `--only process` runs section 4 alone.
+///    It times the `courier` built next to courier-bench, which is what users run: the front (one
+///    libdbus call, linked fully static by Package.swift in every build, so `swift build` and
+///    scripts/install make the same binary). `--courier PATH` times another build instead (the
+///    sibling is then timed too, for comparison). `--only process` runs section 4 alone.
 /// 5. Broker RSS idle with 1,000 registered apps (a real `courierd` process), target ≤ 30 MiB.
 enum BrokerBenchmark {
     static func run(arguments: [String]) async throws {
@@ -279,7 +278,7 @@ enum BrokerBenchmark {
         ]
         print("")
         print("4. a whole command, spawn to exit (warm app; gio/xdg-open to a desktop entry running /bin/true)")
-        print("   courier open = \(courier) (\(linkage(of: courier)); the binary `swift build` makes and scripts/install installs)")
+        print("   courier open = \(courier) (\(linkage(of: courier)); the front `swift build` makes and scripts/install installs as bin/courier)")
         var p50s: [String: Duration] = [:]
         for (label, path, arguments) in candidates {
             guard FileManager.default.isExecutableFile(atPath: path) else {
@@ -306,15 +305,23 @@ enum BrokerBenchmark {
         }
     }
 
-    /// "12.3 MB, Swift runtime linked statically" — how the timed `courier` was built: a
-    /// dynamically linked one names libswiftCore.so in its dynamic string table, near the start.
+    /// "10.4 MB, fully static (no dynamic loader)" — how the timed `courier` was built: a
+    /// dynamically linked executable names its loader (`/lib64/ld-linux…`) in its first bytes
+    /// (PT_INTERP), and libswiftCore.so in its dynamic string table when the Swift runtime is shared.
     static func linkage(of path: String) -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else { return "unreadable" }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 2 << 20)) ?? Data()
         let size = ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil) ?? 0
-        let dynamic = head.range(of: Data("libswiftCore.so".utf8)) != nil
-        return String(format: "%.1f MB, Swift runtime linked %@", Double(size) / 1e6, dynamic ? "dynamically" : "statically")
+        let kind: String
+        if head.prefix(4096).range(of: Data("ld-linux".utf8)) == nil {
+            kind = "fully static (no dynamic loader)"
+        } else if head.range(of: Data("libswiftCore.so".utf8)) != nil {
+            kind = "Swift runtime linked dynamically"
+        } else {
+            kind = "Swift runtime linked statically"
+        }
+        return String(format: "%.1f MB, %@", Double(size) / 1e6, kind)
     }
 
     /// Spawn to exit of one command: `posix_spawn` + `waitpid` (no Foundation `Process`, whose

@@ -13,8 +13,6 @@ struct OpenRunner {
         self.request = request
     }
 
-    static let errorPrefix = "org.courier.Error."
-
     /// The exit status: 0 when every URL was handled, else the first failure's (`OpenExitCode`).
     func run() -> Int32 {
         let call: BrokerCall

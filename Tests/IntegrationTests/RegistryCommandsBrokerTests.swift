@@ -27,64 +27,34 @@ struct RegistryCommandsBrokerTests {
         let extra = daemon.bus.directory.appendingPathComponent("extra", isDirectory: true)
         try FileManager.default.createDirectory(at: extra, withIntermediateDirectories: true)
         try BrokerFixture.ManifestWriter(folder: extra).write("com.acme.echo", schemes: ["echo"], arguments: ["/bin/true"])
-        let register = try await Self.courier(["register", extra.appendingPathComponent("com.acme.echo.plist").path], environment)
+        let register = try await runProduct("courier", ["register", extra.appendingPathComponent("com.acme.echo.plist").path], environment)
         #expect(register.status == 0, "\(register.error)")
 
-        let echo = try await Self.courier(["handlers", "echo://x"], environment)
+        let echo = try await runProduct("courier", ["handlers", "echo://x"], environment)
         #expect(echo.status == 0 && echo.output == "com.acme.echo\n", "\(echo)")
-        let todolist = try await Self.courier(["handlers", "todolist"], environment)
+        let todolist = try await runProduct("courier", ["handlers", "todolist"], environment)
         #expect(todolist.status == 0 && todolist.output == "com.acme.todolist\n", "\(todolist)")
-        let explained = try await Self.courier(["handlers", "echo", "--explain"], environment)
+        let explained = try await runProduct("courier", ["handlers", "echo", "--explain"], environment)
         #expect(explained.status == 0 && explained.output.contains("com.acme.echo"), "\(explained)")
-        let dump = try await Self.courier(["dump", "--json"], environment)
+        let dump = try await runProduct("courier", ["dump", "--json"], environment)
         #expect(dump.status == 0 && dump.error.isEmpty, "\(dump.error)")
         #expect(dump.output.contains("\"bundleIdentifier\" : \"com.acme.echo\"") && dump.output.contains("\"bundleIdentifier\" : \"com.acme.todolist\""), "\(dump.output)")
 
         // Unregistered from the broker: gone from both answers, although its file is still in the folder.
-        #expect(try await Self.courier(["unregister", "com.acme.todolist"], environment).status == 0)
-        let gone = try await Self.courier(["handlers", "todolist"], environment)
+        #expect(try await runProduct("courier", ["unregister", "com.acme.todolist"], environment).status == 0)
+        let gone = try await runProduct("courier", ["handlers", "todolist"], environment)
         #expect(gone.status == 1 && gone.output.isEmpty && gone.error.contains("no app can handle scheme 'todolist'"), "\(gone)")
-        let after = try await Self.courier(["dump"], environment)
+        let after = try await runProduct("courier", ["dump"], environment)
         #expect(after.status == 0 && after.output.contains("com.acme.echo") && !after.output.contains("com.acme.todolist"), "\(after.output)")
 
         // No broker: the folders on disk (here empty), one note on stderr, and no broker started.
         daemon.kill9()
-        let offline = try await Self.courier(["handlers", "echo"], environment)
+        let offline = try await runProduct("courier", ["handlers", "echo"], environment)
         #expect(offline.status == 1, "\(offline)")
         #expect(offline.error.hasPrefix("courier handlers: no broker is running; answering from the manifest folders on disk\n"), "\(offline.error)")
-        let offlineDump = try await Self.courier(["dump", "--json"], environment)
+        let offlineDump = try await runProduct("courier", ["dump", "--json"], environment)
         #expect(offlineDump.status == 0 && !offlineDump.output.contains("com.acme.echo"), "\(offlineDump.output)")
         #expect(offlineDump.error == "courier dump: no broker is running; answering from the manifest folders on disk\n")
         #expect(await client.brokerIsRunning() == false)
-    }
-
-    /// Runs the `courier` the user runs (the front, which execs courier-tool for these commands),
-    /// with stdout and stderr to files; waits without blocking the cooperative pool (bounded: 20 s).
-    static func courier(_ arguments: [String], _ environment: [String: String]) async throws -> (status: Int32, output: String, error: String) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-registry-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let out = folder.appendingPathComponent("out").path
-        let err = folder.appendingPathComponent("err").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = [Products.path("courier")] + arguments
-        var cargs = argv.map { strdup($0) } + [nil]
-        var cenv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for a in cargs + cenv { free(a) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cargs, &cenv)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
-        var status: Int32 = 0
-        for _ in 0..<2000 {
-            if waitpid(pid, &status, WNOHANG) == pid { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
-        return ((status >> 8) & 0xff, read(out), read(err))
     }
 }
