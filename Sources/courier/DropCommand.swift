@@ -57,7 +57,7 @@ struct DropCommand: AsyncParsableCommand {
         } catch {
             // The broker's message says what was wrong and what to do; the status says which refusal.
             fail([:], name: error.dbusName ?? error.code.dbusName, message: error.message)
-            throw DropExitCode(error).exitCode
+            throw DropExitCode.exitCode(for: error)
         }
     }
 

@@ -1,19 +1,11 @@
 import ArgumentParser
 import Courier
 
-/// The exit codes of `courier drop` (documented in `courier drop --help` and docs/inbox.md): the
-/// outcomes it shares with `courier open` keep `OpenExitCode`'s numbers; the refusals only a drop
-/// can meet have their own, so a script can tell "the file is a folder" from "the disk is full".
+/// The exit statuses only `courier drop` has (documented in `courier drop --help` and
+/// docs/inbox.md): one per refusal a drop can meet and `courier open` cannot, so that a script can
+/// tell "the file is a folder" from "the disk is full". Every other outcome (declined, no handler,
+/// launch failed, no broker, …) exits with `OpenExitCode`'s number.
 enum DropExitCode: Int32, CaseIterable {
-    case delivered = 0
-    case declined = 1
-    case noHandler = 3
-    case launchFailed = 4
-    case launchTimeout = 5
-    case appFailed = 6
-    case notPermitted = 7
-    case brokerUnavailable = 8
-    case otherError = 9
     /// `org.courier.Error.InvalidFile`: a FILE is not a readable regular file.
     case invalidFile = 10
     /// `org.courier.Error.LimitsExceeded`: too many files, or a file or the drop too large.
@@ -25,15 +17,20 @@ enum DropExitCode: Int32, CaseIterable {
     /// A FILE cannot be opened by `courier drop` itself (EX_NOINPUT).
     case cannotOpen = 66
 
-    /// The drop's own refusals by name; every other outcome as `courier open` reports it.
-    init(_ error: CourierError) {
+    /// The drop's own refusals, by name; `nil` for an outcome `courier open` shares.
+    init?(_ error: CourierError) {
         switch error.code {
         case .invalidFile: self = .invalidFile
         case .limitsExceeded: self = .limitsExceeded
         case .noSpace: self = .noSpace
         case .unsafeContainer: self = .unsafeContainer
-        default: self = DropExitCode(rawValue: OpenExitCode(error).rawValue) ?? .otherError
+        default: return nil
         }
+    }
+
+    /// The status `courier drop` exits with for `error`.
+    static func exitCode(for error: CourierError) -> ExitCode {
+        DropExitCode(error)?.exitCode ?? OpenExitCode(error).exitCode
     }
 
     static let help = """
