@@ -103,10 +103,10 @@ enum DropBenchmark {
               cp+fsync        \(String(format: "%5.0f", cpSync))  [\(range(cpSyncSeconds))]  /bin/cp, then fsync of the copy: on disk when timed
               drop            \(String(format: "%5.0f", drop))  [\(range(dropSeconds))]  Inbox.drop as DropFiles runs it: write-back while copying, fsync, link, fsync of the folder
               drop w/o fsync  \(String(format: "%5.0f", unsyncedDrop))  [\(range(unsyncedSeconds))]  Inbox.drop without write-back or fsync: the copy path alone
-            ratios of the medians:
-              drop / cp              = \(String(format: "%.2f", drop / cp))  (the issue's target: >= 0.90; cp does not wait for the disk, the drop must)
-              drop / (cp+fsync)      = \(String(format: "%.2f", drop / cpSync))  (like for like: both durable)
-              drop w/o fsync / cp    = \(String(format: "%.2f", unsyncedDrop / cp))  (like for like: neither durable)
+            ratios of the medians (drop \(String(format: "%.0f", drop)), cp \(String(format: "%.0f", cp)), cp+fsync \(String(format: "%.0f", cpSync)), drop w/o fsync \(String(format: "%.0f", unsyncedDrop)) MiB/s):
+              ratio drop / cp            = \(String(format: "%.2f", drop / cp))  (the issue's target: >= 0.90; cp does not wait for the disk, the drop must)
+              ratio drop / (cp+fsync)    = \(String(format: "%.2f", drop / cpSync))  (like for like: both durable)
+              ratio drop w/o fsync / cp  = \(String(format: "%.2f", unsyncedDrop / cp))  (like for like: neither durable)
             """)
     }
 
