@@ -18,8 +18,7 @@ struct DropCommand: AsyncParsableCommand {
             content). Each file must be of a type the app declares. On a terminal a progress bar is \
             shown for large files. Prints the path of each file in the app's Inbox (with --json, one \
             JSON object).
-
-            """ + DropExitCode.help
+            """ + "\n\n" + DropExitCode.help
     )
 
     @Argument(help: "The files to drop, in order.")
