@@ -27,13 +27,18 @@ public struct Inbox: Sendable {
     /// guarantee (a killed writer still leaves no partial file) and is meant for volatile storage
     /// (tmpfs) and for measuring the copy itself.
     public var synchronizesToDisk: Bool
+    /// Whether a file is cloned (`FICLONE`, a reflink sharing the sender's extents copy-on-write)
+    /// where the file system can: on by default, the whole file in one call. Off, every file is
+    /// copied in chunks (`copy_file_range`), which is what tests that interrupt a copy half-way need.
+    public var clonesWhereSupported: Bool
 
     public init(containersRoot: String, limits: DropLimits = .standard, staging: StagingStrategy = .automatic,
-                synchronizesToDisk: Bool = true) {
+                synchronizesToDisk: Bool = true, clonesWhereSupported: Bool = true) {
         self.containersRoot = containersRoot
         self.limits = limits
         self.staging = staging
         self.synchronizesToDisk = synchronizesToDisk
+        self.clonesWhereSupported = clonesWhereSupported
     }
 
     /// The prefix of the temporary files a drop writes (and `sweepLeftovers` removes).
@@ -111,6 +116,7 @@ public struct Inbox: Sendable {
         var doneBefore: Int64 = 0
         var copier = FileCopier()
         copier.writesBack = synchronizesToDisk
+        copier.clones = clonesWhereSupported
         for source in sources {
             let file: StagedFile
             do {

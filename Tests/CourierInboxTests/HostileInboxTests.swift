@@ -31,7 +31,10 @@ import Glibc
         _ = FileManager.default.createFile(atPath: source, contents: Data(repeating: 0x5A, count: 64 << 20))
         let error = try scratch.withDescriptor(source) { fd -> InboxError? in
             do {
-                _ = try scratch.inbox().drop([DropFile(descriptor: fd, suggestedName: "big.bin")], to: bundle) { progress in
+                // A reflink (XFS, Btrfs) would be a snapshot in one call, with nothing to interrupt.
+                var inbox = scratch.inbox()
+                inbox.clonesWhereSupported = false
+                _ = try inbox.drop([DropFile(descriptor: fd, suggestedName: "big.bin")], to: bundle) { progress in
                     if progress.fileBytesCopied > 0 && progress.fileBytesCopied < progress.fileBytes {
                         _ = truncate(source, 1024)  // the sender cuts the file while it is copied
                     }
