@@ -278,7 +278,7 @@ enum BrokerBenchmark {
         ]
         print("")
         print("4. a whole command, spawn to exit (warm app; gio/xdg-open to a desktop entry running /bin/true)")
-        print("   courier open = \(courier) (\(linkage(of: courier)); the front `swift build` makes and scripts/install installs as bin/courier)")
+        print("   courier open = \(courier) (\(linkage(of: courier)))\(courier == sibling ? ": the front `swift build` makes and scripts/install installs as bin/courier" : "")")
         var p50s: [String: Duration] = [:]
         for (label, path, arguments) in candidates {
             guard FileManager.default.isExecutableFile(atPath: path) else {

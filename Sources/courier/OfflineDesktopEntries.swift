@@ -8,7 +8,7 @@ import Foundation
 enum OfflineDesktopEntries {
     /// Synchronizes the entries with the offline registry; returns a line for the user.
     static func synchronize() -> String {
-        guard let courier = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+        guard let courier = userCourier else {
             return "desktop entries not written: cannot tell where this courier executable is"
         }
         do {
@@ -19,5 +19,15 @@ enum OfflineDesktopEntries {
         } catch {
             return "desktop entries not written: \(error)"
         }
+    }
+
+    /// The `courier` users run, for the entries' Exec: the front passes its own absolute path as
+    /// `argv[0]` when it execs this full CLI (`courier-tool`); else this executable.
+    static var userCourier: String? {
+        let first = CommandLine.arguments.first ?? ""
+        if first.hasPrefix("/"), (first as NSString).lastPathComponent == "courier", FileManager.default.isExecutableFile(atPath: first) {
+            return first
+        }
+        return try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
     }
 }
