@@ -30,6 +30,7 @@ struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     static let notTypewriter = Errno(ENOTTY)
     static let notPermitted = Errno(EPERM)
     static let noSpace = Errno(ENOSPC)
+    static let quotaExceeded = Errno(EDQUOT)
 
     /// `strerror` text, e.g. "No such file or directory".
     var description: String { String(cString: strerror(rawValue)) }

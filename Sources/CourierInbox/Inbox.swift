@@ -137,6 +137,8 @@ public struct Inbox: Sendable {
                     throw InboxError(code: .sourceChanged,
                                      message: "\(source.label) shrank while it was copied (it ended at byte \(offset) of \(source.size)); nothing was delivered. Drop it again once nothing is writing to it.",
                                      fileIndex: source.index)
+                case .system(let errno, _) where errno == .noSpace || errno == .quotaExceeded:
+                    throw diskFilledUp(errno, while: source, inboxPath: inboxPath)
                 case .system(let errno, let operation):
                     throw InboxError.io(errno, "copying (\(operation))", file: source.label, index: source.index)
                 }
@@ -144,6 +146,8 @@ public struct Inbox: Sendable {
             do {
                 try Sys.changeMode(file.descriptor.rawValue, to: 0o444)
                 if synchronizesToDisk { try Sys.synchronize(file.descriptor.rawValue) }
+            } catch where error == .noSpace || error == .quotaExceeded {
+                throw diskFilledUp(error, while: source, inboxPath: inboxPath)
             } catch {
                 throw InboxError.io(error, "making the copy read-only and durable", file: source.label, index: source.index)
             }
@@ -187,6 +191,14 @@ public struct Inbox: Sendable {
             thread.start()
         }
         return try result.get()
+    }
+
+    /// The disk filled up (or the quota ran out) after the free-space check, while `source` was
+    /// copied: someone else wrote in between. Same code as the check's refusal.
+    private func diskFilledUp(_ error: Errno, while source: SourceFile, inboxPath: String) -> InboxError {
+        InboxError(code: .insufficientSpace,
+                   message: "the file system of \(inboxPath.debugDescription) filled up while \(source.label) was copied (\(error)); nothing was delivered. Free some space and drop again.",
+                   fileIndex: source.index, errno: error.rawValue)
     }
 
     /// Refuses the drop unless the Inbox's file system keeps `limits.reservedFreeBytes` free after it.
