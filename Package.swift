@@ -33,7 +33,9 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         // libmagic through pkg-config; only CourierManifest's ContentSniffer imports it.
         .systemLibrary(name: "CMagic", pkgConfig: "libmagic", providers: [.apt(["libmagic-dev"])]),
-        .target(name: "CourierURL"),
+        .target(name: "CourierURL", dependencies: ["CURLScan"]),
+        // SSE2 byte classification for CourierURL's fast path (Swift SIMD has no movemask).
+        .target(name: "CURLScan"),
         .target(name: "CourierManifest", dependencies: ["CourierURL", "CMagic"]),
         // fd -> atomic file in an app's Documents/Inbox; the file system edge of DropFiles.
         .target(name: "CourierInbox", dependencies: ["CInbox", "CourierManifest", "CourierNames"]),

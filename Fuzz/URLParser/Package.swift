@@ -2,12 +2,13 @@
 import PackageDescription
 
 /// The libFuzzer target of the URL parser, kept out of the main package so the fuzzer's `main`
-/// and the sanitizer flags never reach the normal build. `Sources/CourierURL` is a symlink to the
-/// real module, so the fuzzer exercises exactly the shipped code. Run it with scripts/fuzz-url.
+/// and the sanitizer flags never reach the normal build. `Sources/CourierURL` and `Sources/CURLScan` are
+/// symlinks to the real modules, so the fuzzer exercises exactly the shipped code. Run it with scripts/fuzz-url.
 let package = Package(
     name: "FuzzURLParser",
     targets: [
-        .target(name: "CourierURL"),
+        .target(name: "CourierURL", dependencies: ["CURLScan"]),
+        .target(name: "CURLScan"),
         // The process entry point: calls libFuzzer's driver (SwiftPM renames `main`).
         .target(name: "FuzzDriver"),
         .executableTarget(

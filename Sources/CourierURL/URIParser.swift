@@ -27,7 +27,7 @@ enum URIParser {
     }
 
     /// The state of one parse.
-    private struct Scanner {
+    struct Scanner {
         let p: UnsafeBufferPointer<UInt8>
         let table: UnsafeBufferPointer<UInt8>
 

@@ -14,6 +14,16 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
     /// Parses `string`, refusing anything RFC 3986 does not allow (no repair).
     /// - Throws: ``URIError`` with the byte offset of the first problem and advice.
     public init(_ string: String, options: URIParsingOptions = .default) throws(URIError) {
+        let maximumLength = options.maximumLength
+        // The fast path takes valid URIs with a scheme; anything else (and every error) goes
+        // through the full parser below.
+        if let fast = string.utf8.withContiguousStorageIfAvailable({ URIParser.fastParse($0, maximumLength: maximumLength) }),
+            let layout = fast
+        {
+            self.string = string
+            self.layout = layout
+            return
+        }
         var failure: URIError? = nil
         let parsed = string.utf8.withContiguousStorageIfAvailable { bytes -> URILayout? in
             do throws(URIError) {
@@ -38,7 +48,11 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
     /// Parses raw bytes (for example from a file or a fuzzer). Non-ASCII bytes are refused by the
     /// grammar, so a successful parse is always valid text.
     public init(utf8 bytes: UnsafeBufferPointer<UInt8>, options: URIParsingOptions = .default) throws(URIError) {
-        self.layout = try URIParser.parse(bytes, maximumLength: options.maximumLength)
+        if let layout = URIParser.fastParse(bytes, maximumLength: options.maximumLength) {
+            self.layout = layout
+        } else {
+            self.layout = try URIParser.parse(bytes, maximumLength: options.maximumLength)
+        }
         self.string = String(decoding: bytes, as: UTF8.self)
     }
 

@@ -1,4 +1,4 @@
-import CourierURL
+@_spi(Testing) import CourierURL
 
 /// libFuzzer entry point: any bytes must either be refused with a `URIError` or parse into a
 /// reference whose invariants hold. A broken invariant traps, which libFuzzer reports as a crash.
@@ -26,6 +26,7 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String) {
 }
 
 func checkBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+    require(URIReference.fastPathAgreesWithFullParser(bytes), "the fast path and the full parser disagree on \(Array(bytes))")
     guard let uri = try? URIReference(utf8: bytes) else { return }
     require(bytes.allSatisfy { $0 < 0x80 && $0 > 0x20 && $0 != 0x7F }, "accepted a byte outside the grammar: \(Array(bytes))")
     require(Array(uri.string.utf8) == Array(bytes), "string differs from input")
