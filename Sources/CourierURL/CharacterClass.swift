@@ -71,6 +71,12 @@ enum CharacterClass {
         (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
     }
 
+    /// Whether `byte` is an ASCII hexadecimal digit (arithmetic: no table, so no lazy global).
+    @inline(__always)
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10 || (byte | 0x20) &- UInt8(ascii: "a") < 6
+    }
+
     /// Whether `byte` is an ASCII digit.
     @inline(__always)
     static func isDigit(_ byte: UInt8) -> Bool {

@@ -35,7 +35,7 @@ enum IPv6 {
         }
         while i < end {
             let groupStart = i
-            while i < end, i - groupStart < 5, CharacterClass.table[Int(p[i])] & CharacterClass.hexDigit != 0 { i += 1 }
+            while i < end, i - groupStart < 5, CharacterClass.isHexDigit(p[i]) { i += 1 }
             if i < end, p[i] == UInt8(ascii: ".") {
                 // ls32 as an IPv4 address: must be the last part.
                 guard IPv4.isAddress(p, from: groupStart, to: end) else { return false }

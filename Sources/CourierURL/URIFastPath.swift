@@ -1,76 +1,87 @@
 import CURLScan
 
-/// The fast path of ``URIParser``: URIs with a scheme, up to ``maximumLength`` bytes, parsed from
-/// bitmasks of the whole input (`curl_scan_classify`: 16 bytes per SSE2 compare) instead of byte
-/// by byte, so finding each component costs a trailing-zero count and validating every byte costs
-/// nothing beyond the classification.
+/// The fast path of ``URIParser``: URIs with a scheme (and an authority, if any, within the first
+/// 64 bytes), up to ``fastPathMaximumLength`` bytes, parsed from bitmasks of the whole input
+/// (`curl_scan_classify`: 16 bytes per SSE2 compare) instead of byte by byte, so finding each
+/// component costs a trailing-zero count and validating every byte costs nothing beyond the
+/// classification.
 ///
 /// Contract: it returns a layout only for valid input, and then exactly the layout the full parser
 /// returns (a test and the fuzzer check both); for anything else — an error, a relative reference,
-/// a scheme longer than 63 bytes, a very long input — it returns nil and the caller runs the full
-/// parser, which reports errors with their offsets. So it needs no error handling of its own.
+/// a long scheme or authority, an IPvFuture host, a very long input — it returns nil and the
+/// caller runs the full parser, which reports errors with their offsets. So it has no error
+/// handling of its own.
 extension URIParser {
-    /// Inputs longer than this take the full parser (the masks live on the stack: 48 bytes per
-    /// 64 input bytes).
-    static let fastPathMaximumLength = 4095
+    /// Inputs longer than this take the full parser (the masks live on the stack: 4 bytes per 16
+    /// input bytes).
+    static let fastPathMaximumLength = 16 * 1024
 
+    @inline(__always)
     static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int) -> URILayout? {
         let n = p.count
         guard n > 0, n <= fastPathMaximumLength, n <= maximumLength, let base = p.baseAddress else { return nil }
-        return withUnsafeTemporaryAllocation(of: CURLScanWord.self, capacity: (n >> 6) &+ 1) { words in
-            var scheme: (UInt64, UInt64) = (0, 0)
-            withUnsafeMutableBytes(of: &scheme) { schemeMasks in
-                curl_scan_classify(base, n, words.baseAddress!, schemeMasks.baseAddress!.assumingMemoryBound(to: UInt64.self))
-            }
-            return FastScanner(p: p, words: UnsafePointer(words.baseAddress!)).parse(notScheme: scheme.0, upper: scheme.1)
+        let words = (n &>> 6) &+ 1
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 &* words) { masks in
+            let outside = masks.baseAddress!
+            let question = outside + words
+            var head = CURLScanHead()
+            curl_scan_classify(
+                base, n, UnsafeMutableRawPointer(outside).assumingMemoryBound(to: UInt16.self),
+                UnsafeMutableRawPointer(question).assumingMemoryBound(to: UInt16.self), &head)
+            return FastScanner(p: p, outside: outside, question: question, head: head).parse()
         }
     }
 
     /// Component search over the masks of one input.
     struct FastScanner {
         let p: UnsafeBufferPointer<UInt8>
-        let words: UnsafePointer<CURLScanWord>
-
-        /// The first set bit of `field` at or after `start` and before `limit`, or `limit`.
-        @inline(__always)
-        func next(_ field: (CURLScanWord) -> UInt64, from start: Int, limit: Int) -> Int {
-            var w = start &>> 6
-            var bits = field(words[w]) & (~0 &<< UInt64(start & 63))
-            while bits == 0 {
-                w &+= 1
-                if w &<< 6 >= limit { return limit }
-                bits = field(words[w])
-            }
-            return min(w &<< 6 &+ bits.trailingZeroBitCount, limit)
-        }
+        /// 64-bit words of the `outside` and `question` masks (little-endian: bit k of word w is
+        /// byte 64·w + k).
+        let outside: UnsafePointer<UInt64>
+        let question: UnsafePointer<UInt64>
+        let head: CURLScanHead
 
         /// The first byte at or after `start` outside `pchar / "/" / "?"` (or a bad escape), or
         /// the end of the input (the sentinel bit).
         @inline(__always)
         func nextOutside(from start: Int) -> Int {
             var w = start &>> 6
-            var bits = words[w].outside & (~0 &<< UInt64(start & 63))
+            var bits = UInt64(littleEndian: outside[w]) & (~0 &<< UInt64(start & 63))
             while bits == 0 {
                 w &+= 1
-                bits = words[w].outside
+                bits = UInt64(littleEndian: outside[w])
             }
             return w &<< 6 &+ bits.trailingZeroBitCount
         }
 
-        /// The first `/`, `?` or byte outside the query class at or after `start`: where an
-        /// authority (or a port) ends.
+        /// The first '?' at or after `start` and before `limit`, or `limit`.
+        @inline(__always)
+        func nextQuestion(from start: Int, limit: Int) -> Int {
+            var w = start &>> 6
+            var bits = UInt64(littleEndian: question[w]) & (~0 &<< UInt64(start & 63))
+            while bits == 0 {
+                w &+= 1
+                if w &<< 6 >= limit { return limit }
+                bits = UInt64(littleEndian: question[w])
+            }
+            return min(w &<< 6 &+ bits.trailingZeroBitCount, limit)
+        }
+
+        /// The first set bit of a head mask at or after `start` (0…63) and before `limit`, or `limit`.
+        @inline(__always)
+        static func first(_ mask: UInt64, from start: Int, limit: Int) -> Int {
+            min((mask & (~0 &<< UInt64(start))).trailingZeroBitCount, limit)
+        }
+
+        /// The first `/`, `?` or byte outside the query class at or after `start` (0…63): where an
+        /// authority (or a port) ends; 64 when not in the first 64 bytes.
         @inline(__always)
         func authorityEnd(from start: Int) -> Int {
-            var w = start &>> 6
-            var bits = (words[w].outside | words[w].slash | words[w].question) & (~0 &<< UInt64(start & 63))
-            while bits == 0 {
-                w &+= 1
-                bits = words[w].outside | words[w].slash | words[w].question
-            }
-            return w &<< 6 &+ bits.trailingZeroBitCount
+            ((UInt64(littleEndian: outside[0]) | UInt64(littleEndian: question[0]) | head.slash) & (~0 &<< UInt64(start)))
+                .trailingZeroBitCount
         }
 
-        /// The port digits in `start..<end` as the full parser records them; false when they are
+        /// Records the port digits in `start..<end` as the full parser does; false when they are
         /// not all digits or the value is above 65535.
         @inline(__always)
         func port(from start: Int, to end: Int, into layout: inout URILayout) -> Bool {
@@ -88,55 +99,57 @@ extension URIParser {
             return true
         }
 
-        func parse(notScheme: UInt64, upper: UInt64) -> URILayout? {
+        @inline(__always)
+        func parse() -> URILayout? {
             let n = p.count
             // scheme ":" — the first byte a letter, then scheme bytes up to a ':' (else: a relative
             // reference or an error, for the full parser).
             guard CharacterClass.isAlpha(p[0]) else { return nil }
-            let schemeEnd = notScheme.trailingZeroBitCount
+            let schemeEnd = head.notScheme.trailingZeroBitCount
             guard schemeEnd < 64, schemeEnd < n, p[schemeEnd] == UInt8(ascii: ":") else { return nil }
             var layout = URILayout()
             layout.end = Int32(n)
             layout.schemeEnd = Int32(schemeEnd)
-            layout.schemeHasUppercase = upper & ((1 &<< UInt64(schemeEnd)) &- 1) != 0
+            layout.schemeHasUppercase = head.upper & ((1 &<< UInt64(schemeEnd)) &- 1) != 0
             var pathStart = schemeEnd &+ 1
 
-            // "//" authority
+            // "//" authority, within the first 64 bytes
             if pathStart &+ 1 < n, p[pathStart] == UInt8(ascii: "/"), p[pathStart &+ 1] == UInt8(ascii: "/") {
                 let start = pathStart &+ 2
+                guard start < 64 else { return nil }
                 layout.authorityStart = Int32(start)
                 let end = authorityEnd(from: start)  // or the '[' of an IP literal
+                guard end < 64 else { return nil }
                 var hostStart = start
-                let at = next({ $0.at }, from: start, limit: end)
+                let at = Self.first(head.at, from: start, limit: end)
                 if at < end {
-                    guard next({ $0.at }, from: at &+ 1, limit: end) == end else { return nil }  // a second '@'
+                    guard Self.first(head.at, from: at &+ 1, limit: end) == end else { return nil }  // a second '@'
                     layout.userinfoEnd = Int32(at)
-                    let colon = next({ $0.colon }, from: start, limit: at)
+                    let colon = Self.first(head.colon, from: start, limit: at)
                     if colon < at { layout.userinfoColon = Int32(colon) }
                     hostStart = at &+ 1
                 }
                 layout.hostStart = Int32(hostStart)
                 if end < n, p[end] == UInt8(ascii: "[") {
-                    // IP-literal: every byte up to ']' is in the query class; the full parser's
-                    // validators decide whether it is an IPv6 address or an IPvFuture.
+                    // IP-literal: every byte up to ']' is in the query class. IPv6 is checked
+                    // here; IPvFuture (rare) is left to the full parser.
                     guard end == hostStart else { return nil }
                     let close = nextOutside(from: hostStart &+ 1)
-                    guard close < n, p[close] == UInt8(ascii: "]") else { return nil }
-                    let table = UnsafeBufferPointer(start: CharacterClass.staticTable.utf8Start, count: 256)
-                    guard let kind = try? Scanner(p: p, table: table).ipLiteralKind(from: hostStart &+ 1, to: close) else {
-                        return nil
-                    }
-                    layout.hostKind = kind
+                    guard close < 63, close < n, p[close] == UInt8(ascii: "]"),
+                        IPv6.isAddress(p, from: hostStart &+ 1, to: close)
+                    else { return nil }
+                    layout.hostKind = .ipv6
                     layout.hostEnd = Int32(close &+ 1)
                     let afterHost = close &+ 1
                     pathStart = authorityEnd(from: afterHost)
+                    guard pathStart < 64 else { return nil }
                     if afterHost < pathStart {
-                        guard p[afterHost] == UInt8(ascii: ":"),
-                            port(from: afterHost &+ 1, to: pathStart, into: &layout)
-                        else { return nil }
+                        guard p[afterHost] == UInt8(ascii: ":"), port(from: afterHost &+ 1, to: pathStart, into: &layout) else {
+                            return nil
+                        }
                     }
                 } else {
-                    let hostEnd = next({ $0.colon }, from: hostStart, limit: end)
+                    let hostEnd = Self.first(head.colon, from: hostStart, limit: end)
                     layout.hostEnd = Int32(hostEnd)
                     layout.hostKind = hostEnd > hostStart && CharacterClass.isDigit(p[hostStart])
                         && IPv4.isAddress(p, from: hostStart, to: hostEnd) ? .ipv4 : .regName
@@ -159,14 +172,13 @@ extension URIParser {
                 guard p[hash] == UInt8(ascii: "#"), nextOutside(from: hash &+ 1) == n else { return nil }
                 layout.fragmentStart = Int32(hash &+ 1)
             }
-            let question = next({ $0.question }, from: pathStart, limit: hash)
+            let question = nextQuestion(from: pathStart, limit: hash)
             layout.pathEnd = Int32(question)
             if question < hash { layout.queryStart = Int32(question &+ 1) }
             return layout
         }
     }
 }
-
 extension URIReference {
     /// Whether the fast path (``URIParser/fastParse(_:maximumLength:)``) agrees with the full
     /// parser on `bytes`: it either declines, or returns exactly the full parser's layout for an
