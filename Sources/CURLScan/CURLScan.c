@@ -117,6 +117,11 @@ static inline void add_head(CURLScanHead *h, const Block *k, size_t b) {
     h->at |= (uint64_t)k->at << s;
 }
 
+// With AVX2 the same SSE2 intrinsics compile to VEX three-operand forms (fewer register copies);
+// the loader picks the clone once (ifunc).
+#if defined(__x86_64__) && defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
     size_t blocks = (n + 15) >> 4, full = n >> 4, total = ((n >> 6) + 1) << 2;
     size_t headBlocks = blocks < 4 ? blocks : 4;

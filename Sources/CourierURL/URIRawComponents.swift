@@ -4,38 +4,40 @@
 /// The buffers point into the reference's storage and are valid only inside the closure given to
 /// ``URIReference/withRawComponents(_:)``: never store or return them.
 public struct URIRawComponents {
-    public let scheme: UnsafeBufferPointer<UInt8>?
-    public let userinfo: UnsafeBufferPointer<UInt8>?
-    public let user: UnsafeBufferPointer<UInt8>?
-    public let password: UnsafeBufferPointer<UInt8>?
-    public let host: UnsafeBufferPointer<UInt8>?
-    /// The port digits as written (possibly empty); see ``URIReference/port`` for the number.
-    public let port: UnsafeBufferPointer<UInt8>?
-    public let path: UnsafeBufferPointer<UInt8>
-    public let query: UnsafeBufferPointer<UInt8>?
-    public let fragment: UnsafeBufferPointer<UInt8>?
+    // The bytes and the layout only: each view is computed when read, so the value is small
+    // (copied into the closure in a few words) and unread components cost nothing.
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline let layout: URILayout
 
-    @usableFromInline
+    @inlinable
     init(_ bytes: UnsafeBufferPointer<UInt8>, _ layout: URILayout) {
-        @inline(__always)
-        func slice(_ start: Int32, _ end: Int32) -> UnsafeBufferPointer<UInt8> {
-            UnsafeBufferPointer(rebasing: bytes[Int(start)..<Int(end)])
-        }
-        scheme = layout.schemeEnd >= 0 ? slice(0, layout.schemeEnd) : nil
-        if layout.userinfoEnd >= 0 {
-            userinfo = slice(layout.authorityStart, layout.userinfoEnd)
-            user = slice(layout.authorityStart, layout.userinfoColon >= 0 ? layout.userinfoColon : layout.userinfoEnd)
-            password = layout.userinfoColon >= 0 ? slice(layout.userinfoColon + 1, layout.userinfoEnd) : nil
-        } else {
-            userinfo = nil
-            user = nil
-            password = nil
-        }
-        host = layout.hostStart >= 0 ? slice(layout.hostStart, layout.hostEnd) : nil
-        port = layout.portStart >= 0 ? slice(layout.portStart, layout.pathStart) : nil
-        path = slice(layout.pathStart, layout.pathEnd)
-        query = layout.queryStart >= 0 ? slice(layout.queryStart, layout.queryEnd) : nil
-        fragment = layout.fragmentStart >= 0 ? slice(layout.fragmentStart, layout.end) : nil
+        self.bytes = bytes
+        self.layout = layout
+    }
+
+    @inlinable @inline(__always)
+    func slice(_ start: Int32, _ end: Int32) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[Int(start)..<Int(end)])
+    }
+
+    @inlinable public var scheme: UnsafeBufferPointer<UInt8>? { layout.schemeEnd >= 0 ? slice(0, layout.schemeEnd) : nil }
+    @inlinable public var userinfo: UnsafeBufferPointer<UInt8>? {
+        layout.userinfoEnd >= 0 ? slice(layout.authorityStart, layout.userinfoEnd) : nil
+    }
+    @inlinable public var user: UnsafeBufferPointer<UInt8>? {
+        guard layout.userinfoEnd >= 0 else { return nil }
+        return slice(layout.authorityStart, layout.userinfoColon >= 0 ? layout.userinfoColon : layout.userinfoEnd)
+    }
+    @inlinable public var password: UnsafeBufferPointer<UInt8>? {
+        layout.userinfoColon >= 0 ? slice(layout.userinfoColon + 1, layout.userinfoEnd) : nil
+    }
+    @inlinable public var host: UnsafeBufferPointer<UInt8>? { layout.hostStart >= 0 ? slice(layout.hostStart, layout.hostEnd) : nil }
+    /// The port digits as written (possibly empty); see ``URIReference/port`` for the number.
+    @inlinable public var port: UnsafeBufferPointer<UInt8>? { layout.portStart >= 0 ? slice(layout.portStart, layout.pathStart) : nil }
+    @inlinable public var path: UnsafeBufferPointer<UInt8> { slice(layout.pathStart, layout.pathEnd) }
+    @inlinable public var query: UnsafeBufferPointer<UInt8>? { layout.queryStart >= 0 ? slice(layout.queryStart, layout.queryEnd) : nil }
+    @inlinable public var fragment: UnsafeBufferPointer<UInt8>? {
+        layout.fragmentStart >= 0 ? slice(layout.fragmentStart, layout.end) : nil
     }
 }
 
