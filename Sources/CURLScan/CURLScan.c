@@ -117,12 +117,7 @@ static inline void add_head(CURLScanHead *h, const Block *k, size_t b) {
     h->at |= (uint64_t)k->at << s;
 }
 
-// With AVX2 the same SSE2 intrinsics compile to VEX three-operand forms (fewer register copies);
-// the loader picks the clone once (ifunc).
-#if defined(__x86_64__) && defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
+static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
     size_t blocks = (n + 15) >> 4, full = n >> 4, total = ((n >> 6) + 1) << 2;
     size_t headBlocks = blocks < 4 ? blocks : 4;
     CURLScanHead h = {0, 0, 0, 0, 0};
@@ -165,4 +160,136 @@ void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t 
     }
     outside[n >> 4] |= (uint16_t)(1u << (n & 15));  // the sentinel
     *head = h;
+}
+
+#if defined(__x86_64__) && defined(__clang__)
+// The same classification 32 bytes at a time, for CPUs with AVX2 (chosen at run time, so the
+// binary still runs on any x86-64).
+#include <immintrin.h>
+#define CURLSCAN_AVX2 __attribute__((target("avx2")))
+
+CURLSCAN_AVX2 static inline __m256i eq32(__m256i v, char c) { return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c)); }
+
+CURLSCAN_AVX2 static inline __m256i between32(__m256i v, char lo, char hi) {
+    return _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8((char)(lo - 1))),
+                            _mm256_cmpgt_epi8(_mm256_set1_epi8((char)(hi + 1)), v));
+}
+
+CURLSCAN_AVX2 static inline uint32_t bits32(__m256i m) { return (uint32_t)_mm256_movemask_epi8(m); }
+
+CURLSCAN_AVX2 static inline Block classify32(__m256i v, int head) {
+    Block b;
+    __m256i folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+    __m256i printable = between32(v, 0x21, 0x7E);
+    __m256i excluded = _mm256_or_si256(
+        _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_and_si256(v, _mm256_set1_epi8((char)0xFE)), _mm256_set1_epi8(0x22)),
+                        _mm256_cmpeq_epi8(_mm256_and_si256(v, _mm256_set1_epi8((char)0xFD)), _mm256_set1_epi8(0x3C))),
+        _mm256_or_si256(between32(folded, 0x7B, 0x7D), _mm256_or_si256(eq32(v, 0x5E), eq32(v, 0x60))));
+    b.outside = ~bits32(_mm256_andnot_si256(excluded, printable));
+    b.question = bits32(eq32(v, '?'));
+    b.percent = bits32(eq32(v, '%'));
+    __m256i digit = between32(v, '0', '9');
+    b.hex = bits32(_mm256_or_si256(digit, between32(folded, 'a', 'f')));
+    if (head) {
+        __m256i scheme = _mm256_or_si256(_mm256_or_si256(digit, between32(folded, 'a', 'z')),
+                                         _mm256_or_si256(eq32(v, '+'), between32(v, '-', '.')));
+        b.notScheme = ~bits32(scheme);
+        b.upper = bits32(between32(v, 'A', 'Z'));
+        b.slash = bits32(eq32(v, '/'));
+        b.colon = bits32(eq32(v, ':'));
+        b.at = bits32(eq32(v, '@'));
+    } else {
+        b.notScheme = b.upper = b.slash = b.colon = b.at = 0;
+    }
+    return b;
+}
+
+CURLSCAN_AVX2 static inline Block classify32_at(const uint8_t *p, int head) {
+    return classify32(_mm256_loadu_si256((const __m256i *)p), head);
+}
+
+/// The block of the last `n - start` (1…31) bytes, in bits 0..<(n - start).
+CURLSCAN_AVX2 static inline Block classify32_tail(const uint8_t *p, size_t n, size_t start, int head) {
+    unsigned r = (unsigned)(n - start);
+    Block b;
+    if (n >= 32) {
+        b = classify32_at(p + n - 32, head);
+        unsigned shift = 32 - r;
+        b.outside >>= shift; b.question >>= shift; b.percent >>= shift; b.hex >>= shift;
+        b.notScheme >>= shift; b.upper >>= shift; b.slash >>= shift; b.colon >>= shift; b.at >>= shift;
+    } else {
+        uint8_t padded[32];
+        memset(padded, 0, sizeof padded);
+        memcpy(padded, p + start, r);
+        b = classify32_at(padded, head);
+        uint32_t keep = (1u << r) - 1;
+        b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep;
+        b.notScheme &= keep; b.upper &= keep; b.slash &= keep; b.colon &= keep; b.at &= keep;
+    }
+    return b;
+}
+
+CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
+    size_t blocks = (n + 31) >> 5, full = n >> 5, total = ((n >> 6) + 1) << 2;  // 32-byte blocks; 16-bit slots
+    size_t headBlocks = blocks < 2 ? blocks : 2;
+    CURLScanHead h = {0, 0, 0, 0, 0};
+    uint32_t previousOutside = 0, previousPercent = 0, previousHex = 0;
+#define CURLSCAN_STORE32(b, k)                                                                        \
+    do {                                                                                              \
+        if ((b) > 0) {                                                                                \
+            uint64_t hex = previousHex | ((uint64_t)(k).hex << 32);                                   \
+            uint32_t o = previousOutside | (previousPercent & ~(uint32_t)((hex >> 1) & (hex >> 2)));  \
+            memcpy(outside + 2 * ((b) - 1), &o, 4);                                                   \
+        }                                                                                             \
+        memcpy(question + 2 * (b), &(k).question, 4);                                                 \
+        previousOutside = (k).outside;                                                                \
+        previousPercent = (k).percent;                                                                \
+        previousHex = (k).hex;                                                                        \
+    } while (0)
+    size_t b = 0;
+    for (; b < headBlocks; b++) {
+        Block k = b < full ? classify32_at(p + (b << 5), 1) : classify32_tail(p, n, b << 5, 1);
+        unsigned s = (unsigned)(b << 5);
+        h.notScheme |= (uint64_t)k.notScheme << s;
+        h.upper |= (uint64_t)k.upper << s;
+        h.slash |= (uint64_t)k.slash << s;
+        h.colon |= (uint64_t)k.colon << s;
+        h.at |= (uint64_t)k.at << s;
+        CURLSCAN_STORE32(b, k);
+    }
+    for (; b < full; b++) {
+        Block k = classify32_at(p + (b << 5), 0);
+        CURLSCAN_STORE32(b, k);
+    }
+    if (b < blocks) {
+        Block k = classify32_tail(p, n, b << 5, 0);
+        CURLSCAN_STORE32(b, k);
+        b++;
+    }
+#undef CURLSCAN_STORE32
+    if (blocks > 0) {
+        uint32_t o = previousOutside | (previousPercent & ~((previousHex >> 1) & (previousHex >> 2)));
+        memcpy(outside + 2 * (blocks - 1), &o, 4);
+    }
+    for (size_t slot = 2 * blocks; slot < total; slot++) {
+        outside[slot] = 0;
+        question[slot] = 0;
+    }
+    outside[n >> 4] |= (uint16_t)(1u << (n & 15));  // the sentinel
+    *head = h;
+}
+#endif
+
+void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
+#if defined(__x86_64__) && defined(__clang__)
+    if (__builtin_cpu_supports("avx2")) {
+        classify_avx2(p, n, outside, question, head);
+        return;
+    }
+#endif
+    classify_sse2(p, n, outside, question, head);
+}
+
+void curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
+    classify_sse2(p, n, outside, question, head);
 }

@@ -1,3 +1,4 @@
+import CURLScan
 @_spi(Testing) import CourierURL
 import Testing
 
@@ -60,5 +61,41 @@ import Testing
             }
         }
         #expect(checked > 10_000)
+    }
+}
+
+/// `curl_scan_classify` picks AVX2 at run time when the CPU has it; the SSE2 baseline must give
+/// the same masks, on every length around the block edges and on arbitrary bytes.
+@Suite struct ByteClassificationTests {
+    struct Masks: Equatable {
+        var outside: [UInt16]
+        var question: [UInt16]
+        var head: [UInt64]
+    }
+
+    static func classify(
+        _ bytes: [UInt8],
+        with function: (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt16>?, UnsafeMutablePointer<UInt16>?, UnsafeMutablePointer<CURLScanHead>?) -> Void
+    ) -> Masks {
+        let slots = ((bytes.count >> 6) + 1) << 2
+        var outside = [UInt16](repeating: 0xAAAA, count: slots)
+        var question = [UInt16](repeating: 0x5555, count: slots)
+        var head = CURLScanHead()
+        bytes.withUnsafeBufferPointer { p in function(p.baseAddress, p.count, &outside, &question, &head) }
+        return Masks(outside: outside, question: question, head: [head.notScheme, head.upper, head.slash, head.colon, head.at])
+    }
+
+    @Test func dispatchedAndBaselineClassificationsAgree() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aZ09%?/:@#[]-. fF~\"^`{}".utf8) + [0x00, 0x7F, 0x80, 0xC3, 0xFF]
+        var inputs: [[UInt8]] = []
+        for length in 0...200 {
+            inputs.append((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            inputs.append(Array("https://u:p@www.example.com:8080/a%20b?q=%zz#f".utf8.prefix(length)))
+            inputs.append((0..<length).map { $0 % 3 == 0 ? UInt8(ascii: "%") : UInt8(ascii: "a") })
+        }
+        for bytes in inputs {
+            #expect(Self.classify(bytes, with: curl_scan_classify) == Self.classify(bytes, with: curl_scan_classify_baseline), "\(bytes)")
+        }
     }
 }

@@ -25,6 +25,11 @@ typedef struct {
 ///   and the other excluded printables), every '%' not followed by two hexadecimal digits, and a
 ///   sentinel bit at offset n;
 /// - `question`: the '?' bytes.
+///
+/// Uses AVX2 (32 bytes at a time) when the CPU has it, else SSE2 (or a portable loop off x86-64).
 void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head);
+
+/// The same with the SSE2 (or portable) implementation whatever the CPU: for tests comparing the two.
+void curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head);
 
 #endif
