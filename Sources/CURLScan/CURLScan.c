@@ -5,6 +5,15 @@
 #include "CURLScan.h"
 #include <string.h>
 
+/// The 16-bit blocks are read by Swift as little-endian 64-bit words.
+static inline uint16_t le16(uint32_t x) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap16((uint16_t)x);
+#else
+    return (uint16_t)x;
+#endif
+}
+
 typedef struct {
     uint32_t outside, question, percent, hex;
     uint32_t notScheme, upper, slash, colon, at;  // only for the head (the first 64 bytes)
@@ -128,9 +137,9 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
     do {                                                                                              \
         if ((b) > 0) {                                                                                \
             uint32_t hex = previousHex | ((k).hex << 16);                                             \
-            outside[(b) - 1] = (uint16_t)(previousOutside | (previousPercent & ~((hex >> 1) & (hex >> 2)))); \
+            outside[(b) - 1] = le16(previousOutside | (previousPercent & ~((hex >> 1) & (hex >> 2))));        \
         }                                                                                             \
-        question[b] = (uint16_t)(k).question;                                                         \
+        question[b] = le16((k).question);                                                             \
         previousOutside = (k).outside;                                                                \
         previousPercent = (k).percent;                                                                \
         previousHex = (k).hex;                                                                        \
@@ -152,13 +161,13 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
     }
 #undef CURLSCAN_STORE
     if (blocks > 0) {  // no digits follow the last block
-        outside[blocks - 1] = (uint16_t)(previousOutside | (previousPercent & ~((previousHex >> 1) & (previousHex >> 2))));
+        outside[blocks - 1] = le16(previousOutside | (previousPercent & ~((previousHex >> 1) & (previousHex >> 2))));
     }
     for (b = blocks; b < total; b++) {
         outside[b] = 0;
         question[b] = 0;
     }
-    outside[n >> 4] |= (uint16_t)(1u << (n & 15));  // the sentinel
+    outside[n >> 4] |= le16(1u << (n & 15));  // the sentinel
     *head = h;
 }
 
