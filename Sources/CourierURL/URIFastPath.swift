@@ -19,7 +19,9 @@ extension URIParser {
     @inline(__always)
     static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int) -> URILayout? {
         let n = p.count
-        guard n > 0, n <= fastPathMaximumLength, n <= maximumLength, let base = p.baseAddress else { return nil }
+        guard n > 0, n <= fastPathMaximumLength, n <= maximumLength, let base = p.baseAddress,
+            CharacterClass.isAlpha(base[0])  // no scheme: a relative reference, straight to the full parser
+        else { return nil }
         let words = (n &>> 6) &+ 1
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 &* words) { masks in
             let outside = masks.baseAddress!
