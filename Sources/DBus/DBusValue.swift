@@ -3,7 +3,11 @@
 ///
 /// Containers carry their element types, so an empty array still has a signature. Swift `Int` is
 /// deliberately absent (ambiguous between `i` and `x`): pick `int32` or `int64`.
-public indirect enum DBusValue: Sendable, Hashable, CustomStringConvertible {
+///
+/// Only `variant` is `indirect` (the one case that holds a value directly): scalars and strings are
+/// stored inline, not boxed on the heap, and containers are already behind their array's buffer.
+/// Every message body is made of these, so a box per value was an allocation per argument.
+public enum DBusValue: Sendable, Hashable, CustomStringConvertible {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -18,7 +22,7 @@ public indirect enum DBusValue: Sendable, Hashable, CustomStringConvertible {
     case signature(Signature)
     case unixFD(UnixFD)
     /// A value wrapped in a variant (`v`): its type travels with it.
-    case variant(DBusValue)
+    indirect case variant(DBusValue)
     /// `aT`: every element must have type `T` (checked before sending).
     case array(DBusType, [DBusValue])
     /// `a{KV}`: keys of basic type `K`, values of type `V`. Entry order is preserved.

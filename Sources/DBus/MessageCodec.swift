@@ -17,11 +17,21 @@ enum MessageCodec {
     /// dictionary keys are basic, strings carry no NUL, nesting and signature lengths are in bounds.
     static func validate(_ values: [DBusValue]) throws(DBusValidationError) {
         try validateContents(values)
-        // A body of at most 255 basic values always has a valid signature; check anything else fully.
+        // A body of at most 255 basic values always has a valid signature; check anything else fully,
+        // once per distinct list of types (a service sends the same few bodies over and over).
         if values.count > 255 || values.contains(where: { !$0.type.isBasic }) {
-            _ = try Signature(values.map(\.type))
+            let types = values.map(\.type)
+            if validBodyTypes.withLock({ $0.contains(types) }) { return }
+            _ = try Signature(types)
+            validBodyTypes.withLock { known in
+                if known.count >= 256 { known.removeAll(keepingCapacity: true) }
+                known.insert(types)
+            }
         }
     }
+
+    /// Lists of body types whose signature passed libdbus's validation.
+    private static let validBodyTypes = Mutex<Set<[DBusType]>>([])
 
     /// The per-value checks of `validate`, for values whose signature is known to be valid.
     static func validateContents(_ values: [DBusValue]) throws(DBusValidationError) {
