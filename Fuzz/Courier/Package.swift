@@ -15,13 +15,16 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1"),
         .systemLibrary(name: "CMagic", pkgConfig: "libmagic"),
         .target(name: "CInbox"),
-        .target(name: "CourierURL"),
+        .target(name: "CourierURL", dependencies: ["CURLScan"]),
+        .target(name: "CURLScan"),
+        .target(name: "CourierNames"),
+        .target(name: "CourierProcess"),
         .target(name: "CourierManifest", dependencies: ["CourierURL", "CMagic"], swiftSettings: testable),
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: testable),
-        .target(name: "CourierInbox", dependencies: ["CInbox", "CourierManifest"]),
+        .target(name: "CourierInbox", dependencies: ["CInbox", "CourierManifest", "CourierNames"]),
         .target(
             name: "CourierBroker",
-            dependencies: ["DBus", "CourierURL", "CourierManifest", "CourierInbox", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["DBus", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames", "CourierProcess", .product(name: "Logging", package: "swift-log")],
             swiftSettings: testable
         ),
         // The process entry points: call libFuzzer's driver (SwiftPM renames `main`).
