@@ -44,7 +44,8 @@ let package = Package(
         // The one table of org.courier.Error.* names, shared by the broker, the Inbox and clients.
         .target(name: "CourierNames"),
         // posix_spawn with a clean slate (no shell, fds above 2 closed, signals reset): one spawner
-        // for the apps the broker launches and the programs the desktop edge runs.
+        // for the apps the broker launches, the programs the desktop edge runs, and the helper processes
+        // of the benchmark, the load harness and the tests.
         .target(name: "CourierProcess"),
         .target(
             name: "CourierBroker",
@@ -97,14 +98,15 @@ let package = Package(
         // Release-built benchmark harness: `swift run -c release courier-bench`.
         .executableTarget(
             name: "courier-bench",
-            dependencies: ["DBus", "CourierURL", "CourierManifest", "Courier", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox"]
+            dependencies: ["DBus", "CourierURL", "CourierManifest", "Courier", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess"]
         ),
         // Load run (docs/broker.md, "Load and leaks"): driver, recorder app and load client in one executable.
-        .executableTarget(name: "courier-test-app", dependencies: ["Courier", "DBus", "BusTestSupport"]),
+        .executableTarget(name: "courier-test-app", dependencies: ["Courier", "DBus", "BusTestSupport", "CourierProcess"]),
         // A private dbus-daemon per test suite, shared by every test that says "bus".
         .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL"]),
+        .testTarget(name: "CourierProcessTests", dependencies: ["CourierProcess"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest"]),
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "CourierManifest", "Courier"]),

@@ -1,6 +1,7 @@
 import BusTestSupport
 import Courier
 import CourierBroker
+import CourierProcess
 import DBus
 import Foundation
 import Glibc
@@ -324,38 +325,22 @@ enum BrokerBenchmark {
         return String(format: "%.1f MB, %@", Double(size) / 1e6, kind)
     }
 
-    /// Spawn to exit of one command: `posix_spawn` + `waitpid` (no Foundation `Process`, whose
-    /// run loop adds its own latency to every candidate), standard output and error to /dev/null.
+    /// Spawn to exit of one command through the shared `Spawner` (`posix_spawn` + `waitpid`; no
+    /// Foundation `Process`, whose run loop adds its own latency to every candidate), standard
+    /// output and error to /dev/null, a clean signal mask (this runs on a dispatch worker thread,
+    /// which blocks most signals).
     static func timeProcess(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (Duration, Int32) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        // A clean signal mask and default dispositions: this runs on a dispatch worker thread,
-        // which blocks most signals, and a child inherits that mask.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        var all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
         let clock = ContinuousClock()
         let t0 = clock.now
-        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        guard rc == 0 else { throw BenchUsageError("cannot spawn \(path): \(String(cString: strerror(rc)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let elapsed = clock.now - t0
-        return (elapsed, (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f))
+        let child: ChildProcess
+        do {
+            child = try Spawner.start(path: path, arguments: [path] + arguments, environment: environment,
+                                      standardOutput: .discard, standardError: .discard)
+        } catch {
+            throw BenchUsageError("cannot spawn \(path): \(error)")
+        }
+        let termination = child.wait()
+        return (clock.now - t0, termination.exitCode)
     }
 
     // MARK: 5
@@ -374,7 +359,13 @@ enum BrokerBenchmark {
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_DATA_HOME"] = bus.directory.appendingPathComponent("rss-data").path
-        let process = try ChildProcess.spawn(courierd, ["--manifests", folder.path, "--log-level", "error"], environment: environment)
+        let process: ChildProcess
+        do {
+            process = try Spawner.start(path: courierd, arguments: [courierd, "--manifests", folder.path, "--log-level", "error"],
+                                        environment: environment, standardOutput: .discard)
+        } catch {
+            throw BenchmarkFailure("cannot run \(courierd): \(error)")
+        }
         defer { process.stop() }
         let client = BrokerClient(connection: try DBusConnection(address: bus.address))
         defer { client.connection.close() }

@@ -1,5 +1,6 @@
 import BusTestSupport
 import CDBusEcho
+import CourierProcess
 import DBus
 import Foundation
 
@@ -205,8 +206,13 @@ enum DBusEchoBenchmark {
 
     static func startService(_ kind: String, bus: PrivateBus) throws -> ChildProcess {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
-        let child = try ChildProcess.spawn(executable, ["dbus-echo", "--serve", kind, bus.address], captureOutput: true)
-        guard child.readOutput(until: "ready") else {
+        let child: ChildProcess
+        do {
+            child = try Spawner.start(path: executable, arguments: [executable, "dbus-echo", "--serve", kind, bus.address], standardOutput: .pipe)
+        } catch {
+            throw BenchmarkFailure("cannot run \(executable): \(error)")
+        }
+        guard child.readOutput(until: "ready") != nil else {
             child.stop()
             throw DBusError.failed("the \(kind) echo service exited before it was ready")
         }

@@ -1,4 +1,5 @@
 import CourierInbox
+import CourierProcess
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -138,8 +139,8 @@ enum DropBenchmark {
 
     /// `/bin/cp SOURCE DESTINATION`, then (if asked) `fsync` of the copy, as `cp` leaves it.
     static func runCp(_ source: String, _ destination: String, fsyncAfter: Bool) throws {
-        let cp = try ChildProcess.spawn("/bin/cp", ["--", source, destination])
-        guard ChildProcess.succeeded(cp.wait()) else { throw BenchmarkFailure("/bin/cp \(source) \(destination) failed") }
+        let cp = try Spawner.start(path: "/bin/cp", arguments: ["/bin/cp", "--", source, destination], standardOutput: .discard)
+        guard cp.wait().succeeded else { throw BenchmarkFailure("/bin/cp \(source) \(destination) failed") }
         if fsyncAfter {
             let fd = open(destination, O_RDONLY | O_CLOEXEC)
             fsync(fd)

@@ -1,3 +1,4 @@
+import CourierProcess
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -17,15 +18,14 @@ enum LoadBenchmark {
             return
         }
         // The driver's output goes straight to ours (it prints as it goes and ends with its verdict).
-        let argv = [driver, "load"] + arguments
-        var cargs = argv.map { strdup($0) } + [nil]
-        defer { cargs.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, driver, nil, nil, &cargs, environ)
-        guard rc == 0 else { throw LoadBenchmarkError("cannot start \(driver): \(String(cString: strerror(rc)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        if status != 0 { throw LoadBenchmarkError("the load run failed (wait status \(status)); see its report above") }
+        let child: ChildProcess
+        do {
+            child = try Spawner.start(path: driver, arguments: [driver, "load"] + arguments)
+        } catch {
+            throw LoadBenchmarkError("cannot start \(driver): \(error)")
+        }
+        let termination = child.wait()
+        if !termination.succeeded { throw LoadBenchmarkError("the load run failed (\(termination)); see its report above") }
     }
 
     struct LoadBenchmarkError: Error, CustomStringConvertible {

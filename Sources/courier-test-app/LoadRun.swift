@@ -1,5 +1,6 @@
 import BusTestSupport
 import Courier
+import CourierProcess
 import DBus
 import Foundation
 #if canImport(Glibc)
@@ -100,9 +101,9 @@ enum LoadRun {
         func execute() async throws -> LoadReport {
             var report = LoadReport(options: options, courierd: courierd, log: log)
             // A generous launch timeout: 25 apps start at once on a loaded (or sanitized) machine.
-            broker = try ChildProcess.spawn(
+            broker = try spawn(
                 [courierd, "--manifests", manifests.path, "--log-level", "warning", "--launch-timeout", "120", "--no-desktop-entries"],
-                environment: environment, stderr: log)
+                environment: environment, standardError: .file(log, append: true))
             let observer = BrokerClient(connection: try bus.connect())
             defer { observer.connection.close() }
             while !(await observer.brokerIsRunning()) {
@@ -175,7 +176,7 @@ enum LoadRun {
                 report.brokerExitSeconds = (ContinuousClock.now - stopping).seconds
                 if termination != .exited(0) { report.failures.append("courierd ended with \(termination) after SIGTERM (expected exit 0); log: \(log)") }
             } else {
-                broker?.kill9()
+                broker?.kill()
                 report.failures.append("courierd did not exit within 60 s of SIGTERM")
             }
             broker = nil
@@ -193,18 +194,19 @@ enum LoadRun {
             let folder = root.appendingPathComponent("clients-\(plan.round)", isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             clients = try opens.enumerated().map { id, count in
-                try ChildProcess.spawn(
+                try spawn(
                     [me, "client", "--id", "\(id)", "--opens", "\(count)", "--round", plan.round,
                      "--first", "\(plan.first)", "--count", "\(plan.count)", "--in-flight", "\(options.inFlight)",
                      "--drops", "\(drops)", "--drop-folder", folder.appendingPathComponent("files-\(id)").path],
                     environment: bus.environment,
-                    stdout: folder.appendingPathComponent("\(id).json").path, stderr: folder.appendingPathComponent("\(id).err").path)
+                    standardOutput: .file(folder.appendingPathComponent("\(id).json").path),
+                    standardError: .file(folder.appendingPathComponent("\(id).err").path, append: true))
             }
             let doomed = try (opens.count..<(opens.count + vanishing)).map { id in
-                try ChildProcess.spawn(
+                try spawn(
                     [me, "client", "--id", "\(id)", "--opens", "\(vanishingOpens)", "--round", plan.round,
                      "--first", "\(plan.first)", "--count", "\(plan.count)", "--in-flight", "\(options.inFlight)"],
-                    environment: bus.environment, stdout: "/dev/null", stderr: "/dev/null")
+                    environment: bus.environment, standardOutput: .discard, standardError: .discard)
             }
             clients += doomed
             for client in doomed {
@@ -264,9 +266,20 @@ enum LoadRun {
 
         /// Kills whatever is still running: clients, apps, courierd.
         func cleanUp() {
-            clients.forEach { $0.kill9() }
+            clients.forEach { $0.kill() }
             for app in 0..<options.apps { for pid in launches(of: app) where isOurApp(pid) { kill(pid, SIGKILL) } }
-            broker?.kill9()
+            broker?.kill()
+        }
+
+        /// Starts `argv` through the shared `Spawner` (clean signal state, only 0–2 inherited).
+        func spawn(_ argv: [String], environment: [String: String], standardOutput: SpawnOutput = .inherit,
+                   standardError: SpawnOutput = .inherit) throws(LoadError) -> ChildProcess {
+            do {
+                return try Spawner.start(path: argv[0], arguments: argv, environment: environment,
+                                         standardOutput: standardOutput, standardError: standardError)
+            } catch {
+                throw LoadError("cannot start \(argv[0]): \(error)")
+            }
         }
 
         /// True when `pid` still runs this executable's `app` mode (a recorded pid may have been reused).
