@@ -103,7 +103,7 @@ let package = Package(
         // Load run (docs/broker.md, "Load and leaks"): driver, recorder app and load client in one executable.
         .executableTarget(name: "courier-test-app", dependencies: ["Courier", "DBus", "BusTestSupport", "CourierProcess"]),
         // A private dbus-daemon per test suite, shared by every test that says "bus".
-        .target(name: "BusTestSupport", dependencies: ["DBus"], path: "Tests/BusTestSupport"),
+        .target(name: "BusTestSupport", dependencies: ["DBus", "CourierProcess"], path: "Tests/BusTestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL"]),
         .testTarget(name: "CourierProcessTests", dependencies: ["CourierProcess"]),
@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Courier", "CourierBroker", "DBus", "BusTestSupport", "CourierInbox", "CInbox", "courier-test-app"]
+            dependencies: ["Courier", "CourierBroker", "DBus", "BusTestSupport", "CourierInbox", "CInbox", "CourierProcess", "courier-test-app"]
         ),
     ],
     swiftLanguageModes: [.v6]

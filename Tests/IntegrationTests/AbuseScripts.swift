@@ -7,41 +7,18 @@ enum AbuseScripts {
     /// number) without waiting for any answer, writes its unique name into MARKER once they are
     /// all on the wire, waits for every answer, then makes one more (awaited) OpenURL. Prints one
     /// JSON line: {"ok": n, "limited": n, "other": [...], "message": "...", "after": "..."}.
-    static let flood = #"""
-    import json, os, sys
-    import dbus, dbus.mainloop.glib
-    from gi.repository import GLib
-    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    static let flood = PythonScripts.repliesPrelude + #"""
     prefix, count, marker = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
     broker = bus.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False)
-    loop = GLib.MainLoop()
-    state = {"left": count, "ok": 0, "limited": 0, "other": [], "message": "", "after": ""}
-    def finished():
-        state["left"] -= 1
-        if state["left"] == 0:
-            loop.quit()
-    def ok(handled, bundle, reply):
-        if handled:
-            state["ok"] += 1
-        else:
-            state["other"].append("declined")
-        finished()
-    def failed(error):
-        if error.get_dbus_name() == "org.courier.Error.LimitsExceeded":
-            state["limited"] += 1
-            state["message"] = error.get_dbus_message()
-        else:
-            state["other"].append(error.get_dbus_name())
-        finished()
+    replies = Replies(count, counted="org.courier.Error.LimitsExceeded")
     for i in range(count):
-        broker.OpenURL("%s%03d" % (prefix, i), dbus.Dictionary({}, signature="sv"), dbus_interface="org.courier.Broker1",
-                       reply_handler=ok, error_handler=failed, timeout=120)
+        replies.open(broker, "%s%03d" % (prefix, i))
     bus.flush()
     with open(marker, "w") as f:
         f.write(bus.get_unique_name())
-    GLib.timeout_add_seconds(100, loop.quit)
-    loop.run()
+    replies.run()
+    state = {"ok": replies.ok, "limited": replies.counted, "other": replies.other, "message": replies.message, "after": ""}
     try:
         handled, bundle, reply = broker.OpenURL(prefix + "after", dbus.Dictionary({}, signature="sv"), dbus_interface="org.courier.Broker1", timeout=60)
         state["after"] = "handled" if handled else "declined"
@@ -71,14 +48,7 @@ enum AbuseScripts {
     /// `record` checks in and appends "URL SOURCE" for every OpenURL to seen.txt in its container;
     /// `hit` (launched by the broker) sends OpenURL(record://from-hitter) and exits at once,
     /// without checking in or reading the answer.
-    static let recordApp = #"""
-    import os, sys
-    import dbus, dbus.lowlevel, dbus.service, dbus.mainloop.glib
-    from gi.repository import GLib
-    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-    mode = sys.argv[1]
-    bundle = os.environ["COURIER_BUNDLE_ID"]
-    bus = dbus.SessionBus()
+    static let recordApp = PythonScripts.appPrelude + #"""
     if mode == "hit":
         message = dbus.lowlevel.MethodCallMessage("org.courier.Broker", "/org/courier/Broker", "org.courier.Broker1", "OpenURL")
         message.append("record://from-hitter", dbus.Dictionary({}, signature="sv"), signature="sa{sv}")
@@ -88,12 +58,9 @@ enum AbuseScripts {
     class App(dbus.service.Object):
         @dbus.service.method("org.courier.Application1", in_signature="ssva{sv}", out_signature="ba{sv}")
         def OpenURL(self, url, source, annotation, options):
-            with open(os.path.join(os.environ["COURIER_CONTAINER"], "seen.txt"), "a") as f:
+            with open(container_file("seen.txt"), "a") as f:
                 f.write("%s %s\n" % (url, source or "-"))
             return (True, dbus.Dictionary({}, signature="sv"))
-    app = App(bus, "/" + bundle.replace(".", "/").replace("-", "_"))
-    name = dbus.service.BusName(bundle, bus, do_not_queue=True)
-    bus.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False).CheckIn(bundle, dbus_interface="org.courier.Broker1")
-    GLib.MainLoop().run()
+    serve(App)
     """#
 }

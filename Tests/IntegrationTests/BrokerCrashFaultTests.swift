@@ -1,5 +1,6 @@
 import BusTestSupport
 import Courier
+import CourierProcess
 import DBus
 import Foundation
 import Testing
@@ -13,7 +14,7 @@ struct BrokerCrashFaultTests {
         let bus: PrivateBus
         let manifests: URL
         let environment: [String: String]
-        var pid: pid_t = 0
+        var courierd: ChildProcess?
         let log: String
 
         init(configure: (BrokerFixture.ManifestWriter) throws -> Void) throws {
@@ -33,20 +34,9 @@ struct BrokerCrashFaultTests {
 
         /// Starts courierd and waits (bounded) until it owns org.courier.Broker.
         func start(_ client: BrokerClient) async throws {
-            // posix_spawn, not Foundation.Process: killing and reaping must not depend on a run loop.
+            // The shared Spawner, not Foundation.Process: killing and reaping must not depend on a run loop.
             let argv = [Products.path("courierd"), "--manifests", manifests.path, "--log-level", "warning", "--launch-timeout", "20"]
-            let envp = environment.map { "\($0.key)=\($0.value)" }
-            var cargs = argv.map { strdup($0) } + [nil]
-            var cenv = envp.map { strdup($0) } + [nil]
-            defer { for a in cargs + cenv { free(a) } }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-            var child: pid_t = 0
-            let rc = posix_spawn(&child, argv[0], &actions, nil, &cargs, &cenv)
-            #expect(rc == 0, "cannot spawn courierd: \(rc)")
-            pid = child
+            courierd = try Spawner.start(path: argv[0], arguments: argv, environment: environment, standardError: .file(log, append: true))
             for _ in 0..<400 {
                 if await client.brokerIsRunning() { break }
                 try await Task.sleep(for: .milliseconds(25))
@@ -56,11 +46,8 @@ struct BrokerCrashFaultTests {
         }
 
         func kill9() {
-            guard pid > 0 else { return }
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            pid = 0
+            courierd?.kill()
+            courierd = nil
         }
 
         /// Kills courierd and every process started with `marker` in its command line.

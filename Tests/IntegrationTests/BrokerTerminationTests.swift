@@ -1,4 +1,5 @@
 import Courier
+import CourierProcess
 import Foundation
 import Testing
 
@@ -15,18 +16,13 @@ struct BrokerTerminationTests {
         defer { client.connection.close() }
         try await daemon.start(client)
         #expect(try await client.open("todolist://www.acme.com?Before%20the%20signal").handled)
-        let pid = daemon.pid
-        kill(pid, signal)
-        var status: Int32 = 0
-        var reaped = false
-        for _ in 0..<400 {   // 20 s at most
-            if waitpid(pid, &status, WNOHANG) == pid { reaped = true; break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        if reaped { daemon.pid = 0 }
+        let courierd = try #require(daemon.courierd)
+        courierd.signal(signal)
+        let termination = await courierd.wait(timeout: .seconds(20))
+        if termination != nil { daemon.courierd = nil }
         let log = (try? String(contentsOfFile: daemon.log, encoding: .utf8)) ?? ""
-        #expect(reaped, "courierd still runs 20 s after signal \(signal): \(log)")
-        #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "courierd ended with wait status \(status) after signal \(signal) (expected exit 0): \(log)")
+        #expect(termination != nil, "courierd still runs 20 s after signal \(signal): \(log)")
+        #expect(termination == .exited(0), "courierd ended with \(termination.map { "\($0)" } ?? "nothing") after signal \(signal) (expected exit 0): \(log)")
         var released = false
         for _ in 0..<100 where !released {   // the bus notices the closed socket on its own schedule
             released = await !client.brokerIsRunning()

@@ -1,6 +1,7 @@
 import BusTestSupport
 import CInbox
 import Courier
+import CourierProcess
 import DBus
 import Foundation
 import Testing
@@ -23,7 +24,7 @@ struct DropDaemonTests {
         let manifests: URL
         let environment: [String: String]
         let client: BrokerClient
-        private(set) var pid: pid_t = 0
+        private(set) var courierd: ChildProcess?
 
         init() throws {
             bus = try PrivateBus()
@@ -49,22 +50,12 @@ struct DropDaemonTests {
             client = BrokerClient(connection: try bus.connect())
         }
 
-        /// Starts courierd (posix_spawn, reaped with waitpid: no run loop involved) and waits
+        /// Starts courierd (the shared Spawner, reaped with waitpid: no run loop involved) and waits
         /// (bounded) until it owns org.courier.Broker.
         func start() async throws {
-            let arguments: [String] = [Products.path("courierd"), "--manifests", manifests.path]
-            let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-            let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            var child: pid_t = 0
-            let result = posix_spawn(&child, argv[0]!, &actions, nil, argv, envp)
-            try #require(result == 0, "cannot start courierd: \(String(cString: strerror(result)))")
-            pid = child
+            let path = Products.path("courierd")
+            courierd = try Spawner.start(path: path, arguments: [path, "--manifests", manifests.path], environment: environment,
+                                         standardOutput: .discard, standardError: .discard)
             for _ in 0..<500 where !(await client.brokerIsRunning()) {
                 try await Task.sleep(for: .milliseconds(10))
             }
@@ -73,11 +64,8 @@ struct DropDaemonTests {
 
         /// SIGKILL, then reap.
         func kill() {
-            guard pid > 0 else { return }
-            Glibc.kill(pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            pid = 0
+            courierd?.kill()
+            courierd = nil
         }
 
         func tearDown() {
@@ -102,7 +90,7 @@ struct DropDaemonTests {
         }
 
         var descriptorCount: Int {
-            guard pid > 0 else { return -1 }
+            guard let pid = courierd?.pid else { return -1 }
             return (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
         }
     }

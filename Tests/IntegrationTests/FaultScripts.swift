@@ -7,25 +7,15 @@ enum FaultScripts {
     /// blocking its main loop); `checkin-twice` checks in, then again, and writes what the second
     /// CheckIn answered into checkin.txt; `impersonate OTHER` first checks in as OTHER (writing the
     /// answer into checkin.txt), then as itself.
-    static let app = #"""
-    import os, sys
-    import dbus, dbus.service, dbus.mainloop.glib
-    from gi.repository import GLib
-    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-    mode = sys.argv[1]
-    bundle = os.environ["COURIER_BUNDLE_ID"]
-    bus = dbus.SessionBus()
+    static let app = PythonScripts.appPrelude + #"""
     class App(dbus.service.Object):
         @dbus.service.method("org.courier.Application1", in_signature="ssva{sv}", out_signature="ba{sv}",
                              async_callbacks=("ok", "err"))
         def OpenURL(self, url, source, annotation, options, ok, err):
             delay = float(sys.argv[2]) if mode == "slow" else 0
             GLib.timeout_add(int(delay * 1000), lambda: (ok(True, dbus.Dictionary({}, signature="sv")), False)[1])
-    app = App(bus, "/" + bundle.replace(".", "/").replace("-", "_"))
-    name = dbus.service.BusName(bundle, bus, do_not_queue=True)
-    broker = bus.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False)
     def record(text):
-        with open(os.path.join(os.environ["COURIER_CONTAINER"], "checkin.txt"), "w") as f:
+        with open(container_file("checkin.txt"), "w") as f:
             f.write(text)
     def checkin(as_bundle):
         try:
@@ -33,11 +23,12 @@ enum FaultScripts {
             return "ok"
         except dbus.DBusException as e:
             return e.get_dbus_name() + ": " + e.get_dbus_message()
-    if mode == "impersonate":
-        record(checkin(sys.argv[2]))
-    checkin(bundle)
-    if mode == "checkin-twice":
-        record(checkin(bundle))
-    GLib.MainLoop().run()
+    def check_in():
+        if mode == "impersonate":
+            record(checkin(sys.argv[2]))
+        checkin(bundle)
+        if mode == "checkin-twice":
+            record(checkin(bundle))
+    serve(App, check_in=False, after_check_in=check_in)
     """#
 }

@@ -1,3 +1,4 @@
+import CourierProcess
 import Foundation
 import Testing
 
@@ -41,27 +42,12 @@ struct LoadTests {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("courier-load-\(UUID().uuidString.prefix(8)).txt").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         let argv = [Products.path("courier-test-app"), "load", "--opens", "10000", "--clients", "16", "--apps", "50", "--cold", "25", "--drops", "10", "--vanishing", "4", "--timeout", "300"]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var cargs = argv.map { strdup($0) } + [nil]
-        defer { cargs.forEach { free($0) } }
-        var pid: pid_t = 0
-        #expect(posix_spawn(&pid, argv[0], &actions, nil, &cargs, environ) == 0, "cannot start \(argv[0])")
-        var status: Int32 = 0
-        var finished = false
-        for _ in 0..<(330 * 20) {   // the driver bounds itself at 300 s
-            if waitpid(pid, &status, WNOHANG) == pid { finished = true; break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        if !finished {
-            kill(pid, SIGKILL)
-            waitpid(pid, &status, 0)
-        }
+        let driver = try Spawner.start(path: argv[0], arguments: argv, standardOutput: .file(output), standardError: .standardOutput)
+        // The driver bounds itself at 300 s.
+        let termination = await driver.wait(timeout: .seconds(330))
+        if termination == nil { driver.kill() }
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        #expect(finished && status == 0, "courier-test-app load failed (status \(status)):\n\(text)")
+        #expect(termination == .exited(0), "courier-test-app load failed (\(termination.map { "\($0)" } ?? "still running after 330 s")):\n\(text)")
         let line = text.split(separator: "\n").first { $0.hasPrefix("load-result: ") }
         let json = try #require(line.map { Data($0.dropFirst("load-result: ".count).utf8) }, "no load-result line:\n\(text)")
         let result = try JSONDecoder().decode(Result.self, from: json)
