@@ -10,13 +10,14 @@ import Musl
 /// The value is the handle of one child: whoever holds it reaps the child exactly once (`wait`,
 /// `stop`, `kill`, or a `poll` / `wait(timeout:)` that returned its termination) and closes
 /// `output` (`closeOutput`, or `stop` / `kill`, which do). Copies name the same child, so hand the
-/// value on rather than sharing it between owners. Waiting and killing are plain `waitpid` and
+/// value on rather than sharing it between owners (`output` is a shared reference that closes its
+/// descriptor once, whichever copy closes it). Waiting and killing are plain `waitpid` and
 /// `kill(2)`: nothing depends on a run loop.
 public struct ChildProcess: Sendable {
     /// The child's process id (also its process group id under `newProcessGroup`).
     public let pid: Int32
-    /// The read end of the pipe the child writes to (`SpawnOutput.pipe`), close-on-exec; `nil` otherwise.
-    public let output: Int32?
+    /// The read end of the pipe the child writes to (`SpawnOutput.pipe`); `nil` otherwise.
+    public let output: PipeReadEnd?
 
     /// How a child ended.
     public enum Termination: Sendable, Equatable, CustomStringConvertible {
@@ -51,7 +52,7 @@ public struct ChildProcess: Sendable {
         }
     }
 
-    public init(pid: Int32, output: Int32? = nil) {
+    public init(pid: Int32, output: PipeReadEnd? = nil) {
         self.pid = pid
         self.output = output
     }
@@ -61,22 +62,13 @@ public struct ChildProcess: Sendable {
     /// Reads `output` until `marker` appears and returns everything read so far (the marker
     /// included); `nil` when the child closed it first or nothing was piped.
     public func readOutput(until marker: String) -> String? {
-        guard let output else { return nil }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 512)
-        while true {
-            let text = String(decoding: bytes, as: UTF8.self)
-            if text.contains(marker) { return text }
-            let n = read(output, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return nil }
-            bytes += buffer[0..<n]
-        }
+        output?.read(until: marker)
     }
 
-    /// Closes `output`, if there is one (the child gets `SIGPIPE` if it writes on).
+    /// Closes `output`, if there is one (the child gets `SIGPIPE` if it writes on); closing
+    /// again, from this value or a copy, does nothing.
     public func closeOutput() {
-        if let output { close(output) }
+        output?.close()
     }
 
     // MARK: Waiting

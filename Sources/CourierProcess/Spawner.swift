@@ -96,7 +96,7 @@ public enum Spawner {
             if piped { close(pipeEnds[0]) }
             throw SpawnError(errno: result)
         }
-        return ChildProcess(pid: pid, output: piped ? pipeEnds[0] : nil)
+        return ChildProcess(pid: pid, output: piped ? PipeReadEnd(pipeEnds[0]) : nil)
     }
 
     /// Whether the C library can close inherited descriptors in the child (glibc 2.34+).
