@@ -1,3 +1,4 @@
+import CourierProcess
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -28,6 +29,14 @@ public enum BusImplementation: String, Sendable, CaseIterable {
 
     /// Whether a `servicesDirectory` given to `PrivateBus` starts services on demand.
     public var supportsActivation: Bool { self == .dbusDaemon }
+
+    /// The Debian packages it needs, for error messages.
+    var packages: String {
+        switch self {
+        case .dbusDaemon: "package dbus-daemon"
+        case .dbusBroker: "packages dbus-broker, systemd, util-linux, python3"
+        }
+    }
 }
 
 /// Starting dbus-broker without systemd (the launcher's requirements, met in a child namespace).
@@ -76,57 +85,28 @@ enum DBusBrokerLauncher {
         }
     }
 
-    /// Spawns the launcher in its own process group and waits until the bus answers a connection.
-    /// Returns the address and the process-group leader's pid.
-    static func start(directory: URL, config: URL, socket: String) throws -> (address: String, pid: pid_t) {
+    /// The launcher's argv (the script written into `directory` first): `unshare` runs the
+    /// script in a private mount namespace. Throws when a tool it needs is missing.
+    static func arguments(directory: URL, config: URL, socket: String) throws -> [String] {
         for tool in ["/usr/bin/dbus-broker-launch", "/usr/bin/systemd-socket-activate", "/usr/bin/unshare", "/usr/bin/python3"]
         where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw PrivateBusError("COURIER_TEST_BUS=dbus-broker needs \(tool) (packages dbus-broker, systemd, util-linux, python3)")
+            throw PrivateBusError("COURIER_TEST_BUS=dbus-broker needs \(tool) (\(BusImplementation.dbusBroker.packages))")
         }
-        let scriptURL = directory.appendingPathComponent("dbus-broker.sh")
-        try script.write(to: scriptURL, atomically: true, encoding: .utf8)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        let logPath = directory.appendingPathComponent("daemon.log").path
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGTERM)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigmask(&attr, &noSignals)
-        posix_spawnattr_setsigdefault(&attr, &defaults)
-        posix_spawnattr_setpgroup(&attr, 0)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-        let argv = ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script, "dbus-broker.sh", socket, config.path]
-        var cargs = argv.map { strdup($0) } + [nil]
-        defer { for a in cargs { free(a) } }
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, argv[0], &actions, &attr, &cargs, environ)
-        guard rc == 0 else { throw PrivateBusError("cannot start dbus-broker through unshare: error \(rc)") }
+        try script.write(to: directory.appendingPathComponent("dbus-broker.sh"), atomically: true, encoding: .utf8)
+        return ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script, "dbus-broker.sh", socket, config.path]
+    }
 
-        // Ready once the socket accepts connections (it exists between bind and listen, refusing);
-        // connections queue in the backlog until the broker itself runs.
+    /// Ready once the socket accepts connections (it exists between bind and listen, refusing);
+    /// connections queue in the backlog until the broker itself runs. At most 15 s.
+    static func waitUntilListening(_ launcher: ChildProcess, socket: String) -> Result<String, PrivateBusError> {
         let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
-            var status: Int32 = 0
-            if waitpid(child, &status, WNOHANG) == child {
-                let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-                throw PrivateBusError("dbus-broker exited during start-up (status \(status)); log \(logPath):\n\(log)")
+            if let termination = launcher.poll() {
+                return .failure(PrivateBusError("dbus-broker ended during start-up (\(termination))"))
             }
-            if access(socket, F_OK) == 0, canConnect(socket) { return ("unix:path=\(socket)", child) }
+            if access(socket, F_OK) == 0, canConnect(socket) { return .success("unix:path=\(socket)") }
             usleep(5_000)
         }
-        kill(-child, SIGKILL)
-        var status: Int32 = 0
-        waitpid(child, &status, 0)
-        throw PrivateBusError("dbus-broker did not create \(socket) within 15 s; log \(logPath)")
+        return .failure(PrivateBusError("dbus-broker did not listen on \(socket) within 15 s"))
     }
 }
