@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "courier-tool",
             dependencies: [
-                "Courier", "CourierURL", "CourierManifest", "DBus", "CourierDesktop",
+                "Courier", "CourierURL", "CourierManifest", "DBus", "CourierDesktop", "CourierInbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/courier"

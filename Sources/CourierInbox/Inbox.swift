@@ -88,7 +88,7 @@ public struct Inbox: Sendable {
             let source = try SourceFile(inspecting: file, index: index)
             if source.size > limits.maximumFileBytes {
                 throw InboxError(code: .fileTooLarge,
-                                 message: "\(source.label) is \(Self.format(bytes: source.size)), larger than the limit of \(Self.format(bytes: limits.maximumFileBytes)) per file; send a smaller file.",
+                                 message: "\(source.label) is \(ByteCount(source.size)), larger than the limit of \(ByteCount(limits.maximumFileBytes)) per file; send a smaller file.",
                                  fileIndex: index)
             }
             totalBytes += source.size
@@ -96,7 +96,7 @@ public struct Inbox: Sendable {
         }
         if totalBytes > limits.maximumDropBytes {
             throw InboxError(code: .dropTooLarge,
-                             message: "the drop holds \(Self.format(bytes: totalBytes)), more than the limit of \(Self.format(bytes: limits.maximumDropBytes)) per drop; send the files in several drops.")
+                             message: "the drop holds \(ByteCount(totalBytes)), more than the limit of \(ByteCount(limits.maximumDropBytes)) per drop; send the files in several drops.")
         }
         for source in sources {
             try typePolicy.check(source.candidate)
@@ -216,24 +216,11 @@ public struct Inbox: Sendable {
         let available = Int64(clamping: status.f_bavail) * blockSize
         if needed + limits.reservedFreeBytes > available {
             throw InboxError(code: .insufficientSpace,
-                             message: "the drop needs \(Self.format(bytes: needed)) but only \(Self.format(bytes: max(0, available - limits.reservedFreeBytes))) can be used on the file system of \(inboxPath.debugDescription) (\(Self.format(bytes: limits.reservedFreeBytes)) are kept free); nothing was written. Free some space and drop again.")
+                             message: "the drop needs \(ByteCount(needed)) but only \(ByteCount(max(0, available - limits.reservedFreeBytes))) can be used on the file system of \(inboxPath.debugDescription) (\(ByteCount(limits.reservedFreeBytes)) are kept free); nothing was written. Free some space and drop again.")
         }
         if status.f_files > 0 && UInt64(status.f_favail) < UInt64(sources.count) {
             throw InboxError(code: .insufficientSpace,
                              message: "the file system of \(inboxPath.debugDescription) has no free inodes left for \(sources.count) files; nothing was written. Delete some files and drop again.")
         }
-    }
-
-    /// "1.5 GiB", "12 KiB", "300 bytes".
-    static func format(bytes: Int64) -> String {
-        let units = ["KiB", "MiB", "GiB", "TiB"]
-        guard bytes >= 1024 else { return "\(bytes) bytes" }
-        var value = Double(bytes)
-        var unit = -1
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return value >= 10 || value == value.rounded() ? "\(Int(value.rounded())) \(units[unit])" : String(format: "%.1f %@", value, units[unit])
     }
 }

@@ -1,3 +1,4 @@
+import CourierInbox
 import Foundation
 
 /// The one-line progress bar `courier drop` draws while the broker copies large files, redrawn in
@@ -15,7 +16,7 @@ struct DropProgressBar {
         let filled = Int((fraction * Double(width)).rounded(.down))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         let percent = String(format: "%3d%%", Int((fraction * 100).rounded(.down)))
-        return "[\(bar)] \(percent)  \(Self.format(copied)) of \(Self.format(total))"
+        return "[\(bar)] \(percent)  \(ByteCount(copied)) of \(ByteCount(total))"
     }
 
     /// Redraws the bar on stdout.
@@ -31,16 +32,4 @@ struct DropProgressBar {
         drawn = false
     }
 
-    /// "512 MiB", "1.0 GiB", "900 bytes".
-    static func format(_ bytes: UInt64) -> String {
-        let units = ["KiB", "MiB", "GiB", "TiB"]
-        guard bytes >= 1024 else { return "\(bytes) bytes" }
-        var value = Double(bytes)
-        var unit = -1
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return value < 10 ? String(format: "%.1f %@", value, units[unit]) : "\(Int(value)) \(units[unit])"
-    }
 }
