@@ -70,7 +70,10 @@ extension DBusConnection {
         let (stream, continuation) = AsyncStream.makeStream(of: DBusMessage.self, bufferingPolicy: .unbounded)
         let id = try await subscribe(
             rule, deliver: { continuation.yield($0) }, finish: { continuation.finish() })
-        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        // Strong: the connection lives until it is closed anyway (its I/O thread holds it; closing
+        // finishes the stream, which drops this closure), and a `weak` reference would give it a
+        // refcount side table that slows every retain and release of it.
+        continuation.onTermination = { [self] _ in unsubscribe(id) }
         return stream
     }
 
@@ -89,7 +92,7 @@ extension DBusConnection {
                 continuation.yield(NameOwnerChange(name: n, oldOwner: old, newOwner: new))
             },
             finish: { continuation.finish() })
-        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        continuation.onTermination = { [self] _ in unsubscribe(id) }
         return stream
     }
 

@@ -10,6 +10,7 @@ extension DBusConnection {
             let existing = st.objects[path] ?? []
             if let dup = interfaces.first(where: { i in existing.contains { $0.name == i.name } }) { return dup.name }
             st.objects[path] = existing + interfaces
+            st.lastLookup = nil
             return nil
         }
         if let clash {
@@ -24,6 +25,7 @@ extension DBusConnection {
             guard var list = st.objects[path] else { return }
             list.removeAll { interfaces.contains($0.name) }
             st.objects[path] = list.isEmpty ? nil : list
+            st.lastLookup = nil
         }
     }
 
@@ -51,28 +53,14 @@ extension DBusConnection {
         }
     }
 
-    /// Routes a method call (I/O thread): standard interfaces, then the exported ones.
-    func handleMethodCall(_ m: DBusMessage) {
+    /// Routes a method call (I/O thread): standard interfaces, then the exported ones. `raw` is
+    /// the libdbus message `m` was decoded from, borrowed for the duration of this call.
+    func handleMethodCall(_ m: DBusMessage, raw: OpaquePointer) {
         guard let path = m.path, let member = m.member else { return }
-        let interfaces = state.withLock { $0.objects[path] }
-        if m.interface == Self.introspectable || (m.interface == nil && member.rawValue == "Introspect") {
-            let children = state.withLock { Self.children(of: path, in: $0.objects.keys) }
-            if member.rawValue == "Introspect", interfaces != nil || !children.isEmpty {
-                guard m.signature.rawValue.isEmpty else {
-                    return sendError(to: m, .invalidArgs("Introspect takes no arguments, got signature '\(m.signature)'"))
-                }
-                try? sendReply(to: m, [.string(Introspection.xml(interfaces ?? [], children: children))])
-                return
-            }
-        }
-        if m.interface == Self.peer {
-            return handlePeer(m)
-        }
+        let interfaces = state.withLock { $0.interfaces(at: path) }
+        if handleStandard(m, path: path, member: member, interfaces: interfaces) { return }
         guard let interfaces else {
             return sendError(to: m, .unknownObject("no object at path \(path)"))
-        }
-        if m.interface == Self.properties {
-            return handleProperties(m, interfaces)
         }
         // One pass, no intermediate arrays: this runs for every call the connection serves.
         var found: DBusMethod?
@@ -97,34 +85,70 @@ extension DBusConnection {
                 to: m,
                 .invalidArgs("method \(member) expects arguments of signature '\(method.arguments)', got '\(m.signature)'"))
         }
+        // The reply is built from the call's own libdbus message (`dbus_message_new_method_return`
+        // writes destination and reply serial in one header pass): keep it until the handler is done.
+        // Only the task touches it from here on.
+        let reply = ReplyTarget(call: m.noReplyExpected ? nil : raw)
+        let handler = method.handler
+        let results = method.results
         let call = MethodCall(connection: self, message: m)
         // Started synchronously on this (the I/O) thread until the handler's first suspension,
         // which resumes on the connection's executor: a handler that answers at once replies
         // before the next message is routed, with no job queued and no thread hop.
         Task.immediate(executorPreference: loop) {
+            defer { reply.release() }
             do {
-                let values = try await method.handler(call)
-                guard values.count == method.results.types.count,
-                    zip(values, method.results.types).allSatisfy({ $0.type == $1 })
+                let values = try await handler(call)
+                guard values.count == results.types.count,
+                    zip(values, results.types).allSatisfy({ $0.type == $1 })
                 else {
                     let got = values.map(\.type.signature).joined()
                     self.sendError(
-                        to: m,
-                        .failed("the handler of \(member) returned signature '\(got)' instead of the declared '\(method.results)'"))
+                        to: call.message,
+                        .failed("the handler of \(member) returned signature '\(got)' instead of the declared '\(results)'"))
                     return
                 }
                 do {
                     try MessageCodec.validateContents(values)
-                    try self.sendValidatedReply(to: m, values)
-                } catch { self.sendError(to: m, Self.dbusError(error)) }
+                    try self.sendMethodReturn(reply, values)
+                } catch { self.sendError(to: call.message, Self.dbusError(error)) }
             } catch let e as DBusError {
-                self.sendError(to: m, e)
+                self.sendError(to: call.message, e)
             } catch let e as DBusValidationError {
-                self.sendError(to: m, e.asDBusError)
+                self.sendError(to: call.message, e.asDBusError)
             } catch {
-                self.sendError(to: m, .failed("\(error)"))
+                self.sendError(to: call.message, .failed("\(error)"))
             }
         }
+    }
+
+    /// `org.freedesktop.DBus.Introspectable`, `.Peer` and `.Properties`; false when `m` is for
+    /// none of them (then it is routed to the exported interfaces).
+    private func handleStandard(_ m: DBusMessage, path: ObjectPath, member: MemberName, interfaces: [DBusInterface]?) -> Bool {
+        if m.interface == Self.introspectable || (m.interface == nil && member.rawValue == "Introspect") {
+            let children = state.withLock { Self.children(of: path, in: $0.objects.keys) }
+            if member.rawValue == "Introspect", interfaces != nil || !children.isEmpty {
+                guard m.signature.rawValue.isEmpty else {
+                    sendError(to: m, .invalidArgs("Introspect takes no arguments, got signature '\(m.signature)'"))
+                    return true
+                }
+                try? sendReply(to: m, [.string(Introspection.xml(interfaces ?? [], children: children))])
+                return true
+            }
+        }
+        if m.interface == Self.peer {
+            handlePeer(m)
+            return true
+        }
+        if m.interface == Self.properties {
+            guard let interfaces else {
+                sendError(to: m, .unknownObject("no object at path \(path)"))
+                return true
+            }
+            handleProperties(m, interfaces)
+            return true
+        }
+        return false
     }
 
     /// The names of the direct children of `path` among exported paths.

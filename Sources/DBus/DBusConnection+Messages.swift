@@ -187,6 +187,15 @@ extension DBusConnection {
         try sendNoReply(m)
     }
 
+    /// Sends a method return built from the call's own libdbus message (see `ReplyTarget`).
+    func sendMethodReturn(_ target: ReplyTarget, _ values: [DBusValue]) throws(DBusError) {
+        guard let call = target.call else { return }
+        guard let m = dbus_message_new_method_return(call) else { throw DBusError.failed("out of memory") }
+        defer { dbus_message_unref(m) }
+        guard MessageCodec.append(values, to: m) else { throw DBusError.failed("cannot build the reply") }
+        try sendNoReply(m)
+    }
+
     /// Sends an error reply for `call` (nothing when the caller asked for no reply).
     func sendError(to call: DBusMessage, _ error: DBusError) {
         if call.noReplyExpected { return }
@@ -232,10 +241,27 @@ extension DBusConnection {
             return true
         }
         if type == cdbus_message_type_method_call() {
-            handleMethodCall(MessageCodec.decode(m, reusing: headerCache))
+            handleMethodCall(MessageCodec.decode(m, reusing: headerCache), raw: m)
             return true
         }
         return false
+    }
+}
+
+/// The libdbus message of a call being served, referenced until its handler is done, to build
+/// the reply from (nil when the caller wants no reply). Only the handler's task uses it after the
+/// I/O thread has routed it, and a received message is never modified: no libdbus state is shared.
+struct ReplyTarget: @unchecked Sendable {
+    let call: OpaquePointer?
+
+    init(call: OpaquePointer?) {
+        if let call { dbus_message_ref(call) }
+        self.call = call
+    }
+
+    /// Drops the reference (once, when the handler is done).
+    func release() {
+        if let call { dbus_message_unref(call) }
     }
 }
 

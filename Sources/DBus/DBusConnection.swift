@@ -191,6 +191,18 @@ struct ConnectionState: ~Copyable {
     var nextID: UInt64 = 1
     var disconnected = false
     var disconnectWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The last path routed and what it serves (cleared by every export and unexport). Calls
+    /// mostly repeat the path, and the decoder hands out the same `String` for a repeated header
+    /// string, so comparing is a pointer check instead of hashing the path.
+    var lastLookup: (path: ObjectPath, interfaces: [DBusInterface]?)?
+
+    /// The interfaces exported at `path`.
+    mutating func interfaces(at path: ObjectPath) -> [DBusInterface]? {
+        if let last = lastLookup, last.path == path { return last.interfaces }
+        let found = objects[path]
+        lastLookup = (path, found)
+        return found
+    }
 }
 
 struct PendingCall {

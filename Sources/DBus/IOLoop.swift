@@ -43,7 +43,9 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     private let stopRequested = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let threadID = Atomic<UInt>(0)
-    private weak var client: (any IOLoopClient)?
+    /// The connection, kept alive by the loop until it stops. Strong on purpose: a `weak`
+    /// reference would give the connection a refcount side table, and every retain and release
+    /// of it (several per message) would take the runtime's slow path.
     private var keepAlive: (any IOLoopClient)?
 
     init(connection: OpaquePointer) {
@@ -110,7 +112,6 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
 
     /// Installs the libdbus callbacks and starts the thread, which keeps `client` alive until it stops.
     func start(client: any IOLoopClient) {
-        self.client = client
         self.keepAlive = client
         let me = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_watch_functions(connection, ioAddWatch, ioRemoveWatch, ioToggleWatch, me, nil)
@@ -227,7 +228,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     private func shutdown() {
         dbus_connection_close(connection)
         _ = dispatchAll()
-        client?.loopDidStop()
+        keepAlive?.loopDidStop()
         _ = runJobs()
         dbus_connection_set_watch_functions(connection, nil, nil, nil, nil, nil)
         dbus_connection_set_timeout_functions(connection, nil, nil, nil, nil, nil)

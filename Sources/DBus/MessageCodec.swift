@@ -302,40 +302,48 @@ enum MessageCodec {
 
     /// Decodes header and body of a received message.
     static func decode(_ m: OpaquePointer, withBody: Bool = true) -> DBusMessage {
+        let kind = kind(of: m)
         var header = HeaderStringCache()
-        header.fill(from: m)
-        return decode(m, header: header, withBody: withBody)
+        var none = HeaderStringCache()
+        header.fill(from: m, kind: kind, reusing: &none)
+        return decode(m, kind: kind, header: header, withBody: withBody)
     }
 
     /// `decode`, reusing header strings equal to those of the previous message decoded with
     /// `cache` (the connection's, used on its I/O thread) instead of allocating new ones.
     static func decode(_ m: OpaquePointer, reusing cache: borrowing Mutex<HeaderStringCache>) -> DBusMessage {
+        let kind = kind(of: m)
         var header = HeaderStringCache()
-        cache.withLock { header.fill(from: m, reusing: &$0) }
-        return decode(m, header: header, withBody: true)
+        cache.withLock { header.fill(from: m, kind: kind, reusing: &$0) }
+        return decode(m, kind: kind, header: header, withBody: true)
     }
 
-    private static func decode(_ m: OpaquePointer, header: HeaderStringCache, withBody: Bool) -> DBusMessage {
-        let kind: DBusMessage.Kind
+    static func kind(of m: OpaquePointer) -> DBusMessage.Kind {
         switch dbus_message_get_type(m) {
-        case cdbus_message_type_method_call(): kind = .methodCall
-        case cdbus_message_type_method_return(): kind = .methodReturn
-        case cdbus_message_type_error(): kind = .error
-        default: kind = .signal
+        case cdbus_message_type_method_call(): .methodCall
+        case cdbus_message_type_method_return(): .methodReturn
+        case cdbus_message_type_error(): .error
+        default: .signal
         }
+    }
+
+    /// Reads only the header fields a message of `kind` can carry (each read is a libdbus
+    /// header lookup): no reply serial on calls and signals, no error name but on errors.
+    private static func decode(_ m: OpaquePointer, kind: DBusMessage.Kind, header: HeaderStringCache, withBody: Bool) -> DBusMessage {
+        let isReply = kind == .methodReturn || kind == .error
         return DBusMessage(
             kind: kind,
             serial: dbus_message_get_serial(m),
-            replySerial: dbus_message_get_reply_serial(m),
+            replySerial: isReply ? dbus_message_get_reply_serial(m) : 0,
             sender: header.sender.map(BusName.init(unchecked:)),
             destination: header.destination.map(BusName.init(unchecked:)),
             path: header.path.map(ObjectPath.init(unchecked:)),
             interface: header.interface.map(InterfaceName.init(unchecked:)),
             member: header.member.map(MemberName.init(unchecked:)),
-            errorName: dbus_message_get_error_name(m).map { String(cString: $0) },
+            errorName: kind == .error ? dbus_message_get_error_name(m).map { String(cString: $0) } : nil,
             signature: header.signature?.parsed ?? .empty,
             body: withBody ? decodeBody(m) : [],
-            noReplyExpected: dbus_message_get_no_reply(m) != 0)
+            noReplyExpected: kind == .methodCall && dbus_message_get_no_reply(m) != 0)
     }
 }
 
@@ -350,20 +358,17 @@ struct HeaderStringCache: Sendable {
     var member: String?
     var signature: (text: String, parsed: Signature)?
 
-    /// Reads every field of `m` afresh.
-    mutating func fill(from m: OpaquePointer) {
-        var none = HeaderStringCache()
-        fill(from: m, reusing: &none)
-    }
-
-    /// Reads every field of `m`, taking the string from `cache` when it is equal, and leaves in
-    /// `cache` the strings of `m`.
-    mutating func fill(from m: OpaquePointer, reusing cache: inout HeaderStringCache) {
+    /// Reads the fields of `m` (path, interface and member only for calls and signals, which
+    /// carry them), taking the string from `cache` when it is equal, and leaves in `cache` the
+    /// strings of `m`.
+    mutating func fill(from m: OpaquePointer, kind: DBusMessage.Kind, reusing cache: inout HeaderStringCache) {
         sender = Self.string(dbus_message_get_sender(m), &cache.sender)
         destination = Self.string(dbus_message_get_destination(m), &cache.destination)
-        path = Self.string(dbus_message_get_path(m), &cache.path)
-        interface = Self.string(dbus_message_get_interface(m), &cache.interface)
-        member = Self.string(dbus_message_get_member(m), &cache.member)
+        if kind == .methodCall || kind == .signal {
+            path = Self.string(dbus_message_get_path(m), &cache.path)
+            interface = Self.string(dbus_message_get_interface(m), &cache.interface)
+            member = Self.string(dbus_message_get_member(m), &cache.member)
+        }
         if let text = dbus_message_get_signature(m), text.pointee != 0 {
             if let last = cache.signature, Self.equal(last.text, text) {
                 signature = last

@@ -1,4 +1,7 @@
 internal import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why a name, path or signature was rejected before it could reach libdbus.
 public struct DBusValidationError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -29,7 +32,7 @@ enum NameValidation {
         if s.utf8.count > maxLength {
             throw DBusValidationError(kind: kind, input: s, reason: "longer than \(maxLength) bytes")
         }
-        if s.utf8.contains(0) {
+        if containsNUL(s) {
             throw DBusValidationError(kind: kind, input: s, reason: "contains a NUL character")
         }
     }
@@ -82,9 +85,17 @@ enum NameValidation {
             throw DBusValidationError(kind: "signature", input: s, reason: failure)
         }
     }
+    /// Whether `s` has a NUL byte: `memchr` over a native string's bytes (every string of every
+    /// message goes through here), byte by byte only for a bridged one.
+    static func containsNUL(_ s: String) -> Bool {
+        s.utf8.withContiguousStorageIfAvailable { b in
+            b.count > 0 && memchr(b.baseAddress!, 0, b.count) != nil
+        } ?? s.utf8.contains(0)
+    }
+
     /// D-Bus strings are UTF-8 (Swift guarantees it) without NUL.
     static func string(_ s: String) throws(DBusValidationError) {
-        if s.utf8.contains(0) {
+        if containsNUL(s) {
             throw DBusValidationError(kind: "string", input: s, reason: "contains a NUL character, which D-Bus strings cannot carry")
         }
     }

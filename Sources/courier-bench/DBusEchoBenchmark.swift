@@ -4,14 +4,15 @@ import CourierProcess
 import DBus
 import Foundation
 
-/// `courier-bench dbus-echo [--calls N] [--pipelined N] [--depth D] [--rounds R] [--cross]`
+/// `courier-bench dbus-echo [--calls N] [--pipelined N] [--depth D] [--rounds R] [--cross] [--only ROW]`
 ///
 /// On one private dbus-daemon, measures an `Echo(s) → s` round trip (a) with a plain C libdbus
 /// service and client, (b) with a Swift service and Swift client through the `DBus` module.
 /// Each service runs in its own process (this executable, `--serve c|swift ADDRESS`); clients run
 /// here. Prints p50/p99 of sequential calls, pipelined calls/s, and the Swift/C ratios
 /// (targets: p50 ≤ 1.2× C, pipelined ≥ 0.8× C). `--cross` adds C client → Swift service and Swift
-/// client → C service, which split the difference between the two sides.
+/// client → C service, which split the difference between the two sides. `--only ROW` runs one
+/// configuration alone, to profile it (see `profile`).
 enum DBusEchoBenchmark {
     static let name: BusName = "org.courier.bench.Echo"
     static let swiftName: BusName = "org.courier.bench.SwiftEcho"
@@ -29,6 +30,7 @@ enum DBusEchoBenchmark {
         var depth = 64
         var rounds = 3
         let cross = arguments.contains("--cross")
+        var only: String?
         let arguments = arguments.filter { $0 != "--cross" }
         var i = 0
         while i + 1 < arguments.count {
@@ -37,6 +39,7 @@ enum DBusEchoBenchmark {
             case "--pipelined": pipelined = Int(arguments[i + 1]) ?? pipelined
             case "--depth": depth = Int(arguments[i + 1]) ?? depth
             case "--rounds": rounds = max(1, Int(arguments[i + 1]) ?? rounds)
+            case "--only": only = arguments[i + 1]
             default: break
             }
             i += 2
@@ -57,6 +60,12 @@ enum DBusEchoBenchmark {
         defer { buffer.deallocate() }
         _ = courier_echo_client_sequential(bus.address, name.rawValue, 1000, buffer)
         _ = try await sequential(client, count: 1000)
+
+        if let only {
+            try await profile(only, client: client, bus: bus, calls: calls, depth: depth, buffer: buffer,
+                              service: only.hasSuffix("-c") ? cService.pid : swiftService.pid)
+            return
+        }
 
         var cSeq: [Stats] = [], cRate: [Double] = []
         var sSeq: [Stats] = [], sRate: [Double] = []
@@ -137,6 +146,40 @@ enum DBusEchoBenchmark {
         print("  pipelined: \(ratio(sr, cr)) (caller on connection executor: \(ratio(lr, cr))); target ≥ 0.80×")
     }
 
+    /// `--only ROW`: one configuration alone, for `perf stat`/`perf record` on this process or a
+    /// service (compare two `--calls` values to cancel the set-up): `seq-c` (C client → C service),
+    /// `seq` (Swift → Swift, default caller), `seq-exec` (caller on the connection executor),
+    /// `pipe`, `pipe-exec` (pipelined Swift → Swift), `pipe-c` (pipelined C → C).
+    static func profile(
+        _ row: String, client: DBusConnection, bus: PrivateBus, calls: Int, depth: Int,
+        buffer: UnsafeMutablePointer<UInt64>, service: Int32
+    ) async throws {
+        let (c0, s0) = (cpuNanoseconds(getpid()), cpuNanoseconds(service))
+        var p50: UInt64 = 0
+        var rate = 0.0
+        switch row {
+        case "seq-c":
+            guard courier_echo_client_sequential(bus.address, name.rawValue, Int32(calls), buffer) == 0 else {
+                throw DBusError.failed("C sequential client failed")
+            }
+            p50 = Stats(Array(UnsafeBufferPointer(start: buffer, count: calls))).p50
+        case "seq": p50 = Stats(try await sequential(client, count: calls)).p50
+        case "seq-exec":
+            let n = calls
+            p50 = Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n) }).p50
+        case "pipe": rate = try await pipeline(client, total: calls, depth: depth, executor: nil)
+        case "pipe-exec": rate = try await pipeline(client, total: calls, depth: depth, executor: client.executor)
+        case "pipe-c":
+            let ns = courier_echo_client_pipelined(bus.address, name.rawValue, Int32(calls), Int32(depth))
+            guard ns > 0 else { throw DBusError.failed("C pipelined client failed") }
+            rate = Double(calls) / (Double(ns) / 1e9)
+        default: throw DBusError.failed("unknown --only \(row): seq-c, seq, seq-exec, pipe, pipe-exec, pipe-c")
+        }
+        let (c1, s1) = (cpuNanoseconds(getpid()), cpuNanoseconds(service))
+        print("\(row): \(calls) calls, " + String(format: "p50 %.1f µs, %.0f calls/s, CPU per call: client %.1f µs, service %.1f µs",
+                     Double(p50) / 1000, rate, Double(c1 &- c0) / Double(calls) / 1000, Double(s1 &- s0) / Double(calls) / 1000))
+    }
+
     struct Stats {
         let p50: UInt64
         let p99: UInt64
@@ -151,8 +194,16 @@ enum DBusEchoBenchmark {
         }
     }
 
-    /// CPU time of every thread of `pid` so far (/proc/PID/task/*/schedstat, nanoseconds).
+    /// CPU time of every thread of `pid` so far, nanoseconds. This process: `getrusage`, which
+    /// also counts threads that have exited (summing live threads made a row negative when a pool
+    /// thread ended). A service: /proc/PID/task/*/schedstat (its threads live as long as it does).
     static func cpuNanoseconds(_ pid: Int32) -> UInt64 {
+        if pid == getpid() {
+            var u = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &u)
+            let us = (Int(u.ru_utime.tv_sec) + Int(u.ru_stime.tv_sec)) * 1_000_000 + Int(u.ru_utime.tv_usec) + Int(u.ru_stime.tv_usec)
+            return UInt64(us) * 1000
+        }
         guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return 0 }
         var total: UInt64 = 0
         for task in tasks {
