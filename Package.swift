@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "courier-tool",
             dependencies: [
-                "Courier", "CourierURL", "CourierManifest", "DBus", "CourierDesktop", "CourierInbox",
+                "Courier", "CourierURL", "CourierManifest", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/courier"

@@ -1,4 +1,5 @@
 import Courier
+import CourierProcess
 import DBus
 import Foundation
 
@@ -28,26 +29,20 @@ enum BrokerConnection {
         let logFolder = stateHome + "/courier"
         try? FileManager.default.createDirectory(atPath: logFolder, withIntermediateDirectories: true)
         let logPath = logFolder + "/courierd.log"
-        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--started-by", "courier (no bus activation)"]
-        process.standardInput = FileHandle.nullDevice
-        if let log = FileHandle(forWritingAtPath: logPath) {
-            log.seekToEndOfFile()
-            process.standardOutput = log
-            process.standardError = log
-        }
+        // The shared Spawner: standard input /dev/null, output and errors appended to the log, no
+        // descriptor of this process and none of its signal settings inherited.
+        let daemon: ChildProcess
         do {
-            try process.run()
+            daemon = try Spawner.start(path: executable, arguments: [executable, "--started-by", "courier (no bus activation)"],
+                                       standardOutput: .file(logPath, append: true), standardError: .standardOutput)
         } catch {
-            throw CourierError(.brokerUnavailable, "cannot start \(executable): \(error.localizedDescription)")
+            throw CourierError(.brokerUnavailable, "cannot start \(executable): \(error)")
         }
         // Wait (bounded) until it owns the name.
         for _ in 0..<250 {
             if await client.brokerIsRunning() { return }
-            if !process.isRunning {
-                throw CourierError(.brokerUnavailable, "\(executable) exited with status \(process.terminationStatus) before owning org.courier.Broker; see \(logPath)")
+            if let termination = daemon.poll() {
+                throw CourierError(.brokerUnavailable, "\(executable) ended (\(termination)) before owning org.courier.Broker; see \(logPath)")
             }
             try? await Task.sleep(for: .milliseconds(20))
         }
