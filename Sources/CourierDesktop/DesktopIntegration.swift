@@ -1,3 +1,4 @@
+import CourierManifest
 /// Into Courier from the desktop: keeps one desktop entry per Courier app in
 /// `$XDG_DATA_HOME/applications/` and makes it the default handler of exactly the schemes the app
 /// owns in `$XDG_CONFIG_HOME/mimeapps.list`.
@@ -83,7 +84,7 @@ public struct DesktopIntegration: Sendable {
     public func installedBundleIdentifiers() -> [String] {
         Syscalls.directoryEntries(directories.applications).compactMap { name in
             guard name.hasPrefix("courier-"), name.hasSuffix(".desktop") else { return nil }
-            let path = Path.join(directories.applications, name)
+            let path = Paths.join(directories.applications, name)
             guard let bytes = try? Syscalls.readFile(path), let text = String(validating: bytes, as: UTF8.self),
                 let id = DesktopEntry.courierBundleIdentifier(in: text), "courier-\(id).desktop" == name
             else { return nil }
@@ -93,7 +94,7 @@ public struct DesktopIntegration: Sendable {
 
     /// The path of the entry for `bundleIdentifier`.
     public func entryPath(for bundleIdentifier: String) -> String {
-        Path.join(directories.applications, "courier-\(bundleIdentifier).desktop")
+        Paths.join(directories.applications, "courier-\(bundleIdentifier).desktop")
     }
 
     // MARK: One batch: entries, then mimeapps.list once, then the database once.

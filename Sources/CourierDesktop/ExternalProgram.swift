@@ -1,3 +1,4 @@
+import CourierManifest
 import Foundation
 
 /// A program found on `PATH` at run time and started with an argv, never through a shell.
@@ -23,7 +24,7 @@ public struct ExternalProgram: Sendable, Equatable {
         let environment = environment ?? ProcessInfo.processInfo.environment
         let search = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         for directory in search.split(separator: ":", omittingEmptySubsequences: true) {
-            let candidate = Path.join(String(directory), name)
+            let candidate = Paths.join(String(directory), name)
             if Syscalls.isExecutableFile(candidate) { return ExternalProgram(path: candidate) }
         }
         return nil

@@ -1,3 +1,4 @@
+import CourierManifest
 import Foundation
 
 /// The two XDG base directories Courier's desktop integration writes to, and nothing else.
@@ -24,13 +25,13 @@ public struct XDGDirectories: Sendable, Equatable {
             guard let value = environment[key], value.hasPrefix("/") else { return nil }
             return value
         }
-        self.dataHome = absolute("XDG_DATA_HOME") ?? Path.join(home, ".local/share")
-        self.configHome = absolute("XDG_CONFIG_HOME") ?? Path.join(home, ".config")
+        self.dataHome = absolute("XDG_DATA_HOME") ?? Paths.join(home, ".local/share")
+        self.configHome = absolute("XDG_CONFIG_HOME") ?? Paths.join(home, ".config")
     }
 
     /// `$XDG_DATA_HOME/applications`, where per-user desktop entries live.
-    public var applications: String { Path.join(dataHome, "applications") }
+    public var applications: String { Paths.join(dataHome, "applications") }
 
     /// `$XDG_CONFIG_HOME/mimeapps.list`, the user's default applications.
-    public var mimeAppsList: String { Path.join(configHome, "mimeapps.list") }
+    public var mimeAppsList: String { Paths.join(configHome, "mimeapps.list") }
 }

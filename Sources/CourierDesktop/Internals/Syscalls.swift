@@ -1,3 +1,4 @@
+import CourierManifest
 import CourierProcess
 #if canImport(Glibc)
 import Glibc
@@ -39,13 +40,13 @@ enum Syscalls {
         _ path: String, _ bytes: [UInt8], mode: mode_t = 0o644
     ) throws(DesktopIntegrationError) {
         let target = try resolvedTarget(path)
-        let directory = Path.directory(of: target)
+        let directory = Paths.directory(of: target)
         try makeDirectories(directory)
         var mode = mode
         var info = stat()
         if stat(target, &info) == 0 { mode = info.st_mode & 0o7777 }
 
-        var template = Array(Path.join(directory, ".\(Path.lastComponent(of: target)).XXXXXX").utf8CString)
+        var template = Array(Paths.join(directory, ".\(Paths.lastComponent(of: target)).XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         if fd < 0 { throw .fileSystem(operation: "create a temporary file in", path: directory, errno: errno) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -87,7 +88,7 @@ enum Syscalls {
     /// `mkdir -p` with mode 0700 for the folders it creates, as the XDG specification asks.
     static func makeDirectories(_ path: String) throws(DesktopIntegrationError) {
         if isDirectory(path) { return }
-        let parent = Path.directory(of: path)
+        let parent = Paths.directory(of: path)
         if parent != path { try makeDirectories(parent) }
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw .fileSystem(operation: "create folder", path: path, errno: errno)

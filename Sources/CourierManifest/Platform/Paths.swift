@@ -1,21 +1,23 @@
 import Glibc
 
-/// Path string helpers (no Foundation `URL`: paths here are byte-exact strings).
-enum Paths {
-    static func join(_ directory: String, _ name: String) -> String {
+/// Path string helpers (no Foundation `URL`: paths here are byte-exact strings), shared within the
+/// package by the desktop edge (`CourierDesktop`), whose paths are likewise exactly the bytes the
+/// C calls receive.
+package enum Paths {
+    package static func join(_ directory: String, _ name: String) -> String {
         if directory.isEmpty { return name }
         return directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
     /// The folder part of a path (`/a/b/c.plist` → `/a/b`; `c.plist` → `.`).
-    static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])
     }
 
     /// The last component.
-    static func lastComponent(of path: String) -> String {
+    package static func lastComponent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
     }
