@@ -79,10 +79,7 @@ enum LoadRun {
             containers = root.appendingPathComponent("data/courier/containers", isDirectory: true)
             try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
             log = options.brokerLog ?? root.appendingPathComponent("courierd.log").path
-            var environment = bus.environment
-            environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-            environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-            environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+            var environment = bus.environment(homesIn: root)
             environment["COURIER_DESKTOP_ENTRIES"] = "0"
             self.environment = environment
             for app in 0..<options.apps {

@@ -75,6 +75,16 @@ public final class PrivateBus: Sendable {
         return env
     }
 
+    /// `environment` with the XDG data, config and state homes in `root` (`data`, `config`,
+    /// `state`), so that a courierd or an app started with it touches nothing of the user's.
+    public func environment(homesIn root: URL) -> [String: String] {
+        var environment = self.environment
+        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+        environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+        return environment
+    }
+
     /// A new connection to this bus (registered, with a unique name).
     public func connect() throws -> DBusConnection {
         try DBusConnection(address: address)

@@ -22,10 +22,7 @@ struct BrokerCrashFaultTests {
             let root = bus.directory.appendingPathComponent("daemon", isDirectory: true)
             manifests = root.appendingPathComponent("manifests", isDirectory: true)
             try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
-            var environment = bus.environment
-            environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-            environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-            environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+            var environment = bus.environment(homesIn: root)
             environment["COURIER_DESKTOP_ENTRIES"] = "0"
             self.environment = environment
             log = root.appendingPathComponent("courierd.log").path

@@ -25,10 +25,7 @@ final class BrokerFixture: @unchecked Sendable {
         manifests = root.appendingPathComponent("manifests", isDirectory: true)
         dataHome = root.appendingPathComponent("data", isDirectory: true)
         try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
-        var environment = bus.environment
-        environment["XDG_DATA_HOME"] = dataHome.path
-        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-        environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+        var environment = bus.environment(homesIn: root)
         environment["PATH"] = Products.folder.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         self.environment = environment
         try configure(ManifestWriter(folder: manifests))

@@ -41,10 +41,7 @@ struct DropDaemonTests {
             ]
             try PropertyListSerialization.data(fromPropertyList: sink, format: .xml, options: 0)
                 .write(to: manifests.appendingPathComponent("\(DropDaemonTests.sink).plist"))
-            var environment = bus.environment
-            environment["XDG_DATA_HOME"] = dataHome.path
-            environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-            environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+            var environment = bus.environment(homesIn: root)
             environment["COURIER_LOG_LEVEL"] = "error"
             self.environment = environment
             client = BrokerClient(connection: try bus.connect())
