@@ -1,25 +1,6 @@
-/// How a program Courier ran ended.
-public enum ExitStatus: Sendable, Equatable, CustomStringConvertible {
-    /// It called `exit(code)`.
-    case exited(Int32)
-    /// A signal ended it.
-    case signaled(Int32)
+public import CourierProcess
 
-    /// Whether it exited with status 0.
-    public var succeeded: Bool { self == .exited(0) }
-
-    /// The status a shell would report: the exit code, or 128 + the signal number.
-    public var shellStatus: Int32 {
-        switch self {
-        case .exited(let code): return code
-        case .signaled(let signal): return 128 + signal
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .exited(let code): return "exit status \(code)"
-        case .signaled(let signal): return "killed by signal \(signal)"
-        }
-    }
-}
+/// How a program Courier ran ended: `.exited(code)` or `.signaled(signal)`, with `succeeded`,
+/// `shellStatus` and a description; the one decoding of a wait status, shared with every other
+/// process CourierProcess starts.
+public typealias ExitStatus = ChildProcess.Termination

@@ -19,21 +19,22 @@ public struct ChildProcess: Sendable {
     /// The read end of the pipe the child writes to (`SpawnOutput.pipe`); `nil` otherwise.
     public let output: PipeReadEnd?
 
-    /// How a child ended.
+    /// How a child ended (`CourierDesktop.ExitStatus` is this type).
     public enum Termination: Sendable, Equatable, CustomStringConvertible {
-        /// It exited with this status.
+        /// It called `exit(code)`.
         case exited(Int32)
         /// A signal ended it.
         case signaled(Int32)
 
-        /// Decodes a `waitpid` status.
+        /// Decodes a `waitpid` status (`WIFEXITED` / `WEXITSTATUS` / `WTERMSIG` are macros Swift
+        /// cannot import).
         public init(waitStatus status: Int32) {
             let signal = status & 0x7f
             self = signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
         }
 
-        /// The shell's way to say it in one number: the exit status, or 128 + the signal.
-        public var exitCode: Int32 {
+        /// The status a shell would report: the exit code, or 128 + the signal number.
+        public var shellStatus: Int32 {
             switch self {
             case .exited(let code): code
             case .signaled(let signal): 128 + signal
@@ -43,11 +44,11 @@ public struct ChildProcess: Sendable {
         /// Whether it exited with status 0.
         public var succeeded: Bool { self == .exited(0) }
 
-        /// "exit 3", "signal 9".
+        /// "exit status 3", "killed by signal 9".
         public var description: String {
             switch self {
-            case .exited(let code): "exit \(code)"
-            case .signaled(let signal): "signal \(signal)"
+            case .exited(let code): "exit status \(code)"
+            case .signaled(let signal): "killed by signal \(signal)"
             }
         }
     }

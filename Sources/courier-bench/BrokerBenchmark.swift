@@ -340,7 +340,7 @@ enum BrokerBenchmark {
             throw BenchUsageError("cannot spawn \(path): \(error)")
         }
         let termination = child.wait()
-        return (clock.now - t0, termination.exitCode)
+        return (clock.now - t0, termination.shellStatus)
     }
 
     // MARK: 5

@@ -39,7 +39,7 @@ public final class BackgroundProcess: Sendable {
         }
         pid = child.pid
         Thread.detachNewThread { [self] in
-            let code = child.wait().exitCode
+            let code = child.wait().shellStatus
             let waiters = state.withLock { state in
                 state.status = code
                 defer { state.waiters = [] }

@@ -117,8 +117,9 @@ import Glibc
     @Test func terminationsSayHowTheChildEnded() {
         #expect(ChildProcess.Termination(waitStatus: 3 << 8) == .exited(3))
         #expect(ChildProcess.Termination(waitStatus: 9) == .signaled(9))
-        #expect(ChildProcess.Termination.signaled(9).exitCode == 137)
+        #expect(ChildProcess.Termination.signaled(9).shellStatus == 137)
         #expect(ChildProcess.Termination.exited(0).succeeded)
-        #expect("\(ChildProcess.Termination.exited(3))" == "exit 3")
+        #expect("\(ChildProcess.Termination.exited(3))" == "exit status 3")
+        #expect("\(ChildProcess.Termination.signaled(15))" == "killed by signal 15")
     }
 }

@@ -68,7 +68,7 @@ struct LoadTests {
         #expect(after.fds <= baseline.fds, "courierd fds \(baseline.fds) → \(after.fds)")
         #expect(after.rssKiB - baseline.rssKiB <= 4096, "courierd RSS \(baseline.rssKiB) → \(after.rssKiB) KiB")
         #expect(after.threads <= baseline.threads)
-        #expect(result.brokerExit == "exit 0", "courierd after SIGTERM: \(result.brokerExit ?? "still running")")
+        #expect(result.brokerExit == "exit status 0", "courierd after SIGTERM: \(result.brokerExit ?? "still running")")
         #expect(result.failures.isEmpty, "\(result.failures)")
     }
 }

@@ -167,9 +167,6 @@ enum Syscalls {
             if errno == EINTR { continue }
             throw .fileSystem(operation: "waitpid for", path: program, errno: errno)
         }
-        // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift cannot import.
-        let signal = status & 0x7f
-        if signal == 0 { return .exited((status >> 8) & 0xff) }
-        return .signaled(signal)
+        return ExitStatus(waitStatus: status)
     }
 }
