@@ -85,41 +85,50 @@ extension DBusConnection {
                 to: m,
                 .invalidArgs("method \(member) expects arguments of signature '\(method.arguments)', got '\(m.signature)'"))
         }
+        let call = MethodCall(connection: self, message: m)
+        if let immediate = method.immediateHandler {
+            // Inline, no task: the call's message is still borrowed here.
+            let reply = ReplyTarget(borrowing: m.noReplyExpected ? nil : raw)
+            do {
+                finishCall(call, member: member, results: method.results, values: try immediate(call), reply: reply)
+            } catch {
+                sendError(to: m, Self.dbusError(error))
+            }
+            return
+        }
         // The reply is built from the call's own libdbus message (`dbus_message_new_method_return`
         // writes destination and reply serial in one header pass): keep it until the handler is done.
         // Only the task touches it from here on.
         let reply = ReplyTarget(call: m.noReplyExpected ? nil : raw)
         let handler = method.handler
         let results = method.results
-        let call = MethodCall(connection: self, message: m)
         // Started synchronously on this (the I/O) thread until the handler's first suspension,
         // which resumes on the connection's executor: a handler that answers at once replies
         // before the next message is routed, with no job queued and no thread hop.
         Task.immediate(executorPreference: loop) {
             defer { reply.release() }
             do {
-                let values = try await handler(call)
-                guard values.count == results.types.count,
-                    zip(values, results.types).allSatisfy({ $0.type == $1 })
-                else {
-                    let got = values.map(\.type.signature).joined()
-                    self.sendError(
-                        to: call.message,
-                        .failed("the handler of \(member) returned signature '\(got)' instead of the declared '\(results)'"))
-                    return
-                }
-                do {
-                    try MessageCodec.validateContents(values)
-                    try self.sendMethodReturn(reply, values)
-                } catch { self.sendError(to: call.message, Self.dbusError(error)) }
-            } catch let e as DBusError {
-                self.sendError(to: call.message, e)
-            } catch let e as DBusValidationError {
-                self.sendError(to: call.message, e.asDBusError)
+                self.finishCall(call, member: member, results: results, values: try await handler(call), reply: reply)
             } catch {
-                self.sendError(to: call.message, .failed("\(error)"))
+                self.sendError(to: call.message, Self.dbusError(error))
             }
         }
+    }
+
+    /// Checks a handler's values against the declared results and replies with them (or with
+    /// the error saying what was wrong).
+    private func finishCall(_ call: MethodCall, member: MemberName, results: Signature, values: [DBusValue], reply: ReplyTarget) {
+        guard values.count == results.types.count, zip(values, results.types).allSatisfy({ $0.type == $1 }) else {
+            let got = values.map(\.type.signature).joined()
+            sendError(
+                to: call.message,
+                .failed("the handler of \(member) returned signature '\(got)' instead of the declared '\(results)'"))
+            return
+        }
+        do {
+            try MessageCodec.validateContents(values)
+            try sendMethodReturn(reply, values)
+        } catch { sendError(to: call.message, Self.dbusError(error)) }
     }
 
     /// `org.freedesktop.DBus.Introspectable`, `.Peer` and `.Properties`; false when `m` is for

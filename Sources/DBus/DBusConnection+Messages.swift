@@ -259,6 +259,11 @@ struct ReplyTarget: @unchecked Sendable {
         self.call = call
     }
 
+    /// Without a reference, for use while the I/O thread still holds the message (never `release` it).
+    init(borrowing call: OpaquePointer?) {
+        self.call = call
+    }
+
     /// Drops the reference (once, when the handler is done).
     func release() {
         if let call { dbus_message_unref(call) }

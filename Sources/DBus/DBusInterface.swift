@@ -38,6 +38,12 @@ public struct MethodCall: Sendable {
 /// `org.freedesktop.DBus.Error.Failed` and the error's description.
 public typealias DBusMethodHandler = @Sendable (MethodCall) async throws -> [DBusValue]
 
+/// A handler that answers without awaiting anything: it runs inline on the connection's I/O
+/// thread as the call is routed — no task is created — so it must be quick and must not block
+/// (every message on the connection waits for it). Same contract for values and errors as
+/// `DBusMethodHandler`.
+public typealias DBusImmediateMethodHandler = @Sendable (MethodCall) throws -> [DBusValue]
+
 /// A method of an exported interface.
 public struct DBusMethod: Sendable {
     public let name: MemberName
@@ -49,6 +55,8 @@ public struct DBusMethod: Sendable {
     public let argumentNames: [String]
     public let resultNames: [String]
     public let handler: DBusMethodHandler
+    /// Set when the method was declared with an immediate handler (then `handler` calls it).
+    public let immediateHandler: DBusImmediateMethodHandler?
 
     public init(
         _ name: MemberName, arguments: Signature = .empty, results: Signature = .empty,
@@ -61,6 +69,24 @@ public struct DBusMethod: Sendable {
         self.argumentNames = argumentNames
         self.resultNames = resultNames
         self.handler = handler
+        self.immediateHandler = nil
+    }
+
+    /// A method whose handler never awaits (a getter, an echo, a state change): it is called on
+    /// the I/O thread without starting a task, which saves a task's creation, scheduling and
+    /// teardown per call. Use the `async` initializer for anything that awaits or takes time.
+    public init(
+        _ name: MemberName, arguments: Signature = .empty, results: Signature = .empty,
+        argumentNames: [String] = [], resultNames: [String] = [],
+        immediate: @escaping DBusImmediateMethodHandler
+    ) {
+        self.name = name
+        self.arguments = arguments
+        self.results = results
+        self.argumentNames = argumentNames
+        self.resultNames = resultNames
+        self.handler = { try immediate($0) }
+        self.immediateHandler = immediate
     }
 }
 

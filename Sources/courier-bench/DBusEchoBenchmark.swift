@@ -16,6 +16,9 @@ import Foundation
 enum DBusEchoBenchmark {
     static let name: BusName = "org.courier.bench.Echo"
     static let swiftName: BusName = "org.courier.bench.SwiftEcho"
+    /// The Swift service whose `Echo` handler is forced to be `async` (a task per call); the
+    /// main one's closure never awaits, so it binds to the immediate (task-free) handler.
+    static let asyncName: BusName = "org.courier.bench.SwiftEchoAsync"
     static let path: ObjectPath = "/org/courier/bench/Echo"
     static let interface: InterfaceName = "org.courier.bench.Echo1"
     static let payload = "courier-echo-payload"
@@ -54,6 +57,8 @@ enum DBusEchoBenchmark {
         defer { stop(cService) }
         let swiftService = try startService("swift", bus: bus)
         defer { stop(swiftService) }
+        let asyncService = try startService("swift-async", bus: bus)
+        defer { stop(asyncService) }
         let client = try bus.connect()
         defer { client.close() }
         let buffer = UnsafeMutablePointer<UInt64>.allocate(capacity: max(calls, 1000))
@@ -63,13 +68,14 @@ enum DBusEchoBenchmark {
 
         if let only {
             try await profile(only, client: client, bus: bus, calls: calls, depth: depth, buffer: buffer,
-                              service: only.hasSuffix("-c") ? cService.pid : swiftService.pid)
+                              service: only.hasSuffix("-c") ? cService.pid : only.hasSuffix("-async") ? asyncService.pid : swiftService.pid)
             return
         }
 
         var cSeq: [Stats] = [], cRate: [Double] = []
         var sSeq: [Stats] = [], sRate: [Double] = []
         var lSeq: [Stats] = [], lRate: [Double] = []
+        var iSeq: [Stats] = [], iRate: [Double] = []
         var xcSeq: [Stats] = [], xcRate: [Double] = []
         var xsSeq: [Stats] = [], xsRate: [Double] = []
         let n = calls
@@ -101,6 +107,10 @@ enum DBusEchoBenchmark {
             }
             sRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: nil))
             lRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: client.executor))
+            try await account("e", service: asyncService.pid, calls: calls) {
+                iSeq.append(Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n, to: asyncName) }))
+            }
+            iRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: client.executor, to: asyncName))
             if cross {
                 try await account("c", service: swiftService.pid, calls: calls) {
                     guard courier_echo_client_sequential(bus.address, swiftName.rawValue, Int32(calls), buffer) == 0 else {
@@ -121,7 +131,8 @@ enum DBusEchoBenchmark {
         let c = Stats(p50: median(cSeq.map(\.p50)), p99: median(cSeq.map(\.p99)))
         let sw = Stats(p50: median(sSeq.map(\.p50)), p99: median(sSeq.map(\.p99)))
         let lp = Stats(p50: median(lSeq.map(\.p50)), p99: median(lSeq.map(\.p99)))
-        let (cr, sr, lr) = (median(cRate), median(sRate), median(lRate))
+        let ip = Stats(p50: median(iSeq.map(\.p50)), p99: median(iSeq.map(\.p99)))
+        let (cr, sr, lr, ir) = (median(cRate), median(sRate), median(lRate), median(iRate))
 
         func us(_ ns: UInt64) -> String { String(format: "%7.1f µs", Double(ns) / 1000) }
         func row(_ label: String, _ s: Stats, _ rate: Double) {
@@ -130,12 +141,13 @@ enum DBusEchoBenchmark {
         row("(a) C libdbus client → C service", c, cr)
         row("(b) Swift client → Swift service", sw, sr)
         row("(b') same, caller on connection executor", lp, lr)
+        row("(e) as (b'), handler declared async", ip, ir)
         if cross {
             row("(c) C client → Swift service", Stats(p50: median(xcSeq.map(\.p50)), p99: median(xcSeq.map(\.p99))), median(xcRate))
             row("(d) Swift client → C service", Stats(p50: median(xsSeq.map(\.p50)), p99: median(xsSeq.map(\.p99))), median(xsRate))
         }
         print("CPU per sequential call (µs, every thread of the process; load-independent):")
-        for row in ["a", "b", "b'", "c", "d"] {
+        for row in ["a", "b", "b'", "e", "c", "d"] {
             guard let t = cpu[row], t.calls > 0 else { continue }
             print("  (\(row))\(row.count == 1 ? " " : "") client \(String(format: "%5.1f", Double(t.client) / Double(t.calls) / 1000))  service \(String(format: "%5.1f", Double(t.service) / Double(t.calls) / 1000))")
         }
@@ -144,12 +156,14 @@ enum DBusEchoBenchmark {
         print("  p50: \(ratio(Double(sw.p50), Double(c.p50))) (caller on connection executor: \(ratio(Double(lp.p50), Double(c.p50)))); target ≤ 1.20×")
         print("  p99: \(ratio(Double(sw.p99), Double(c.p99))) (caller on connection executor: \(ratio(Double(lp.p99), Double(c.p99))))")
         print("  pipelined: \(ratio(sr, cr)) (caller on connection executor: \(ratio(lr, cr))); target ≥ 0.80×")
+        print("  (e) async handler, caller on executor: p50 \(ratio(Double(ip.p50), Double(c.p50))), p99 \(ratio(Double(ip.p99), Double(c.p99))), pipelined \(ratio(ir, cr))")
     }
 
     /// `--only ROW`: one configuration alone, for `perf stat`/`perf record` on this process or a
     /// service (compare two `--calls` values to cancel the set-up): `seq-c` (C client → C service),
     /// `seq` (Swift → Swift, default caller), `seq-exec` (caller on the connection executor),
-    /// `pipe`, `pipe-exec` (pipelined Swift → Swift), `pipe-c` (pipelined C → C).
+    /// `pipe`, `pipe-exec` (pipelined Swift → Swift), `pipe-c` (pipelined C → C), `seq-async`,
+    /// `pipe-async` (caller on the executor → the service whose handler is `async`).
     static func profile(
         _ row: String, client: DBusConnection, bus: PrivateBus, calls: Int, depth: Int,
         buffer: UnsafeMutablePointer<UInt64>, service: Int32
@@ -167,13 +181,17 @@ enum DBusEchoBenchmark {
         case "seq-exec":
             let n = calls
             p50 = Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n) }).p50
+        case "seq-async":
+            let n = calls
+            p50 = Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n, to: asyncName) }).p50
+        case "pipe-async": rate = try await pipeline(client, total: calls, depth: depth, executor: client.executor, to: asyncName)
         case "pipe": rate = try await pipeline(client, total: calls, depth: depth, executor: nil)
         case "pipe-exec": rate = try await pipeline(client, total: calls, depth: depth, executor: client.executor)
         case "pipe-c":
             let ns = courier_echo_client_pipelined(bus.address, name.rawValue, Int32(calls), Int32(depth))
             guard ns > 0 else { throw DBusError.failed("C pipelined client failed") }
             rate = Double(calls) / (Double(ns) / 1e9)
-        default: throw DBusError.failed("unknown --only \(row): seq-c, seq, seq-exec, pipe, pipe-exec, pipe-c")
+        default: throw DBusError.failed("unknown --only \(row): seq-c, seq, seq-exec, seq-async, pipe, pipe-exec, pipe-c, pipe-async")
         }
         let (c1, s1) = (cpuNanoseconds(getpid()), cpuNanoseconds(service))
         print("\(row): \(calls) calls, " + String(format: "p50 %.1f µs, %.0f calls/s, CPU per call: client %.1f µs, service %.1f µs",
@@ -279,11 +297,16 @@ enum DBusEchoBenchmark {
             exit(courier_echo_serve(address, name.rawValue) == 0 ? 0 : 1)
         }
         let c = try DBusConnection(address: address)
-        try c.export(
-            [DBusInterface(interface, methods: [DBusMethod("Echo", arguments: "s", results: "s") { call in call.arguments }])],
-            at: path)
-        guard try await c.requestName(swiftName, flags: .doNotQueue) == .primaryOwner else {
-            throw DBusError.failed("cannot own \(swiftName)")
+        let forceAsync = kind == "swift-async"
+        // Written the natural way, the closure never awaits and binds to `immediate:`; the
+        // `handler:` label forces the async handler (a task per call) for row (e).
+        let echo = forceAsync
+            ? DBusMethod("Echo", arguments: "s", results: "s", handler: { call in call.arguments })
+            : DBusMethod("Echo", arguments: "s", results: "s") { call in call.arguments }
+        try c.export([DBusInterface(interface, methods: [echo])], at: path)
+        let owned = forceAsync ? asyncName : swiftName
+        guard try await c.requestName(owned, flags: .doNotQueue) == .primaryOwner else {
+            throw DBusError.failed("cannot own \(owned)")
         }
         print("ready")
         fflush(nil)

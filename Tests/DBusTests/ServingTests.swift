@@ -192,6 +192,46 @@ import Testing
         }
     }
 
+    @Test func immediateAndAsyncHandlersAnswerAlike() async throws {
+        try await withPrivateBus { bus in
+            let service = try bus.connect()
+            defer { service.close() }
+            let ranInTask = Mutex<[String: Bool]>([:])
+            try service.export(
+                [DBusInterface("org.courier.test.Modes1", methods: [
+                    DBusMethod("Inline", arguments: "s", results: "s", immediate: { call in
+                        let inTask = withUnsafeCurrentTask { $0 != nil }
+                        ranInTask.withLock { $0["Inline"] = inTask }
+                        return [.string("inline " + (call.arguments[0].stringValue ?? ""))]
+                    }),
+                    DBusMethod("Awaiting", arguments: "s", results: "s", handler: { call in
+                        await Task.yield()
+                        let inTask = withUnsafeCurrentTask { $0 != nil }
+                        ranInTask.withLock { $0["Awaiting"] = inTask }
+                        return [.string("awaited " + (call.arguments[0].stringValue ?? ""))]
+                    }),
+                    DBusMethod("InlineFails", immediate: { _ in throw DBusError(name: "org.courier.test.Error.Nope", message: "no") }),
+                    DBusMethod("InlineWrongResult", results: "s", immediate: { _ in [.int32(1)] }),
+                    // A closure that never awaits binds to the immediate handler by itself.
+                    DBusMethod("Natural", results: "b") { _ in [.boolean(withUnsafeCurrentTask { $0 == nil })] },
+                ])], at: "/modes")
+            let c = try bus.connect()
+            defer { c.close() }
+            func call(_ m: MemberName, _ args: [DBusValue] = []) async throws -> [DBusValue] {
+                try await c.call(service.uniqueName, path: "/modes", interface: "org.courier.test.Modes1", method: m, args)
+            }
+            #expect(try await call("Inline", [.string("x")]) == [.string("inline x")])
+            #expect(try await call("Awaiting", [.string("y")]) == [.string("awaited y")])
+            #expect(ranInTask.withLock { $0 } == ["Inline": false, "Awaiting": true])
+            await expectError("org.courier.test.Error.Nope") { _ = try await call("InlineFails") }
+            await expectError(DBusError.failedName) { _ = try await call("InlineWrongResult") }
+            #expect(try await call("Natural") == [.boolean(true)])
+            // A call that asks for no reply still runs the handler, and the service keeps serving.
+            try c.callNoReply(service.uniqueName, path: "/modes", interface: "org.courier.test.Modes1", method: "Inline", [.string("z")])
+            #expect(try await call("Inline", [.string("w")]) == [.string("inline w")])
+        }
+    }
+
     @Test func callTimesOutWithNoReply() async throws {
         try await withPrivateBus { bus in
             let service = try bus.connect()
