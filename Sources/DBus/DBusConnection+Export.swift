@@ -118,7 +118,7 @@ extension DBusConnection {
     /// Checks a handler's values against the declared results and replies with them (or with
     /// the error saying what was wrong).
     private func finishCall(_ call: MethodCall, member: MemberName, results: Signature, values: [DBusValue], reply: ReplyTarget) {
-        guard values.count == results.types.count, zip(values, results.types).allSatisfy({ $0.type == $1 }) else {
+        guard values.count == results.types.count, zip(values, results.types).allSatisfy({ $0.hasType($1) }) else {
             let got = values.map(\.type.signature).joined()
             sendError(
                 to: call.message,

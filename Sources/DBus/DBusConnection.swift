@@ -155,6 +155,8 @@ public final class DBusConnection: Sendable, IOLoopClient {
         _ = filter(message)
     }
 
+    var loopEarliestDeadline: UInt64 { earliestDeadline.load(ordering: .acquiring) }
+
     func loopCheckDeadlines(now: UInt64) -> UInt64 {
         // Nothing can have expired before the earliest deadline: no lock, no scan.
         let hint = earliestDeadline.load(ordering: .acquiring)

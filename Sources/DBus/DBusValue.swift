@@ -53,6 +53,21 @@ public enum DBusValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the value has type `t`: `type == t` without building the type of a basic value
+    /// (checked for every value a handler returns).
+    func hasType(_ t: DBusType) -> Bool {
+        switch (self, t) {
+        case (.byte, .byte), (.boolean, .boolean), (.int16, .int16), (.uint16, .uint16), (.int32, .int32),
+            (.uint32, .uint32), (.int64, .int64), (.uint64, .uint64), (.double, .double), (.string, .string),
+            (.objectPath, .objectPath), (.signature, .signature), (.unixFD, .unixFD), (.variant, .variant):
+            return true
+        case (.array, .array), (.dictionary, .dictionary), (.structure, .structure):
+            return type == t
+        default:
+            return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .byte(let v): "byte \(v)"

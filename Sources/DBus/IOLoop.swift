@@ -9,6 +9,9 @@ protocol IOLoopClient: AnyObject, Sendable {
     /// Called on the loop thread after each wake-up: expire deadlines that passed, and return the
     /// next deadline (monotonic ns), or `UInt64.max`.
     func loopCheckDeadlines(now: UInt64) -> UInt64
+    /// The earliest deadline `loopCheckDeadlines` could act on (or earlier), `UInt64.max` for none:
+    /// with none, the loop neither reads the clock nor calls it.
+    var loopEarliestDeadline: UInt64 { get }
     /// Called once on the loop thread when it stops, after the connection was closed and dispatched.
     func loopDidStop()
     /// Handles one incoming message (borrowed for the duration of the call) on the loop thread.
@@ -159,13 +162,19 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         while true {
             var busy = runJobs()
             busy = dispatchAll() || busy
-            let now = monotonicNanoseconds()
-            var deadline = keepAlive?.loopCheckDeadlines(now: now) ?? UInt64.max
+            // The clock is read only when some deadline exists (a service answering calls has none).
+            var now: UInt64?
+            var deadline = UInt64.max
+            if let client = keepAlive, client.loopEarliestDeadline != UInt64.max {
+                let t = monotonicNanoseconds()
+                now = t
+                deadline = client.loopCheckDeadlines(now: t)
+            }
             if stopRequested.load(ordering: .acquiring) { break }
             if busy { continue }
             deadline = min(deadline, timeouts.withLock { ts in ts.reduce(UInt64.max) { min($0, $1.deadline) } })
             let planned = plannedWake.load(ordering: .acquiring)
-            if planned > now { deadline = min(deadline, planned) }
+            if planned != UInt64.max, planned > (now ?? monotonicNanoseconds()) { deadline = min(deadline, planned) }
             plannedWake.store(deadline, ordering: .releasing)
             // Re-check work that may have arrived while computing.
             if jobs.withLock({ !($0?.isEmpty ?? true) }) { continue }
@@ -288,7 +297,10 @@ private let ioAddTimeout: DBusAddTimeoutFunction = { t, data in
 }
 private let ioRemoveTimeout: DBusRemoveTimeoutFunction = { t, data in loop(data).removeTimeout(t!) }
 private let ioToggleTimeout: DBusTimeoutToggledFunction = { t, data in loop(data).addTimeout(t!) }
-private let ioWakeup: DBusWakeupMainFunction = { data in loop(data).wake() }
+private let ioWakeup: DBusWakeupMainFunction = { data in
+    // Called on every message queued in or out: no retain/release of the loop for it.
+    Unmanaged<IOLoop>.fromOpaque(data!)._withUnsafeGuaranteedRef { $0.wake() }
+}
 private let ioDispatchStatus: DBusDispatchStatusFunction = { _, status, data in
     if status == DBUS_DISPATCH_DATA_REMAINS { loop(data).wake() }
 }

@@ -67,7 +67,27 @@ enum NameValidation {
         try run(s, kind: "interface name", maxLength: 255) { dbus_validate_interface($0, $1) }
     }
     static func member(_ s: String) throws(DBusValidationError) {
+        // The whole rule, checked in Swift: `[A-Za-z_][A-Za-z0-9_]*`, 1–255 bytes. Method names
+        // are usually string literals converted on every call, so this runs per call; libdbus is
+        // asked only for a name that fails, to word the error.
+        if isMemberName(s) { return }
         try run(s, kind: "member name", maxLength: 255) { dbus_validate_member($0, $1) }
+    }
+
+    /// Whether `s` is a valid member name (the spec's rule, no libdbus call).
+    static func isMemberName(_ s: String) -> Bool {
+        let utf8 = s.utf8
+        guard !utf8.isEmpty, utf8.count <= 255 else { return false }
+        var first = true
+        for b in utf8 {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "_"): break
+            case UInt8(ascii: "0")...UInt8(ascii: "9") where !first: break
+            default: return false
+            }
+            first = false
+        }
+        return true
     }
     static func errorName(_ s: String) throws(DBusValidationError) {
         try run(s, kind: "error name", maxLength: 255) { dbus_validate_error_name($0, $1) }

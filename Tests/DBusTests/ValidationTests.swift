@@ -45,8 +45,13 @@ import Testing
         #expect(throws: DBusValidationError.self) { try InterfaceName(text) }
     }
 
-    @Test(arguments: ["", "a.b", "1a", "a-b"])
+    @Test(arguments: ["", "a.b", "1a", "a-b", "a b", "é", "a\u{0}", "Ping?", String(repeating: "a", count: 256)])
     func invalidMemberNamesAreRejected(_ text: String) {
         #expect(throws: DBusValidationError.self) { try MemberName(text) }
+    }
+
+    @Test(arguments: ["a", "_", "Z9", "_open_URL2", "OpenURL", String(repeating: "a", count: 255)])
+    func validMemberNamesAreAccepted(_ text: String) throws {
+        #expect(try MemberName(text).rawValue == text)
     }
 }
