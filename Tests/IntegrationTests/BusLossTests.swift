@@ -77,19 +77,11 @@ struct BusLossTests {
         try BrokerFixture.ManifestWriter(folder: manifests).todolist()
         let bus = try PrivateBus()
         defer { bus.stop() }
-        var environment = bus.environment
-        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-        let courierd = try BackgroundProcess(
-            Products.path("courierd"), ["--manifests", manifests.path, "--no-desktop-entries", "--log-level=info"],
-            environment: environment, outputIn: root, name: "courierd"
-        )
-        defer { courierd.kill() }
         let client = BrokerClient(connection: try bus.connect())
         defer { client.connection.close() }
-        for _ in 0..<500 where await !client.brokerIsRunning() && courierd.exitStatus == nil {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        let courierd = try await startCourierd(["--manifests", manifests.path, "--no-desktop-entries", "--log-level=info"],
+                                               environment: bus.environment(homesIn: root), outputIn: root, client: client)
+        defer { courierd.kill() }
         #expect(try await client.open("todolist://www.acme.com?Direct#today").handled)
         let apps = try await client.listApplications().compactMap { $0["pid"]?.uint32Value }.map { Int32($0) }
         #expect(apps.count == 1)

@@ -67,19 +67,12 @@ struct SenderAbuseTests {
         try BrokerFixture.ManifestWriter(folder: manifests).write("com.acme.slow", schemes: ["slow"], arguments: [systemPython, slow, "slow", "0.05"])
         let bus = try PrivateBus()
         defer { bus.stop() }
-        var environment = bus.environment
-        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-        let courierd = try BackgroundProcess(
-            Products.path("courierd"), ["--manifests", manifests.path, "--no-desktop-entries", "--max-requests-per-sender", "3"],
-            environment: environment, outputIn: root, name: "courierd"
-        )
-        defer { courierd.kill() }
+        let environment = bus.environment(homesIn: root)
         let client = BrokerClient(connection: try bus.connect())
         defer { client.connection.close() }
-        for _ in 0..<500 where await !client.brokerIsRunning() && courierd.exitStatus == nil {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        let courierd = try await startCourierd(["--manifests", manifests.path, "--no-desktop-entries", "--max-requests-per-sender", "3"],
+                                               environment: environment, outputIn: root, client: client)
+        defer { courierd.kill() }
         let flood = try PythonScripts.install("flood.py", AbuseScripts.flood, in: root)
         let run = try await BackgroundProcess(systemPython, [flood, "slow://x/", "12", root.appendingPathComponent("sent").path],
                                               environment: environment, outputIn: root, name: "flood").wait()
