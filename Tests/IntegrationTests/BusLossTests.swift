@@ -11,9 +11,10 @@ import Testing
 struct BusLossTests {
     /// A service file whose Exec runs courierd under a small shell that records courierd's pid,
     /// its log and its exit status in `folder` (courierd's parent is the bus daemon, which dies:
-    /// the test cannot wait for it itself).
+    /// the test cannot wait for it itself). The status file appears whole (renamed into place): the
+    /// test polls for it and once read it between its creation and the write.
     static func serviceFile(in folder: URL, manifests: URL, data: URL) -> String {
-        let command = "XDG_DATA_HOME=\(data.path) XDG_CONFIG_HOME=\(folder.path)/config \(Products.path("courierd")) --manifests \(manifests.path) --no-desktop-entries --log-level=info 2>>\(folder.path)/courierd-$$.log & echo $! >\(folder.path)/courierd-$$.pid; wait $!; echo $? >\(folder.path)/courierd-$$.status"
+        let command = "XDG_DATA_HOME=\(data.path) XDG_CONFIG_HOME=\(folder.path)/config \(Products.path("courierd")) --manifests \(manifests.path) --no-desktop-entries --log-level=info 2>>\(folder.path)/courierd-$$.log & echo $! >\(folder.path)/courierd-$$.pid; wait $!; echo $? >\(folder.path)/courierd-$$.part; mv \(folder.path)/courierd-$$.part \(folder.path)/courierd-$$.status"
         return """
             [D-BUS Service]
             Name=org.courier.Broker
