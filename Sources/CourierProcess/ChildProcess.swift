@@ -19,7 +19,7 @@ public struct ChildProcess: Sendable {
     /// The read end of the pipe the child writes to (`SpawnOutput.pipe`); `nil` otherwise.
     public let output: PipeReadEnd?
 
-    /// How a child ended (`CourierDesktop.ExitStatus` is this type).
+    /// How a child ended (`CourierDesktop.ExitStatus` and `CourierBroker.ExitStatus` are this type).
     public enum Termination: Sendable, Equatable, CustomStringConvertible {
         /// It called `exit(code)`.
         case exited(Int32)

@@ -1,3 +1,5 @@
+public import CourierProcess
+
 /// The edge of the broker core that starts app processes: `ProcessLauncher` spawns real ones.
 public protocol Launcher: Sendable {
     /// Starts the app and returns its pid. `onExit` is called exactly once, from any thread, when
@@ -24,21 +26,5 @@ public struct LaunchSpec: Sendable, Hashable {
     }
 }
 
-/// How a child process ended, decoded from `waitpid`'s status.
-public enum ExitStatus: Sendable, Hashable, CustomStringConvertible {
-    case exited(Int32)
-    case signaled(Int32)
-
-    /// Decodes a raw `waitpid` status (the `WIFEXITED`/`WTERMSIG` macros do not import into Swift).
-    public init(waitStatus status: Int32) {
-        let signal = status & 0x7f
-        self = signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
-    }
-
-    public var description: String {
-        switch self {
-        case .exited(let code): "exit status \(code)"
-        case .signaled(let signal): "signal \(signal)"
-        }
-    }
-}
+/// How a launched app ended: the one `waitpid` decoding every Courier module shares.
+public typealias ExitStatus = ChildProcess.Termination

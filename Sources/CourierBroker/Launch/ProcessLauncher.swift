@@ -1,4 +1,4 @@
-import CourierProcess
+public import CourierProcess
 public import Foundation
 import Synchronization
 #if canImport(Glibc)
