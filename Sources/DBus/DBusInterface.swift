@@ -63,13 +63,7 @@ public struct DBusMethod: Sendable {
         argumentNames: [String] = [], resultNames: [String] = [],
         handler: @escaping DBusMethodHandler
     ) {
-        self.name = name
-        self.arguments = arguments
-        self.results = results
-        self.argumentNames = argumentNames
-        self.resultNames = resultNames
-        self.handler = handler
-        self.immediateHandler = nil
+        self.init(name, arguments, results, argumentNames, resultNames, handler, immediate: nil)
     }
 
     /// A method whose handler never awaits (a getter, an echo, a state change): it is called on
@@ -80,12 +74,20 @@ public struct DBusMethod: Sendable {
         argumentNames: [String] = [], resultNames: [String] = [],
         immediate: @escaping DBusImmediateMethodHandler
     ) {
+        self.init(name, arguments, results, argumentNames, resultNames, { try immediate($0) }, immediate: immediate)
+    }
+
+    private init(
+        _ name: MemberName, _ arguments: Signature, _ results: Signature,
+        _ argumentNames: [String], _ resultNames: [String],
+        _ handler: @escaping DBusMethodHandler, immediate: DBusImmediateMethodHandler?
+    ) {
         self.name = name
         self.arguments = arguments
         self.results = results
         self.argumentNames = argumentNames
         self.resultNames = resultNames
-        self.handler = { try immediate($0) }
+        self.handler = handler
         self.immediateHandler = immediate
     }
 }
