@@ -157,6 +157,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
+        cdbus_name_thread("dbus-io")   // what top -H, perf and gdb show for it
         var pollfds: [pollfd] = []
         var polled: [OpaquePointer?] = []
         while true {

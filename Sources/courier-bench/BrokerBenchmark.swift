@@ -30,8 +30,11 @@ enum BrokerBenchmark {
         let bus = try PrivateBus()
         defer { bus.stop() }
         print("broker benchmark: private dbus-daemon at \(bus.address); binaries in \(bin.path)")
+        if options.only == nil || options.only == "warm" {
+            try await warmAndThroughput(bus: bus, calls: options.calls)
+            if options.only == "warm" { return }
+        }
         if options.only == nil {
-            try await warmAndThroughput(bus: bus)
             try await cold(bus: bus, bin: bin)
         }
         try await wholeProcess(bus: bus, bin: bin, courier: options.courier)
@@ -40,10 +43,12 @@ enum BrokerBenchmark {
         }
     }
 
-    /// `--courier PATH` (the binary section 4 times) and `--only process` (section 4 alone).
+    /// `--courier PATH` (the binary section 4 times), `--only process` (section 4 alone), `--only warm`
+    /// (sections 1 and 2, to attach `perf` to) and `--calls N` (section 1's timed calls, 3000).
     struct Options {
         var courier: String?
         var only: String?
+        var calls = 3000
 
         init(_ arguments: [String]) throws {
             var rest = arguments[...]
@@ -53,10 +58,15 @@ enum BrokerBenchmark {
                     guard let path = rest.popFirst() else { throw BenchUsageError("--courier needs the path of a courier executable") }
                     courier = URL(fileURLWithPath: path).path
                 case "--only":
-                    guard let section = rest.popFirst(), section == "process" else { throw BenchUsageError("--only takes 'process' (section 4: courier open as a whole process)") }
+                    guard let section = rest.popFirst(), ["process", "warm"].contains(section) else {
+                        throw BenchUsageError("--only takes 'process' (section 4: courier open as a whole process) or 'warm' (sections 1 and 2)")
+                    }
                     only = section
+                case "--calls":
+                    guard let count = rest.popFirst().flatMap({ Int($0) }), count > 0 else { throw BenchUsageError("--calls needs a positive number of timed warm OpenURLs") }
+                    calls = count
                 default:
-                    throw BenchUsageError("unknown option '\(argument)'; courier-bench broker [--courier PATH] [--only process]")
+                    throw BenchUsageError("unknown option '\(argument)'; courier-bench broker [--courier PATH] [--only process|warm] [--calls N]")
                 }
             }
         }
@@ -73,7 +83,7 @@ enum BrokerBenchmark {
         func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool { true }
     }
 
-    static func warmAndThroughput(bus: PrivateBus) async throws {
+    static func warmAndThroughput(bus: PrivateBus, calls: Int) async throws {
         let folder = bus.directory.appendingPathComponent("warm-manifests")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: nil, to: folder)
@@ -110,7 +120,7 @@ enum BrokerBenchmark {
         var open: [Duration] = []
         var (inbound, delivery, outbound): ([Duration], [Duration], [Duration]) = ([], [], [])
         let clock = ContinuousClock()
-        for _ in 0..<3000 {   // interleaved, so both see the same machine load
+        for _ in 0..<calls {   // interleaved, so both see the same machine load
             let t0 = clock.now
             _ = try await client.connection.call(echoName, path: "/org/courier/Bench", interface: "org.courier.Bench", method: "Ping", [.string(url)])
             let t1 = clock.now
@@ -127,7 +137,7 @@ enum BrokerBenchmark {
         let pingStats = Stats(ping)
         let openStats = Stats(open)
         print("")
-        print("1. warm round trip (3000 interleaved calls)")
+        print("1. warm round trip (\(calls) interleaved calls)")
         print("   bare ping           p50 \(pingStats.p50.micro)  p99 \(pingStats.p99.micro)")
         print("   OpenURL via broker  p50 \(openStats.p50.micro)  p99 \(openStats.p99.micro)")
         print("   ratio p50 OpenURL / ping = \(String(format: "%.2f", openStats.p50.seconds / pingStats.p50.seconds)) (target ≤ 2.5; two bus hops make the floor 2)")
