@@ -96,6 +96,12 @@ extension DBusConnection {
             }
             return
         }
+        if let deferred = method.deferredHandler {
+            // Inline too; the reply object keeps the message referenced until it is answered.
+            let target = ReplyTarget(call: m.noReplyExpected ? nil : raw)
+            deferred(call, DBusMethodReply(connection: self, call: call, member: member, results: method.results, target: target))
+            return
+        }
         // The reply is built from the call's own libdbus message (`dbus_message_new_method_return`
         // writes destination and reply serial in one header pass): keep it until the handler is done.
         // Only the task touches it from here on.
@@ -117,7 +123,7 @@ extension DBusConnection {
 
     /// Checks a handler's values against the declared results and replies with them (or with
     /// the error saying what was wrong).
-    private func finishCall(_ call: MethodCall, member: MemberName, results: Signature, values: [DBusValue], reply: ReplyTarget) {
+    func finishCall(_ call: MethodCall, member: MemberName, results: Signature, values: [DBusValue], reply: ReplyTarget) {
         guard values.count == results.types.count, zip(values, results.types).allSatisfy({ $0.hasType($1) }) else {
             let got = values.map(\.type.signature).joined()
             sendError(

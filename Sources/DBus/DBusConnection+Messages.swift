@@ -115,32 +115,11 @@ extension DBusConnection {
 
     private func send(_ m: OpaquePointer, timeout: Duration, target: CallTarget) async throws -> DBusMessage {
         try Task.checkCancellation()
-        let (s, a) = timeout.components
-        let ns = max(Int64(0), s) * 1_000_000_000 + max(Int64(0), a / 1_000_000_000)
-        let deadline = monotonicNanoseconds() &+ UInt64(ns)
         let serial = nextSerial()
         dbus_message_set_serial(m, serial)
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (c: UnsafeContinuation<DBusMessage, any Error>) in
-                // Registered before the send, so a reply can never arrive unexpected; the send
-                // itself runs outside the lock.
-                let registered: Bool = state.withLock { st in
-                    if st.disconnected { return false }
-                    st.pending[serial] = PendingCall(continuation: c, deadline: deadline, target: target, timeout: timeout)
-                    lowerEarliestDeadline(to: deadline)
-                    return true
-                }
-                guard registered else {
-                    return c.resume(throwing: DBusError.disconnected("the D-Bus connection is closed; cannot call \(target)"))
-                }
-                guard dbus_connection_send(raw, m, nil) != 0 else {
-                    // Resumed once: by whoever removes the entry (this, a disconnect, a cancel).
-                    if let p = state.withLock({ $0.pending.removeValue(forKey: serial) }) {
-                        p.continuation.resume(throwing: DBusError.failed("out of memory sending a call to \(target)"))
-                    }
-                    return
-                }
-                loop.noteDeadline(deadline)
+                send(m, serial: serial, timeout: timeout, target: target, waiter: .task(c))
                 if Task.isCancelled { cancelPending(serial) }
             }
         } onCancel: {
@@ -148,9 +127,62 @@ extension DBusConnection {
         }
     }
 
+    /// Calls a method and hands the reply to `completion`, without suspending: for code that must
+    /// not await, such as a deferred handler forwarding a call (`DBusMethod(…, deferred:)`).
+    ///
+    /// `completion` runs exactly once: on the connection's I/O thread when the reply, an error
+    /// reply, the timeout or a disconnect arrives, or at once on the calling thread when the call
+    /// cannot be sent (invalid arguments, a closed connection). It must be quick and must not
+    /// block: every message on the connection waits for it. Same errors as `call`.
+    public func call(
+        _ destination: BusName?, path: ObjectPath, interface: InterfaceName?, method: MemberName,
+        _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25),
+        completion: @escaping @Sendable (Result<DBusMessage, any Error>) -> Void
+    ) {
+        let m: OpaquePointer
+        do {
+            m = try makeMessage(
+                type: cdbus_message_type_method_call(), destination: destination, path: path, interface: interface,
+                member: method, arguments: arguments)
+        } catch {
+            return completion(.failure(error))
+        }
+        defer { dbus_message_unref(m) }
+        let serial = nextSerial()
+        dbus_message_set_serial(m, serial)
+        send(m, serial: serial, timeout: timeout, target: CallTarget(destination: destination, path: path, interface: interface, method: method), waiter: .callback(completion))
+    }
+
+    /// Registers `waiter` for the reply to `m` (already numbered `serial`), then sends it. The
+    /// entry goes in before the send, so a reply can never arrive unexpected; the send itself
+    /// (a syscall) runs outside the lock. Whoever removes the entry resumes the waiter: the reply,
+    /// a timeout, a disconnect, a cancel, or this function when the send fails.
+    private func send(_ m: OpaquePointer, serial: UInt32, timeout: Duration, target: CallTarget, waiter: PendingCall.Waiter) {
+        let (s, a) = timeout.components
+        let ns = max(Int64(0), s) * 1_000_000_000 + max(Int64(0), a / 1_000_000_000)
+        let deadline = monotonicNanoseconds() &+ UInt64(ns)
+        let call = PendingCall(waiter: waiter, deadline: deadline, target: target, timeout: timeout)
+        let registered: Bool = state.withLock { st in
+            if st.disconnected { return false }
+            st.pending[serial] = call
+            lowerEarliestDeadline(to: deadline)
+            return true
+        }
+        guard registered else {
+            return call.resume(.failure(DBusError.disconnected("the D-Bus connection is closed; cannot call \(target)")))
+        }
+        guard dbus_connection_send(raw, m, nil) != 0 else {
+            if let p = state.withLock({ $0.pending.removeValue(forKey: serial) }) {
+                p.resume(.failure(DBusError.failed("out of memory sending a call to \(target)")))
+            }
+            return
+        }
+        loop.noteDeadline(deadline)
+    }
+
     private func cancelPending(_ serial: UInt32) {
         guard serial != 0, let p = state.withLock({ $0.pending.removeValue(forKey: serial) }) else { return }
-        p.continuation.resume(throwing: CancellationError())
+        p.resume(.failure(CancellationError()))
     }
 
     // MARK: Signals out
@@ -220,12 +252,9 @@ extension DBusConnection {
             guard rs != 0, let p = state.withLock({ $0.pending.removeValue(forKey: rs) }) else { return false }
             let reply = MessageCodec.decode(m, reusing: headerCache)
             if reply.kind == .error {
-                p.continuation.resume(
-                    throwing: DBusError(
-                        name: reply.errorName ?? DBusError.failedName,
-                        message: reply.body.first?.stringValue ?? ""))
+                p.resume(.failure(DBusError(name: reply.errorName ?? DBusError.failedName, message: reply.body.first?.stringValue ?? "")))
             } else {
-                p.continuation.resume(returning: reply)
+                p.resume(.success(reply))
             }
             return true
         }

@@ -141,7 +141,7 @@ public final class DBusConnection: Sendable, IOLoopClient {
             return (p, s, w)
         }
         let error = DBusError.disconnected("the D-Bus connection \(uniqueName?.rawValue ?? "") was closed or lost")
-        for p in pending.values { p.continuation.resume(throwing: error) }
+        for p in pending.values { p.resume(.failure(error)) }
         for s in subs.values { s.finish() }
         for w in waiters { w.resume() }
         loop.stop()
@@ -176,10 +176,9 @@ public final class DBusConnection: Sendable, IOLoopClient {
             return (expired, next)
         }
         for p in expired {
-            p.continuation.resume(
-                throwing: DBusError(
-                    name: DBusError.noReplyName,
-                    message: "no reply to \(p.target) within \(p.timeout) (the peer may be busy, gone, or never replying)"))
+            p.resume(.failure(DBusError(
+                name: DBusError.noReplyName,
+                message: "no reply to \(p.target) within \(p.timeout) (the peer may be busy, gone, or never replying)")))
         }
         return next
     }
@@ -208,10 +207,24 @@ struct ConnectionState: ~Copyable {
 }
 
 struct PendingCall {
-    let continuation: UnsafeContinuation<DBusMessage, any Error>
+    /// Who takes the reply: a suspended task, or a callback (`call(…, completion:)`).
+    enum Waiter {
+        case task(UnsafeContinuation<DBusMessage, any Error>)
+        case callback(@Sendable (Result<DBusMessage, any Error>) -> Void)
+    }
+
+    let waiter: Waiter
     let deadline: UInt64
     let target: CallTarget
     let timeout: Duration
+
+    /// Hands over the outcome; called once, by whoever removed the entry from `pending`.
+    func resume(_ result: Result<DBusMessage, any Error>) {
+        switch waiter {
+        case .task(let continuation): continuation.resume(with: result)
+        case .callback(let completion): completion(result)
+        }
+    }
 }
 
 struct Subscription: Sendable {

@@ -44,6 +44,13 @@ public typealias DBusMethodHandler = @Sendable (MethodCall) async throws -> [DBu
 /// `DBusMethodHandler`.
 public typealias DBusImmediateMethodHandler = @Sendable (MethodCall) throws -> [DBusValue]
 
+/// A handler that answers later: it runs inline on the connection's I/O thread as the call is
+/// routed (no task is created), starts whatever the answer needs without waiting for it — a call
+/// with a completion, a job on a queue — and answers through `reply` from wherever that finishes.
+/// It must return quickly and must not block. For request forwarding on a hot path, where an
+/// `async` handler would keep a task suspended per call.
+public typealias DBusDeferredMethodHandler = @Sendable (MethodCall, DBusMethodReply) -> Void
+
 /// A method of an exported interface.
 public struct DBusMethod: Sendable {
     public let name: MemberName
@@ -57,13 +64,15 @@ public struct DBusMethod: Sendable {
     public let handler: DBusMethodHandler
     /// Set when the method was declared with an immediate handler (then `handler` calls it).
     public let immediateHandler: DBusImmediateMethodHandler?
+    /// Set when the method was declared with a deferred handler (then `handler` calls it).
+    public let deferredHandler: DBusDeferredMethodHandler?
 
     public init(
         _ name: MemberName, arguments: Signature = .empty, results: Signature = .empty,
         argumentNames: [String] = [], resultNames: [String] = [],
         handler: @escaping DBusMethodHandler
     ) {
-        self.init(name, arguments, results, argumentNames, resultNames, handler, immediate: nil)
+        self.init(name, arguments, results, argumentNames, resultNames, handler, immediate: nil, deferred: nil)
     }
 
     /// A method whose handler never awaits (a getter, an echo, a state change): it is called on
@@ -74,13 +83,25 @@ public struct DBusMethod: Sendable {
         argumentNames: [String] = [], resultNames: [String] = [],
         immediate: @escaping DBusImmediateMethodHandler
     ) {
-        self.init(name, arguments, results, argumentNames, resultNames, { try immediate($0) }, immediate: immediate)
+        self.init(name, arguments, results, argumentNames, resultNames, { try immediate($0) }, immediate: immediate, deferred: nil)
+    }
+
+    /// A method that answers later through a `DBusMethodReply` (see `DBusDeferredMethodHandler`).
+    public init(
+        _ name: MemberName, arguments: Signature = .empty, results: Signature = .empty,
+        argumentNames: [String] = [], resultNames: [String] = [],
+        deferred: @escaping DBusDeferredMethodHandler
+    ) {
+        let handler: DBusMethodHandler = { call in
+            try await withCheckedThrowingContinuation { deferred(call, DBusMethodReply($0)) }
+        }
+        self.init(name, arguments, results, argumentNames, resultNames, handler, immediate: nil, deferred: deferred)
     }
 
     private init(
         _ name: MemberName, _ arguments: Signature, _ results: Signature,
         _ argumentNames: [String], _ resultNames: [String],
-        _ handler: @escaping DBusMethodHandler, immediate: DBusImmediateMethodHandler?
+        _ handler: @escaping DBusMethodHandler, immediate: DBusImmediateMethodHandler?, deferred: DBusDeferredMethodHandler?
     ) {
         self.name = name
         self.arguments = arguments
@@ -89,6 +110,7 @@ public struct DBusMethod: Sendable {
         self.resultNames = resultNames
         self.handler = handler
         self.immediateHandler = immediate
+        self.deferredHandler = deferred
     }
 }
 

@@ -17,6 +17,19 @@ public final class ManifestCatalog: ApplicationCatalog {
     let logger: Logger
     /// Decoded `CourierURLFormat`, keyed by the manifest it came from (a changed manifest misses).
     private let formats = Mutex<[Manifest: URLFormat?]>([:])
+    /// What `resolve` found per scheme, valid for one registry revision: a warm `OpenURL` then
+    /// costs one dictionary lookup instead of a handler resolution and a manifest hash.
+    private let routes = Mutex(RouteCache())
+
+    private struct Route {
+        let descriptor: AppDescriptor
+        let format: URLFormat?
+    }
+
+    private struct RouteCache {
+        var revision: UInt64 = .max
+        var byScheme: [String: Route] = [:]
+    }
 
     public init(configuration: RegistryService.Configuration, defaultLaunchTimeout: Duration = .seconds(10), logger: Logger = Logger(label: "org.courier.broker")) {
         self.service = RegistryService(configuration: configuration)
@@ -45,29 +58,43 @@ public final class ManifestCatalog: ApplicationCatalog {
 
     public func resolve(url: String, bundleID: String?) throws(BrokerError) -> AppDescriptor {
         let reference = try Self.parse(url)
-        let registry = service.snapshot
-        let manifest: Manifest
-        if let bundleID {
-            guard let app = registry.application(bundleIdentifier: bundleID) else {
-                throw BrokerError(.noHandler, "no app with bundle id \(bundleID) is registered; `courier status` lists them")
-            }
-            manifest = app
-        } else {
-            let scheme = reference.scheme ?? ""
-            let resolution = registry.handlers(forScheme: scheme)
-            guard let chosen = resolution.chosen, let app = registry.application(bundleIdentifier: chosen.bundleIdentifier) else {
-                throw BrokerError(.noHandler, "no registered app handles \(scheme): URLs\(resolution.problem.map { " (\($0))" } ?? ""); register one with `courier register MANIFEST`")
-            }
-            manifest = app
-        }
-        if let format = format(of: manifest), format.applies(to: reference) {
+        let route = if let bundleID { try self.route(bundleID: bundleID) } else { try self.route(scheme: reference.scheme ?? "") }
+        if let format = route.format, format.applies(to: reference) {
             do {
                 try format.validate(reference)
             } catch {
-                throw BrokerError(.invalidURL, "\(url) does not match the URL format \(manifest.bundleIdentifier) declares: \(error)")
+                throw BrokerError(.invalidURL, "\(url) does not match the URL format \(route.descriptor.bundleID) declares: \(error)")
             }
         }
-        return descriptor(manifest)
+        return route.descriptor
+    }
+
+    /// The app that owns `scheme`, from the route cache while the registry is unchanged.
+    private func route(scheme: String) throws(BrokerError) -> Route {
+        let key = scheme.lowercased()
+        let revision = service.revision
+        if let cached = routes.withLock({ $0.revision == revision ? $0.byScheme[key] : nil }) { return cached }
+        let registry = service.snapshot
+        let resolution = registry.handlers(forScheme: key)
+        guard let chosen = resolution.chosen, let app = registry.application(bundleIdentifier: chosen.bundleIdentifier) else {
+            throw BrokerError(.noHandler, "no registered app handles \(scheme): URLs\(resolution.problem.map { " (\($0))" } ?? ""); register one with `courier register MANIFEST`")
+        }
+        let route = Route(descriptor: descriptor(app), format: format(of: app))
+        // Stored under the revision read before the snapshot: if the registry changed in between,
+        // the next lookup sees a newer revision and resolves again.
+        routes.withLock { cache in
+            if cache.revision != revision { cache = RouteCache(revision: revision) }
+            cache.byScheme[key] = route
+        }
+        return route
+    }
+
+    /// The app a request names with the `bundle-id` option (rare: not cached).
+    private func route(bundleID: String) throws(BrokerError) -> Route {
+        guard let app = service.snapshot.application(bundleIdentifier: bundleID) else {
+            throw BrokerError(.noHandler, "no app with bundle id \(bundleID) is registered; `courier status` lists them")
+        }
+        return Route(descriptor: descriptor(app), format: format(of: app))
     }
 
     public func descriptor(bundleID: String) -> AppDescriptor? {

@@ -48,7 +48,9 @@ public final class RegistryService: Sendable {
     public let configuration: Configuration
 
     private struct State {
-        var registry: Registry
+        var registry: Registry { didSet { revision &+= 1 } }
+        /// Bumped by every change of `registry`, so readers can keep what they derived from it.
+        var revision: UInt64 = 0
         /// Manifests registered by path from outside the folders; re-read on every reload.
         var extraPaths: [String] = []
         var subscribers: [UInt64: AsyncStream<RegistryChange>.Continuation] = [:]
@@ -92,6 +94,9 @@ public final class RegistryService: Sendable {
     public var snapshot: Registry { state.withLock { $0.registry } }
     /// Same as ``snapshot``.
     public var registry: Registry { snapshot }
+    /// Changes whenever the registry does (a counter, not a time): a reader that caches what it
+    /// derived from a ``snapshot`` keeps it while this stays the same.
+    public var revision: UInt64 { state.withLock { $0.revision } }
 
     public func handlers(forScheme scheme: String) -> HandlerResolution { snapshot.handlers(forScheme: scheme) }
     public func handlers(forType identifier: String) -> HandlerResolution { snapshot.handlers(forType: identifier) }
