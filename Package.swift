@@ -22,6 +22,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // libdbus-1 through pkg-config; only the DBus module imports it.
@@ -52,6 +53,7 @@ let package = Package(
             dependencies: [
                 "DBus", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames", "CourierProcess",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         .target(name: "Courier", dependencies: ["DBus", "CourierURL", "CourierNames"]),

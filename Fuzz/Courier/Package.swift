@@ -10,6 +10,7 @@ let package = Package(
     name: "CourierFuzz",
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1"),
@@ -24,7 +25,8 @@ let package = Package(
         .target(name: "CourierInbox", dependencies: ["CInbox", "CourierManifest", "CourierNames"]),
         .target(
             name: "CourierBroker",
-            dependencies: ["DBus", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames", "CourierProcess", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["DBus", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames", "CourierProcess",
+                           .product(name: "Logging", package: "swift-log"), .product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: testable
         ),
         // The process entry points: call libFuzzer's driver (SwiftPM renames `main`).

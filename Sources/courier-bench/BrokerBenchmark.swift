@@ -211,10 +211,10 @@ enum BrokerBenchmark {
                 handlings.append(handling)
             }
             // Stop the app and wait until the broker has seen it go.
-            if case .running(_, let pid?) = await service.dispatcher.state(of: "com.acme.todolist") {
+            if case .running(_, let pid?) = service.dispatcher.state(of: "com.acme.todolist") {
                 kill(pid, SIGTERM)
                 for _ in 0..<500 {
-                    if case .notRunning = await service.dispatcher.state(of: "com.acme.todolist") { break }
+                    if case .notRunning = service.dispatcher.state(of: "com.acme.todolist") { break }
                     try await Task.sleep(for: .milliseconds(2))
                 }
             }

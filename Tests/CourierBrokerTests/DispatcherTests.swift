@@ -12,7 +12,7 @@ struct DispatcherTests {
         let results = Mutex<[Int: Result<OpenOutcome, BrokerError>]>([:])
         let done = AsyncStream<Void>.makeStream()
         for (index, url) in urls.enumerated() {
-            await harness.dispatcher.submit(OpenRequest(url: url)) { result in
+            harness.dispatcher.submit(OpenRequest(url: url)) { result in
                 let count = results.withLock { $0[index] = result; return $0.count }
                 if count == urls.count { done.continuation.finish() }
             }
@@ -41,7 +41,7 @@ struct DispatcherTests {
         let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sleep", "30"])], autoCheckIn: false)
         let answer = Task { try await harness.dispatcher.open(OpenRequest(url: "todo://first", sourceApplication: "com.acme.mail")) }
         #expect(await eventually { harness.launcher.count == 1 })
-        let options = try await harness.dispatcher.checkIn(bundleID: "com.acme.todolist", uniqueName: ":1.9")
+        let options = try harness.dispatcher.checkIn(bundleID: "com.acme.todolist", uniqueName: ":1.9")
         #expect(options.url == "todo://first")
         #expect(options.sourceApplication == "com.acme.mail")
         _ = try await answer.value
@@ -49,8 +49,8 @@ struct DispatcherTests {
         #expect(second.handled)
         let records = harness.deliverer.delivered.withLock { $0 }
         #expect(records.map(\.isLaunchRequest) == [true, false])
-        #expect(await harness.dispatcher.sourceApplication(uniqueName: ":1.9", pid: nil) == "com.acme.todolist")
-        #expect(await harness.dispatcher.sourceApplication(uniqueName: ":1.77", pid: nil) == "")
+        #expect(harness.dispatcher.sourceApplication(uniqueName: ":1.9", pid: nil) == "com.acme.todolist")
+        #expect(harness.dispatcher.sourceApplication(uniqueName: ":1.77", pid: nil) == "")
         for pid in harness.launcher.pids { kill(pid, SIGKILL) }
     }
 
@@ -62,7 +62,7 @@ struct DispatcherTests {
             resolver: TableResolver(apps: ["todo": AppDescriptor(bundleID: "com.acme.todolist", launchArguments: ["/bin/sh", app])]),
             launcher: harness.launcher, deliverer: harness.deliverer, logger: quietLogger
         )
-        harness.launcher.onLaunch.withLock { $0 = { id, pid in Task { _ = try? await dispatcher.checkIn(bundleID: id, uniqueName: ":t.\(pid)") } } }
+        harness.launcher.onLaunch.withLock { $0 = { id, pid in Task { _ = try? dispatcher.checkIn(bundleID: id, uniqueName: ":t.\(pid)") } } }
         _ = try await dispatcher.open(OpenRequest(url: "todo://x", activationToken: "token-1"))
         let container = harness.directory.url.appendingPathComponent("courier/containers/com.acme.todolist").path
         var isDirectory: ObjCBool = false
@@ -101,7 +101,7 @@ struct DispatcherTests {
         let error = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
         #expect(error?.code == .launchFailed)
         #expect(error?.message.contains("exit status 3") == true)
-        #expect(await harness.dispatcher.state(of: "com.acme.todolist") == .notRunning)
+        #expect(harness.dispatcher.state(of: "com.acme.todolist") == .notRunning)
     }
 
     @Test func appThatNeverChecksInTimesOutAndIsTerminated() async throws {
@@ -185,16 +185,16 @@ struct DispatcherTests {
 
     @Test func checkInIsRefusedForUnknownAppsAndTwiceFromOneProcess() async throws {
         let harness = Harness(["todo": ("com.acme.todolist", nil)])
-        let unknown = await #expect(throws: BrokerError.self) { try await harness.dispatcher.checkIn(bundleID: "com.evil", uniqueName: ":1.5") }
+        let unknown = #expect(throws: BrokerError.self) { try harness.dispatcher.checkIn(bundleID: "com.evil", uniqueName: ":1.5") }
         #expect(unknown?.code == .notPermitted)
-        _ = try await harness.dispatcher.checkIn(bundleID: "com.acme.todolist", uniqueName: ":1.6")
-        let twice = await #expect(throws: BrokerError.self) { try await harness.dispatcher.checkIn(bundleID: "com.acme.todolist", uniqueName: ":1.6") }
+        _ = try harness.dispatcher.checkIn(bundleID: "com.acme.todolist", uniqueName: ":1.6")
+        let twice = #expect(throws: BrokerError.self) { try harness.dispatcher.checkIn(bundleID: "com.acme.todolist", uniqueName: ":1.6") }
         #expect(twice?.code == .notPermitted)
         // An app started by hand (no launch command) checked in: it gets deliveries.
         let outcome = try await harness.dispatcher.open(OpenRequest(url: "todo://a"))
         #expect(outcome.handled && !outcome.launched)
-        await harness.dispatcher.busNameVanished(":1.6")
-        #expect(await harness.dispatcher.state(of: "com.acme.todolist") == .notRunning)
+        harness.dispatcher.busNameVanished(":1.6")
+        #expect(harness.dispatcher.state(of: "com.acme.todolist") == .notRunning)
         let gone = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://b")) }
         #expect(gone?.code == .launchFailed)
     }

@@ -110,7 +110,7 @@ struct Harness {
             let dispatcher = dispatcher
             launcher.onLaunch.withLock {
                 $0 = { bundleID, pid in
-                    Task { _ = try? await dispatcher.checkIn(bundleID: bundleID, uniqueName: ":test.\(pid)") }
+                    Task { _ = try? dispatcher.checkIn(bundleID: bundleID, uniqueName: ":test.\(pid)") }
                 }
             }
         }

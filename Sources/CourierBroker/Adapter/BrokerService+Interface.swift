@@ -33,35 +33,42 @@ extension BrokerService {
     }
 
     /// `OpenURL (s url, a{sv} options) → (b handled, s bundle_id, a{sv} reply)`.
+    ///
+    /// Deferred: the handler submits the request and returns; the app's answer replies to the
+    /// caller from the delivery's completion, so no task waits per request.
     func openURLMethod() -> DBusMethod {
         DBusMethod(
             "OpenURL", arguments: "sa{sv}", results: "bsa{sv}",
             argumentNames: ["url", "options"], resultNames: ["handled", "bundle_id", "reply"]
-        ) { [self] call in try await withSenderSlot(call, method: "OpenURL") {
+        ) { [self] call, reply in
+            let ticket: SenderQuota.Ticket
+            do throws(BrokerError) { ticket = try takeSenderSlot(call, method: "OpenURL") } catch { return reply.fail(error.dbusError) }
             let url = call.arguments[0].stringValue ?? ""
             let options = call.arguments[1].vardictValue ?? [:]
-            if options["dry-run"]?.boolValue == true { return try await dryRun(url: url, options: options) }
-            // Enter the ordered intake before any suspension: handlers start in message order.
-            let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<OpenOutcome, BrokerError>, Never>) in
-                intake.yield(IntakeItem(sender: call.sender?.rawValue ?? "", url: url, options: options) { continuation.resume(returning: $0) })
+            if options["dry-run"]?.boolValue == true {
+                defer { giveBack(ticket) }
+                return reply.complete(Result { try dryRun(url: url, options: options) })
             }
-            switch result {
-            case .success(let outcome):
-                var reply: [String: DBusValue] = [:]
-                for (key, value) in outcome.reply { if let value = value as? DBusValue { reply[key] = value } }
-                return [.boolean(outcome.handled), .string(outcome.bundleID), .vardict(reply)]
-            case .failure(let error):
-                throw Self.dbusError(error)
+            open(url: url, options: options, sender: call.sender?.rawValue ?? "") { [self] result in
+                giveBack(ticket)
+                switch result {
+                case .success(let outcome):
+                    var values: [String: DBusValue] = [:]
+                    for (key, value) in outcome.reply { if let value = value as? DBusValue { values[key] = value } }
+                    reply.succeed([.boolean(outcome.handled), .string(outcome.bundleID), .vardict(values)])
+                case .failure(let error):
+                    reply.fail(error.dbusError)
+                }
             }
-        } }
+        }
     }
 
     /// Validates and resolves without launching: `(false, bundle_id, {dry-run: true, state: s})`.
-    private func dryRun(url: String, options: [String: DBusValue]) async throws -> [DBusValue] {
+    private func dryRun(url: String, options: [String: DBusValue]) throws -> [DBusValue] {
         let bundleID = options["bundle-id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         do {
             let app = try catalog.resolve(url: url, bundleID: bundleID)
-            let state = await dispatcher.state(of: app.bundleID)
+            let state = dispatcher.state(of: app.bundleID)
             return [.boolean(false), .string(app.bundleID), .vardict(["dry-run": .boolean(true), "state": .string(state.description), "launchable": .boolean(app.launchArguments != nil)])]
         } catch {
             throw Self.dbusError(error)
@@ -117,7 +124,7 @@ extension BrokerService {
                 throw BrokerError(.notPermitted, "\(sender) does not own the bus name \(bundleID); an app must own its bundle id on the bus before CheckIn (the Courier library does this)").dbusError
             }
             do {
-                let options = try await dispatcher.checkIn(bundleID: bundleID, uniqueName: sender.rawValue)
+                let options = try dispatcher.checkIn(bundleID: bundleID, uniqueName: sender.rawValue)
                 var dictionary: [String: DBusValue] = [:]
                 if let url = options.url { dictionary["url"] = .string(url) }
                 dictionary["source-application"] = .string(options.sourceApplication)
@@ -157,7 +164,7 @@ extension BrokerService {
     /// `ListApplications () → (aa{sv})`: bundle-id, name, schemes, launchable, path, state, pid.
     func listApplicationsMethod() -> DBusMethod {
         DBusMethod("ListApplications", results: "aa{sv}", resultNames: ["applications"]) { [self] _ in
-            let states = Dictionary(uniqueKeysWithValues: await dispatcher.statuses().map { ($0.bundleID, $0.state) })
+            let states = Dictionary(uniqueKeysWithValues: dispatcher.statuses().map { ($0.bundleID, $0.state) })
             let rows: [DBusValue] = catalog.applications().map { app in
                 var row: [String: DBusValue] = [
                     "bundle-id": .string(app.bundleID), "name": .string(app.name), "schemes": .strings(app.schemes),
@@ -177,7 +184,7 @@ extension BrokerService {
     /// `GetStatus () → (a{sv})`: pid, started-by, manifest-paths, applications, running.
     func getStatusMethod() -> DBusMethod {
         DBusMethod("GetStatus", results: "a{sv}", resultNames: ["status"]) { [self] _ in
-            let statuses = await dispatcher.statuses()
+            let statuses = dispatcher.statuses()
             let running = statuses.filter { if case .notRunning = $0.state { false } else { true } }.map(\.bundleID)
             return [.vardict([
                 "pid": .uint32(UInt32(ProcessInfo.processInfo.processIdentifier)),

@@ -9,22 +9,27 @@ import DBus
 extension BrokerService {
     /// Runs `body` holding one of `call`'s sender's slots, or throws `LimitsExceeded` as a D-Bus error.
     func withSenderSlot<T: Sendable>(_ call: MethodCall, method: String, _ body: () async throws -> T) async throws -> T {
+        let ticket: SenderQuota.Ticket
+        do throws(BrokerError) { ticket = try takeSenderSlot(call, method: method) } catch { throw error.dbusError }
+        defer { giveBack(ticket) }
+        return try await body()
+    }
+
+    /// One of `call`'s sender's slots, to `giveBack` when the call is answered; or `LimitsExceeded`.
+    func takeSenderSlot(_ call: MethodCall, method: String) throws(BrokerError) -> SenderQuota.Ticket {
         let sender = call.sender?.rawValue ?? ""
-        let admission = senderQuota.withLock { quota -> Result<SenderQuota.Ticket, BrokerError> in
+        return try senderQuota.withLock { quota throws(BrokerError) -> SenderQuota.Ticket in
             do throws(BrokerError) {
-                return .success(try quota.admit(sender, method: method))
+                return try quota.admit(sender, method: method)
             } catch {
                 if quota.rejected(of: sender) == 1 { logger.notice("\(error.message)") }
-                return .failure(error)
+                throw error
             }
         }
-        let ticket: SenderQuota.Ticket
-        switch admission {
-        case .success(let admitted): ticket = admitted
-        case .failure(let error): throw error.dbusError
-        }
-        defer { senderQuota.withLock { $0.release(ticket) } }
-        return try await body()
+    }
+
+    func giveBack(_ ticket: SenderQuota.Ticket) {
+        senderQuota.withLock { $0.release(ticket) }
     }
 
     /// What the flood limit currently tracks (for tests and diagnostics): callers with requests in

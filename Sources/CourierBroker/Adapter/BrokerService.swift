@@ -7,8 +7,11 @@ import Synchronization
 /// The D-Bus adapter of the broker: serves `org.courier.Broker1` at `/org/courier/Broker` on one
 /// connection and translates calls into calls on the `Dispatcher` and the `ApplicationCatalog`.
 ///
-/// - Order: `OpenURL` calls enter one serial intake in the order the bus delivered them, so the
-///   dispatcher sees each sender's requests in the order they were sent.
+/// - Order: the dispatcher sees `OpenURL` calls in the order the bus delivered them, so each
+///   sender's requests keep the order they were sent in. A call from a caller whose pid is known
+///   and with nothing waiting in front is submitted at once, on the I/O thread; the others (a new
+///   caller's first call needs `GetConnectionCredentials`) go through one serial intake, and
+///   every call after them waits there too until the intake is empty again.
 /// - Identity: `sourceApplication` is derived from what the bus vouches for — the unique name an
 ///   app checked in from, or the pid (`GetConnectionCredentials`) of a process Courier launched —
 ///   never from the caller's options. A failed lookup means "unknown", never trusted.
@@ -26,6 +29,8 @@ public final class BrokerService: Sendable {
     let registryObserver: (@Sendable () -> Void)?
     let intake: AsyncStream<IntakeItem>.Continuation
     private let intakeStream: AsyncStream<IntakeItem>
+    /// Calls in the intake not yet submitted; while there are any, new calls queue behind them.
+    private let intakeBacklog = Atomic(0)
     /// unique name → pid, filled lazily from `GetConnectionCredentials`, dropped when the name goes.
     let callerPIDs = Mutex(CallerPIDCache())
     /// Requests in flight per caller (`--max-requests-per-sender`): BrokerService+SenderQuota.swift.
@@ -90,9 +95,9 @@ public final class BrokerService: Sendable {
                 if change.name.isUnique {
                     callerPIDs.withLock { $0.vanished(old.rawValue) }
                     senderQuota.withLock { $0.forget(old.rawValue) }
-                    await dispatcher.busNameVanished(old.rawValue)
+                    dispatcher.busNameVanished(old.rawValue)
                 } else {
-                    await dispatcher.bundleNameReleased(change.name.rawValue, by: old.rawValue)
+                    dispatcher.bundleNameReleased(change.name.rawValue, by: old.rawValue)
                 }
             }
         }
@@ -128,12 +133,31 @@ public final class BrokerService: Sendable {
 
     // MARK: Intake (ordered)
 
+    /// Routes one `OpenURL` from `sender`, in call order (see the type's notes on order).
+    func open(url: String, options: [String: DBusValue], sender: String, completion: @escaping Dispatcher.Completion) {
+        if intakeBacklog.load(ordering: .acquiring) == 0, let identity = knownIdentity(of: sender) {
+            var request = Self.request(url: url, options: options, sender: sender, source: "")
+            request.callerIdentity = identity
+            return dispatcher.submit(request, completion: completion)
+        }
+        intakeBacklog.add(1, ordering: .acquiringAndReleasing)
+        intake.yield(IntakeItem(sender: sender, url: url, options: options, completion: completion))
+    }
+
     private func runIntake() async {
         for await item in intakeStream {
             var request = Self.request(url: item.url, options: item.options, sender: item.sender, source: "")
             request.callerIdentity = CallerIdentity(uniqueName: item.sender, pid: await callerPID(item.sender))
-            await dispatcher.submit(request, completion: item.completion)
+            dispatcher.submit(request, completion: item.completion)
+            intakeBacklog.subtract(1, ordering: .acquiringAndReleasing)
         }
+    }
+
+    /// The caller's identity when it needs no lookup: its pid is cached, or it has no unique name
+    /// to look up. nil when `GetConnectionCredentials` must be asked first.
+    private func knownIdentity(of sender: String) -> CallerIdentity? {
+        guard let name = BusName(validating: sender), name.isUnique else { return CallerIdentity(uniqueName: sender, pid: nil) }
+        return callerPIDs.withLock { $0.cached(sender) }.map { CallerIdentity(uniqueName: sender, pid: Int32(bitPattern: $0)) }
     }
 
     /// The pid the bus vouches for (`GetConnectionCredentials`), cached per unique name until the
@@ -154,7 +178,7 @@ public final class BrokerService: Sendable {
     /// The bundle id of the app behind `sender`, from the broker's own knowledge; "" otherwise.
     func sourceApplication(of sender: String) async -> String {
         guard !sender.isEmpty else { return "" }
-        return await dispatcher.sourceApplication(uniqueName: sender, pid: await callerPID(sender))
+        return dispatcher.sourceApplication(uniqueName: sender, pid: await callerPID(sender))
     }
 
     static func request(url: String, options: [String: DBusValue], sender: String, source: String) -> OpenRequest {

@@ -1,16 +1,24 @@
 import DBus
 
 /// Delivers requests with `org.courier.Application1.OpenURL`, addressed to the unique name that
-/// checked in (so a replaced instance never receives another's request).
+/// checked in (so a replaced instance never receives another's request). A delivery is a D-Bus
+/// call with a completion: no task waits while the app handles the URL.
 struct BusDeliverer: Deliverer {
     let connection: DBusConnection
     var defaultTimeout: Duration = .seconds(25)
 
     func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer {
-        if endpoint.freedesktopApplication { return try await open(delivery, in: endpoint) }
-        let path = try BrokerNames.applicationPath(endpoint.bundleID)
+        try await withCheckedContinuation { continuation in
+            deliver(delivery, to: endpoint) { continuation.resume(returning: $0) }
+        }.get()
+    }
+
+    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, BrokerError>) -> Void) {
+        if endpoint.freedesktopApplication { return open(delivery, in: endpoint, completion: completion) }
+        let path: ObjectPath
+        do { path = try BrokerNames.applicationPath(endpoint.bundleID) } catch { return completion(.failure(error)) }
         guard let destination = BusName(validating: endpoint.uniqueName) else {
-            throw BrokerError(.appFailed, "\(endpoint.bundleID) checked in with an invalid bus name")
+            return completion(.failure(BrokerError(.appFailed, "\(endpoint.bundleID) checked in with an invalid bus name")))
         }
         var options: [String: DBusValue] = [:]
         for (key, value) in delivery.appOptions where key != "annotation" {
@@ -19,35 +27,40 @@ struct BusDeliverer: Deliverer {
         options["request-id"] = .uint64(delivery.requestID)
         if delivery.isLaunchRequest { options["launch"] = .boolean(true) }
         let annotation = (delivery.appOptions["annotation"] as? DBusValue) ?? .string("")
-        let values: [DBusValue]
-        do {
-            values = try await connection.call(
-                destination, path: path, interface: BrokerNames.applicationInterface, method: "OpenURL",
-                [.string(delivery.url), .string(delivery.sourceApplication), .variant(annotation), .vardict(options)],
-                timeout: delivery.timeout ?? defaultTimeout
-            )
-        } catch let error as DBusError {
-            if let courier = BrokerError(dbusName: error.name, message: error.message) { throw courier }
-            throw BrokerError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error.name): \(error.message)")
-        } catch {
-            throw BrokerError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error)")
+        connection.call(
+            destination, path: path, interface: BrokerNames.applicationInterface, method: "OpenURL",
+            [.string(delivery.url), .string(delivery.sourceApplication), .variant(annotation), .vardict(options)],
+            timeout: delivery.timeout ?? defaultTimeout
+        ) { result in
+            completion(Result { () throws(BrokerError) in
+                let values: [DBusValue]
+                do {
+                    values = try result.get().body
+                } catch let error as DBusError {
+                    throw BrokerError(dbusName: error.name, message: error.message)
+                        ?? BrokerError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error.name): \(error.message)")
+                } catch {
+                    throw BrokerError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error)")
+                }
+                guard values.count == 2, let handled = values[0].boolValue else {
+                    throw BrokerError(.appFailed, "\(endpoint.bundleID) answered OpenURL with an unexpected signature")
+                }
+                var reply: [String: any Sendable] = [:]
+                for (key, value) in values[1].vardictValue ?? [:] { reply[key] = value }
+                return DeliveryAnswer(handled: handled, reply: reply)
+            })
         }
-        guard values.count == 2, let handled = values[0].boolValue else {
-            throw BrokerError(.appFailed, "\(endpoint.bundleID) answered OpenURL with an unexpected signature")
-        }
-        var reply: [String: any Sendable] = [:]
-        for (key, value) in values[1].vardictValue ?? [:] { reply[key] = value }
-        return DeliveryAnswer(handled: handled, reply: reply)
     }
 
     /// A foreign desktop app (any GApplication with `HANDLES_OPEN`): `org.freedesktop.Application.Open
     /// (as uris, a{sv} platform_data)` at its well-known name, which the bus activates when needed.
     /// The caller's activation token travels as `activation-token` and `desktop-startup-id`. Such an
     /// app cannot decline or reply: a completed call is `handled`.
-    private func open(_ delivery: Delivery, in endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer {
-        let path = try BrokerNames.applicationPath(endpoint.bundleID)
+    private func open(_ delivery: Delivery, in endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, BrokerError>) -> Void) {
+        let path: ObjectPath
+        do { path = try BrokerNames.applicationPath(endpoint.bundleID) } catch { return completion(.failure(error)) }
         guard let destination = BusName(validating: endpoint.bundleID) else {
-            throw BrokerError(.appFailed, "\(endpoint.bundleID) is not a valid bus name")
+            return completion(.failure(BrokerError(.appFailed, "\(endpoint.bundleID) is not a valid bus name")))
         }
         var platformData: [String: DBusValue] = [:]
         let token = (delivery.appOptions["activation-token"] as? DBusValue) ?? (delivery.appOptions["desktop-startup-id"] as? DBusValue)
@@ -55,21 +68,25 @@ struct BusDeliverer: Deliverer {
             platformData["activation-token"] = token
             platformData["desktop-startup-id"] = token
         }
-        do {
-            _ = try await connection.call(
-                destination, path: path, interface: "org.freedesktop.Application", method: "Open",
-                [.strings([delivery.url]), .vardict(platformData)],
-                timeout: delivery.timeout ?? defaultTimeout
-            )
-        } catch let error as DBusError {
-            // The bus could not start it: no service file, or the program failed to run.
-            if error.name == "org.freedesktop.DBus.Error.ServiceUnknown" || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn") {
-                throw BrokerError(.launchFailed, "the bus could not start \(endpoint.bundleID) (\(error.name): \(error.message)); install its D-Bus service file (\(endpoint.bundleID).service)")
-            }
-            throw BrokerError(.appFailed, "\(endpoint.bundleID) did not open \(delivery.url) through org.freedesktop.Application: \(error.name): \(error.message)")
-        } catch {
-            throw BrokerError(.appFailed, "\(endpoint.bundleID) did not open \(delivery.url) through org.freedesktop.Application: \(error)")
+        connection.call(
+            destination, path: path, interface: "org.freedesktop.Application", method: "Open",
+            [.strings([delivery.url]), .vardict(platformData)],
+            timeout: delivery.timeout ?? defaultTimeout
+        ) { result in
+            completion(Result { () throws(BrokerError) in
+                do {
+                    _ = try result.get()
+                } catch let error as DBusError {
+                    // The bus could not start it: no service file, or the program failed to run.
+                    if error.name == "org.freedesktop.DBus.Error.ServiceUnknown" || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn") {
+                        throw BrokerError(.launchFailed, "the bus could not start \(endpoint.bundleID) (\(error.name): \(error.message)); install its D-Bus service file (\(endpoint.bundleID).service)")
+                    }
+                    throw BrokerError(.appFailed, "\(endpoint.bundleID) did not open \(delivery.url) through org.freedesktop.Application: \(error.name): \(error.message)")
+                } catch {
+                    throw BrokerError(.appFailed, "\(endpoint.bundleID) did not open \(delivery.url) through org.freedesktop.Application: \(error)")
+                }
+                return DeliveryAnswer(handled: true)
+            })
         }
-        return DeliveryAnswer(handled: true)
     }
 }

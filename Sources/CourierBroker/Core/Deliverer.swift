@@ -7,6 +7,24 @@ public protocol Deliverer: Sendable {
     /// `LaunchTimeout`-free errors only: the core handles launching. Must return (or throw) within
     /// `delivery.timeout`.
     func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer
+
+    /// The same delivery without a waiting task: starts it and returns, and `completion` runs
+    /// exactly once with the answer, on whatever thread it arrives on (or at once, when the
+    /// delivery cannot start). The dispatcher uses this form; the default runs the `async` one in
+    /// a task, and the D-Bus deliverer sends a call with a completion.
+    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, BrokerError>) -> Void)
+}
+
+extension Deliverer {
+    public func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, BrokerError>) -> Void) {
+        Task {
+            do throws(BrokerError) {
+                completion(.success(try await deliver(delivery, to: endpoint)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
 }
 
 /// The address of a checked-in app on the bus.

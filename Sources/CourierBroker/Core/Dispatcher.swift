@@ -1,4 +1,6 @@
+import DequeModule
 public import Logging
+import Synchronization
 
 /// The broker core: routes each request to its app, launching the app when it is not running.
 ///
@@ -13,21 +15,24 @@ public import Logging
 ///   check in within its timeout (`LaunchTimeout`, the process is terminated), an app that dies
 ///   while handling (`AppFailed`; remaining requests relaunch it). Repeated failures back off
 ///   (`CrashLoopPolicy`).
-/// - Apps are independent: each has its own queue and delivery loop, so a slow app delays only
+/// - Apps are independent: each has its own queue and delivery chain, so a slow app delays only
 ///   its own requests.
 ///
-/// `submit` is synchronous on the actor and returns as soon as the request is queued: an adapter
-/// that must keep the bus's message order calls it from one serial loop, in arrival order.
-public actor Dispatcher {
+/// Every method is synchronous and may be called from any thread: the book-keeping is one value
+/// (`State`) behind one lock, and nothing slow runs under it — completions, deliveries and the
+/// routing log line run after it is released. No task waits for an app: a delivery is a call with
+/// a completion (`Deliverer.deliver(_:to:completion:)`), and the answer starts the next delivery.
+/// A warm request therefore goes from `submit` to the app's bus call on the caller's thread, and
+/// its answer to the caller on the thread the app's reply arrived on, with no task or actor hop.
+public final class Dispatcher: Sendable {
     public struct Configuration: Sendable {
         /// Between SIGTERM and SIGKILL when a stray process is terminated.
         public var terminationGrace: Duration
         /// Requests queued per app beyond which `LimitsExceeded` is answered.
         public var maxQueuedPerApp: Int
         public var crashLoop: CrashLoopPolicy
-        /// Where the dispatcher's own tasks (delivery loops, launch timers) prefer to run. The D-Bus
-        /// adapter passes its connection's I/O thread: the actor then runs there too (SE-0417), and
-        /// a request crosses no thread between the socket and the app.
+        /// Where the dispatcher's few tasks (launch timers, exit notices) prefer to run. The D-Bus
+        /// adapter passes its connection's I/O thread.
         public var taskExecutor: (any TaskExecutor)?
 
         public init(terminationGrace: Duration = .seconds(2), maxQueuedPerApp: Int = 4096, crashLoop: CrashLoopPolicy = .init(), taskExecutor: (any TaskExecutor)? = nil) {
@@ -40,7 +45,7 @@ public actor Dispatcher {
 
     public typealias Completion = @Sendable (Result<OpenOutcome, BrokerError>) -> Void
 
-    private struct Pending {
+    private struct Pending: Sendable {
         let id: UInt64
         let request: OpenRequest
         let received: ContinuousClock.Instant
@@ -57,10 +62,9 @@ public actor Dispatcher {
     private struct Record {
         var descriptor: AppDescriptor
         var phase: Phase = .notRunning
-        var queue: [Pending] = []
+        var queue: Deque<Pending> = []
+        /// The request being delivered; its answer starts the next delivery.
         var inFlight: Pending?
-        /// The generation whose delivery loop is running, if any.
-        var pumpGeneration: UInt64?
         /// Bumped at every launch and check-in, so late events of an earlier process are ignored.
         var generation: UInt64 = 0
         var launchRequestID: UInt64?
@@ -68,6 +72,19 @@ public actor Dispatcher {
         var blockedUntil: ContinuousClock.Instant?
     }
 
+    private struct State {
+        var apps: [String: Record] = [:]
+        var nextRequestID: UInt64 = 1
+    }
+
+    /// What a state change leaves to do once the lock is released, in this order.
+    private struct Effects {
+        var events: [DispatcherEvent] = []
+        var finished: [(Pending, target: String, Result<OpenOutcome, BrokerError>)] = []
+        var deliveries: [(Pending, Delivery, AppEndpoint, generation: UInt64)] = []
+    }
+
+    private let state = Mutex(State())
     private let resolver: any HandlerResolver
     private let launcher: any Launcher
     private let deliverer: any Deliverer
@@ -75,8 +92,6 @@ public actor Dispatcher {
     private let logger: Logger
     private let observer: (@Sendable (DispatcherEvent) -> Void)?
     private let clock = ContinuousClock()
-    private var apps: [String: Record] = [:]
-    private var nextRequestID: UInt64 = 1
 
     public init(
         resolver: any HandlerResolver,
@@ -96,47 +111,55 @@ public actor Dispatcher {
 
     // MARK: Requests
 
-    /// Queues `request` and returns at once; `completion` is called exactly once with the outcome.
+    /// Queues `request` and returns at once; `completion` is called exactly once with the outcome
+    /// (possibly before `submit` returns, for a request refused at once).
     public func submit(_ request: OpenRequest, completion: @escaping Completion) {
-        var request = request
-        if let identity = request.callerIdentity {
-            request.sourceApplication = sourceApplication(uniqueName: identity.uniqueName, pid: identity.pid)
-        }
-        let id = nextRequestID
-        nextRequestID += 1
         let received = clock.now
         let descriptor: AppDescriptor
         do {
             descriptor = try resolver.resolve(url: request.url, bundleID: request.bundleID)
         } catch {
             report(request, target: request.bundleID ?? "-", received: received, launched: false, .failure(error))
-            completion(.failure(error))
-            return
+            return completion(.failure(error))
         }
         let bundleID = descriptor.bundleID
-        var record = apps[bundleID] ?? Record(descriptor: descriptor)
-        record.descriptor = descriptor
-        if descriptor.dbusActivatable, case .notRunning = record.phase {
-            // A foreign org.freedesktop.Application never checks in: it is reachable at its
-            // well-known name, which the bus activates on the first call (single flight there).
-            record.generation += 1
-            record.phase = .running(uniqueName: bundleID, pid: nil, generation: record.generation)
+        let effects = state.withLock { state -> Effects? in
+            var request = request
+            if let identity = request.callerIdentity {
+                request.sourceApplication = Self.sourceApplication(in: state, uniqueName: identity.uniqueName, pid: identity.pid)
+            }
+            var record = state.apps[bundleID] ?? Record(descriptor: descriptor)
+            record.descriptor = descriptor
+            if descriptor.dbusActivatable, case .notRunning = record.phase {
+                // A foreign org.freedesktop.Application never checks in: it is reachable at its
+                // well-known name, which the bus activates on the first call (single flight there).
+                record.generation += 1
+                record.phase = .running(uniqueName: bundleID, pid: nil, generation: record.generation)
+            }
+            guard record.queue.count < configuration.maxQueuedPerApp else {
+                state.apps[bundleID] = record
+                return nil
+            }
+            let id = state.nextRequestID
+            state.nextRequestID += 1
+            var isRunning = false
+            if case .running = record.phase { isRunning = true }
+            record.queue.append(Pending(id: id, request: request, received: received, completion: completion, launched: !isRunning))
+            state.apps[bundleID] = record
+            var effects = Effects()
+            switch record.phase {
+            case .running: startDelivery(bundleID, in: &state, &effects)
+            case .launching: logger.debug("queued behind the launch of \(bundleID)", metadata: ["request": "\(id)"])
+            case .notRunning: launch(bundleID, in: &state, &effects)
+            }
+            return effects
         }
-        guard record.queue.count < configuration.maxQueuedPerApp else {
-            let error = BrokerError(.limitsExceeded, "\(bundleID) already has \(record.queue.count) requests waiting; retry when it has caught up")
+        guard let effects else {
+            let error = BrokerError(.limitsExceeded, "\(bundleID) already has \(configuration.maxQueuedPerApp) requests waiting; retry when it has caught up")
             report(request, target: bundleID, received: received, launched: false, .failure(error))
-            completion(.failure(error))
-            return
+            return completion(.failure(error))
         }
-        var isRunning = false
-        if case .running = record.phase { isRunning = true }
-        record.queue.append(Pending(id: id, request: request, received: received, completion: completion, launched: !isRunning))
-        apps[bundleID] = record
-        switch record.phase {
-        case .running: startPump(bundleID)
-        case .launching: logger.debug("queued behind the launch of \(bundleID)", metadata: ["request": "\(id)"])
-        case .notRunning: launch(bundleID)
-        }
+        run(effects)
     }
 
     /// Routes `request` and waits for its outcome.
@@ -153,41 +176,50 @@ public actor Dispatcher {
     /// checked that this name owns `bundleID`). Returns the launch options: the request it was
     /// launched for, or `.none` when it was started by other means.
     public func checkIn(bundleID: String, uniqueName: String) throws(BrokerError) -> LaunchOptions {
-        guard let descriptor = apps[bundleID]?.descriptor ?? resolver.descriptor(bundleID: bundleID) else {
+        let known = state.withLock { $0.apps[bundleID]?.descriptor }
+        guard let descriptor = known ?? resolver.descriptor(bundleID: bundleID) else {
             throw BrokerError(.notPermitted, "no manifest is registered for \(bundleID); register it (courier register) before checking in")
         }
-        if apps[bundleID] == nil { apps[bundleID] = Record(descriptor: descriptor) }
-        observer?(.checkedIn(bundleID: bundleID))
-        let options: LaunchOptions
-        switch apps[bundleID]!.phase {
-        case .launching(let pid, let generation, let launchOptions, let timer):
-            timer.cancel()
-            apps[bundleID]!.phase = .running(uniqueName: uniqueName, pid: pid, generation: generation)
-            apps[bundleID]!.launchRequestID = launchOptions.requestID
-            options = launchOptions
-        case .notRunning:
-            apps[bundleID]!.generation += 1
-            apps[bundleID]!.phase = .running(uniqueName: uniqueName, pid: nil, generation: apps[bundleID]!.generation)
-            options = .none
-        case .running(let current, _, _):
-            if current == uniqueName {
-                throw BrokerError(.notPermitted, "\(bundleID) already checked in from \(uniqueName); call CheckIn once per process")
+        let outcome = state.withLock { state -> Result<(LaunchOptions, Effects), BrokerError> in
+            var effects = Effects()
+            if state.apps[bundleID] == nil { state.apps[bundleID] = Record(descriptor: descriptor) }
+            effects.events.append(.checkedIn(bundleID: bundleID))
+            let options: LaunchOptions
+            switch state.apps[bundleID]!.phase {
+            case .launching(let pid, let generation, let launchOptions, let timer):
+                timer.cancel()
+                state.apps[bundleID]!.phase = .running(uniqueName: uniqueName, pid: pid, generation: generation)
+                state.apps[bundleID]!.launchRequestID = launchOptions.requestID
+                options = launchOptions
+            case .notRunning:
+                state.apps[bundleID]!.generation += 1
+                state.apps[bundleID]!.phase = .running(uniqueName: uniqueName, pid: nil, generation: state.apps[bundleID]!.generation)
+                options = .none
+            case .running(let current, _, _):
+                if current == uniqueName {
+                    return .failure(BrokerError(.notPermitted, "\(bundleID) already checked in from \(uniqueName); call CheckIn once per process"))
+                }
+                appGone(bundleID, reason: "was replaced by \(uniqueName)", relaunch: false, in: &state, &effects)
+                state.apps[bundleID]!.generation += 1
+                state.apps[bundleID]!.phase = .running(uniqueName: uniqueName, pid: nil, generation: state.apps[bundleID]!.generation)
+                options = .none
             }
-            appGone(bundleID, reason: "was replaced by \(uniqueName)", relaunch: false)
-            apps[bundleID]!.generation += 1
-            apps[bundleID]!.phase = .running(uniqueName: uniqueName, pid: nil, generation: apps[bundleID]!.generation)
-            options = .none
+            logger.debug("\(bundleID) checked in", metadata: ["name": "\(uniqueName)", "launch-url": "\(options.url ?? "")"])
+            startDelivery(bundleID, in: &state, &effects)
+            return .success((options, effects))
         }
-        logger.debug("\(bundleID) checked in", metadata: ["name": "\(uniqueName)", "launch-url": "\(options.url ?? "")"])
-        startPump(bundleID)
+        let (options, effects) = try outcome.get()
+        run(effects)
         return options
     }
 
     /// A unique bus name left the bus (`NameOwnerChanged`): the app it belonged to is gone.
     public func busNameVanished(_ uniqueName: String) {
-        for (bundleID, record) in apps {
-            if case .running(let name, _, _) = record.phase, name == uniqueName {
-                appGone(bundleID, reason: "left the bus")
+        change { state, effects in
+            for (bundleID, record) in state.apps {
+                if case .running(let name, _, _) = record.phase, name == uniqueName {
+                    appGone(bundleID, reason: "left the bus", in: &state, &effects)
+                }
             }
         }
     }
@@ -195,15 +227,57 @@ public actor Dispatcher {
     /// `uniqueName` released the bus name `bundleID` while staying connected: if that was the
     /// checked-in app, it is gone.
     public func bundleNameReleased(_ bundleID: String, by uniqueName: String) {
-        if case .running(let name, _, _)? = apps[bundleID]?.phase, name == uniqueName {
-            appGone(bundleID, reason: "released its bus name")
+        change { state, effects in
+            if case .running(let name, _, _)? = state.apps[bundleID]?.phase, name == uniqueName {
+                appGone(bundleID, reason: "released its bus name", in: &state, &effects)
+            }
         }
     }
 
     /// The bundle id of the app behind a caller, from what the broker itself knows: the unique name
     /// that checked in, or a pid Courier launched. "" when the caller is not a known app.
     public func sourceApplication(uniqueName: String, pid: Int32?) -> String {
-        for (bundleID, record) in apps {
+        state.withLock { Self.sourceApplication(in: $0, uniqueName: uniqueName, pid: pid) }
+    }
+
+    /// The state of one app.
+    public func state(of bundleID: String) -> AppState {
+        state.withLock { $0.apps[bundleID].map { Self.publicState($0.phase) } ?? .notRunning }
+    }
+
+    /// Every app the broker has dealt with since it started.
+    public func statuses() -> [AppStatus] {
+        state.withLock { state in
+            state.apps.map { AppStatus(bundleID: $0.key, state: Self.publicState($0.value.phase), queued: $0.value.queue.count + ($0.value.inFlight == nil ? 0 : 1), consecutiveFailures: $0.value.failures) }
+        }
+        .sorted { $0.bundleID < $1.bundleID }
+    }
+
+    // MARK: Internals
+
+    /// Applies one state change under the lock, then runs what it left to do.
+    private func change(_ body: (inout State, inout Effects) -> Void) {
+        let effects = state.withLock { state in
+            var effects = Effects()
+            body(&state, &effects)
+            return effects
+        }
+        run(effects)
+    }
+
+    private func run(_ effects: Effects) {
+        if let observer { effects.events.forEach(observer) }
+        for (pending, target, result) in effects.finished { finish(pending, target: target, result) }
+        for (pending, delivery, endpoint, generation) in effects.deliveries {
+            observer?(.delivering(bundleID: endpoint.bundleID))
+            deliverer.deliver(delivery, to: endpoint) { [self] result in
+                delivered(pending, bundleID: endpoint.bundleID, generation: generation, result)
+            }
+        }
+    }
+
+    private static func sourceApplication(in state: State, uniqueName: String, pid: Int32?) -> String {
+        for (bundleID, record) in state.apps {
             switch record.phase {
             case .running(let name, let launchedPid, _):
                 if name == uniqueName || (pid != nil && launchedPid == pid) { return bundleID }
@@ -216,20 +290,6 @@ public actor Dispatcher {
         return ""
     }
 
-    /// The state of one app.
-    public func state(of bundleID: String) -> AppState {
-        guard let record = apps[bundleID] else { return .notRunning }
-        return Self.publicState(record.phase)
-    }
-
-    /// Every app the broker has dealt with since it started.
-    public func statuses() -> [AppStatus] {
-        apps.map { AppStatus(bundleID: $0.key, state: Self.publicState($0.value.phase), queued: $0.value.queue.count + ($0.value.inFlight == nil ? 0 : 1), consecutiveFailures: $0.value.failures) }
-            .sorted { $0.bundleID < $1.bundleID }
-    }
-
-    // MARK: Internals
-
     private static func publicState(_ phase: Phase) -> AppState {
         switch phase {
         case .notRunning: .notRunning
@@ -238,15 +298,17 @@ public actor Dispatcher {
         }
     }
 
-    private func launch(_ bundleID: String) {
-        guard var record = apps[bundleID], case .notRunning = record.phase, let first = record.queue.first else { return }
+    /// Starts the app for its queued requests. `posix_spawn` runs under the lock: a launch is rare,
+    /// and this keeps single flight trivially true.
+    private func launch(_ bundleID: String, in state: inout State, _ effects: inout Effects) {
+        guard var record = state.apps[bundleID], case .notRunning = record.phase, let first = record.queue.first else { return }
         if let until = record.blockedUntil, clock.now < until {
             let remaining = until - clock.now
-            failQueue(bundleID, BrokerError(.launchFailed, "\(bundleID) failed \(record.failures) times in a row; Courier will not relaunch it for another \(remaining.formatted) (crash-loop back-off); fix the app or retry later"))
+            failQueue(bundleID, BrokerError(.launchFailed, "\(bundleID) failed \(record.failures) times in a row; Courier will not relaunch it for another \(remaining.formatted) (crash-loop back-off); fix the app or retry later"), in: &state, &effects)
             return
         }
         guard let arguments = record.descriptor.launchArguments else {
-            failQueue(bundleID, BrokerError(.launchFailed, "\(bundleID) is not running and its manifest has no CourierLaunchArguments; start the app by other means (it checks in) or add the key"))
+            failQueue(bundleID, BrokerError(.launchFailed, "\(bundleID) is not running and its manifest has no CourierLaunchArguments; start the app by other means (it checks in) or add the key"), in: &state, &effects)
             return
         }
         record.generation += 1
@@ -259,132 +321,125 @@ public actor Dispatcher {
         let spec = LaunchSpec(bundleID: bundleID, arguments: arguments, environment: environment)
         let pid: Int32
         observer?(.launching(bundleID: bundleID))
+        let executor = configuration.taskExecutor
         do {
-            let executor = configuration.taskExecutor
+            // The exit notice comes from the reaper's thread, possibly at once: it re-enters
+            // through a task, never under this lock.
             pid = try launcher.launch(spec) { pid, status in
-                Task(executorPreference: executor) { await self.processExited(bundleID, pid: pid, generation: generation, status: status) }
+                Task(executorPreference: executor) { self.processExited(bundleID, pid: pid, generation: generation, status: status) }
             }
         } catch {
-            apps[bundleID] = record
-            recordFailure(bundleID)
-            failQueue(bundleID, error)
+            state.apps[bundleID] = record
+            recordFailure(bundleID, in: &state)
+            failQueue(bundleID, error, in: &state, &effects)
             return
         }
         let timeout = record.descriptor.launchTimeout
-        let timer = Task(executorPreference: configuration.taskExecutor) {
+        let timer = Task(executorPreference: executor) {
             try? await Task.sleep(for: timeout)
-            if !Task.isCancelled { await self.launchTimedOut(bundleID, generation: generation) }
+            if !Task.isCancelled { self.launchTimedOut(bundleID, generation: generation) }
         }
         let options = LaunchOptions(url: first.request.url, sourceApplication: first.request.sourceApplication, requestID: first.id, appOptions: first.request.appOptions)
         record.phase = .launching(pid: pid, generation: generation, options: options, timer: timer)
-        apps[bundleID] = record
+        state.apps[bundleID] = record
         logger.debug("launched \(bundleID)", metadata: ["pid": "\(pid)", "argv": "\(arguments)"])
     }
 
     private func processExited(_ bundleID: String, pid: Int32, generation: UInt64, status: ExitStatus) {
-        guard let record = apps[bundleID], record.generation == generation else { return }
-        switch record.phase {
-        case .launching(let launchedPid, _, _, let timer) where launchedPid == pid:
-            timer.cancel()
-            apps[bundleID]!.phase = .notRunning
-            recordFailure(bundleID)
-            failQueue(bundleID, BrokerError(.launchFailed, "\(bundleID) (pid \(pid)) exited with \(status) before checking in; run its launch command by hand to see why"))
-        case .running(_, let launchedPid?, _) where launchedPid == pid:
-            appGone(bundleID, reason: "exited with \(status)")
-        default:
-            logger.debug("\(bundleID) pid \(pid) exited with \(status)")
+        change { state, effects in
+            guard let record = state.apps[bundleID], record.generation == generation else { return }
+            switch record.phase {
+            case .launching(let launchedPid, _, _, let timer) where launchedPid == pid:
+                timer.cancel()
+                state.apps[bundleID]!.phase = .notRunning
+                recordFailure(bundleID, in: &state)
+                failQueue(bundleID, BrokerError(.launchFailed, "\(bundleID) (pid \(pid)) exited with \(status) before checking in; run its launch command by hand to see why"), in: &state, &effects)
+            case .running(_, let launchedPid?, _) where launchedPid == pid:
+                appGone(bundleID, reason: "exited with \(status)", in: &state, &effects)
+            default:
+                logger.debug("\(bundleID) pid \(pid) exited with \(status)")
+            }
         }
     }
 
     private func launchTimedOut(_ bundleID: String, generation: UInt64) {
-        guard let record = apps[bundleID], record.generation == generation, case .launching(let pid, _, _, _) = record.phase else { return }
-        apps[bundleID]!.phase = .notRunning
-        launcher.terminate(pid: pid, grace: configuration.terminationGrace)
-        recordFailure(bundleID)
-        failQueue(bundleID, BrokerError(.launchTimeout, "\(bundleID) (pid \(pid)) did not check in within \(record.descriptor.launchTimeout.formatted) and was terminated; an app must call CheckIn when it is ready (the Courier library does)"))
+        change { state, effects in
+            guard let record = state.apps[bundleID], record.generation == generation, case .launching(let pid, _, _, _) = record.phase else { return }
+            state.apps[bundleID]!.phase = .notRunning
+            launcher.terminate(pid: pid, grace: configuration.terminationGrace)
+            recordFailure(bundleID, in: &state)
+            failQueue(bundleID, BrokerError(.launchTimeout, "\(bundleID) (pid \(pid)) did not check in within \(record.descriptor.launchTimeout.formatted) and was terminated; an app must call CheckIn when it is ready (the Courier library does)"), in: &state, &effects)
+        }
     }
 
     /// The app stopped (exit, left the bus, replaced): answer the request it was handling with an
     /// error and relaunch it for the requests still queued.
-    private func appGone(_ bundleID: String, reason: String, relaunch: Bool = true) {
-        guard var record = apps[bundleID] else { return }
+    private func appGone(_ bundleID: String, reason: String, relaunch: Bool = true, in state: inout State, _ effects: inout Effects) {
+        guard var record = state.apps[bundleID] else { return }
         if case .launching(_, _, _, let timer) = record.phase { timer.cancel() }
         record.phase = .notRunning
-        record.pumpGeneration = nil
         let inFlight = record.inFlight
         record.inFlight = nil
-        apps[bundleID] = record
+        state.apps[bundleID] = record
         logger.debug("\(bundleID) \(reason)")
         if let inFlight {
-            recordFailure(bundleID)
-            finish(inFlight, target: bundleID, .failure(BrokerError(.appFailed, "\(bundleID) \(reason) while handling \(inFlight.request.url); the next request relaunches it")))
+            recordFailure(bundleID, in: &state)
+            effects.finished.append((inFlight, bundleID, .failure(BrokerError(.appFailed, "\(bundleID) \(reason) while handling \(inFlight.request.url); the next request relaunches it"))))
         }
-        if relaunch { launch(bundleID) }
+        if relaunch { launch(bundleID, in: &state, &effects) }
     }
 
-    private func startPump(_ bundleID: String) {
-        guard var record = apps[bundleID], case .running(_, _, let generation) = record.phase,
-              record.pumpGeneration != generation, !record.queue.isEmpty else { return }
-        record.pumpGeneration = generation
-        apps[bundleID] = record
-        Task(executorPreference: configuration.taskExecutor) { await self.pump(bundleID, generation: generation) }
+    /// Hands the app its next queued request, unless one is in flight or it is not running.
+    private func startDelivery(_ bundleID: String, in state: inout State, _ effects: inout Effects) {
+        guard var record = state.apps[bundleID], case .running(let uniqueName, _, let generation) = record.phase,
+              record.inFlight == nil, let pending = record.queue.popFirst() else { return }
+        record.inFlight = pending
+        let delivery = Delivery(
+            requestID: pending.id, url: pending.request.url, sourceApplication: pending.request.sourceApplication,
+            appOptions: pending.request.appOptions, isLaunchRequest: record.launchRequestID == pending.id,
+            timeout: pending.request.deliveryTimeout
+        )
+        let endpoint = AppEndpoint(bundleID: bundleID, uniqueName: uniqueName, freedesktopApplication: record.descriptor.dbusActivatable)
+        state.apps[bundleID] = record
+        effects.deliveries.append((pending, delivery, endpoint, generation))
     }
 
-    /// The delivery loop of one app process: one request at a time, in queue order.
-    private func pump(_ bundleID: String, generation: UInt64) async {
-        while true {
-            guard var record = apps[bundleID], case .running(let uniqueName, _, let current) = record.phase,
-                  current == generation, record.pumpGeneration == generation else { return }
-            guard !record.queue.isEmpty else {
-                apps[bundleID]!.pumpGeneration = nil
-                return
-            }
-            let pending = record.queue.removeFirst()
-            record.inFlight = pending
-            let delivery = Delivery(
-                requestID: pending.id, url: pending.request.url, sourceApplication: pending.request.sourceApplication,
-                appOptions: pending.request.appOptions, isLaunchRequest: record.launchRequestID == pending.id,
-                timeout: pending.request.deliveryTimeout
-            )
-            apps[bundleID] = record
-            let result: Result<DeliveryAnswer, BrokerError>
-            do {
-                let endpoint = AppEndpoint(bundleID: bundleID, uniqueName: uniqueName, freedesktopApplication: record.descriptor.dbusActivatable)
-                observer?(.delivering(bundleID: bundleID))
-                result = .success(try await deliverer.deliver(delivery, to: endpoint))
-            } catch {
-                result = .failure(error)
-            }
-            observer?(.delivered(bundleID: bundleID))
+    /// The app answered `pending` (or failed to): complete it and deliver the next request.
+    private func delivered(_ pending: Pending, bundleID: String, generation: UInt64, _ result: Result<DeliveryAnswer, BrokerError>) {
+        observer?(.delivered(bundleID: bundleID))
+        change { state, effects in
             // Already answered when the app died meanwhile.
-            guard apps[bundleID]?.inFlight?.id == pending.id else { continue }
-            apps[bundleID]!.inFlight = nil
+            guard state.apps[bundleID]?.inFlight?.id == pending.id else { return }
+            state.apps[bundleID]!.inFlight = nil
             switch result {
             case .success(let answer):
-                apps[bundleID]!.failures = 0
-                apps[bundleID]!.blockedUntil = nil
-                finish(pending, target: bundleID, .success(OpenOutcome(handled: answer.handled, bundleID: bundleID, reply: answer.reply, launched: pending.launched)))
+                state.apps[bundleID]!.failures = 0
+                state.apps[bundleID]!.blockedUntil = nil
+                effects.finished.append((pending, bundleID, .success(OpenOutcome(handled: answer.handled, bundleID: bundleID, reply: answer.reply, launched: pending.launched))))
             case .failure(let error):
-                if error.code == .appFailed { recordFailure(bundleID) }
-                finish(pending, target: bundleID, .failure(error))
+                if error.code == .appFailed { recordFailure(bundleID, in: &state) }
+                effects.finished.append((pending, bundleID, .failure(error)))
+            }
+            if case .running(_, _, let current) = state.apps[bundleID]!.phase, current == generation {
+                startDelivery(bundleID, in: &state, &effects)
             }
         }
     }
 
-    private func recordFailure(_ bundleID: String) {
-        guard var record = apps[bundleID] else { return }
+    private func recordFailure(_ bundleID: String, in state: inout State) {
+        guard var record = state.apps[bundleID] else { return }
         record.failures += 1
         if let delay = configuration.crashLoop.backoff(afterFailures: record.failures) {
             record.blockedUntil = clock.now + delay
             logger.warning("\(bundleID) failed \(record.failures) times in a row; no relaunch for \(delay.formatted)")
         }
-        apps[bundleID] = record
+        state.apps[bundleID] = record
     }
 
-    private func failQueue(_ bundleID: String, _ error: BrokerError) {
-        guard let queue = apps[bundleID]?.queue else { return }
-        apps[bundleID]!.queue = []
-        for pending in queue { finish(pending, target: bundleID, .failure(error)) }
+    private func failQueue(_ bundleID: String, _ error: BrokerError, in state: inout State, _ effects: inout Effects) {
+        guard let queue = state.apps[bundleID]?.queue else { return }
+        state.apps[bundleID]!.queue = []
+        for pending in queue { effects.finished.append((pending, bundleID, .failure(error))) }
     }
 
     private func finish(_ pending: Pending, target: String, _ result: Result<OpenOutcome, BrokerError>) {
@@ -394,6 +449,7 @@ public actor Dispatcher {
 
     /// The one info line per routing decision: scheme, caller, target, outcome, time.
     private func report(_ request: OpenRequest, target: String, received: ContinuousClock.Instant, launched: Bool, _ result: Result<OpenOutcome, BrokerError>) {
+        guard logger.logLevel <= .info else { return }
         let scheme = request.url.prefix(while: { $0 != ":" }).prefix(32)
         let outcome: String
         switch result {

@@ -1,5 +1,6 @@
 /// Life-cycle events of the dispatcher, for observers that measure or trace (the benchmark
-/// harness, tests). Called synchronously on the dispatcher: keep observers cheap.
+/// harness, tests). Called synchronously, `launching` under the dispatcher's lock: keep observers
+/// cheap and never call the dispatcher from one.
 public enum DispatcherEvent: Sendable {
     /// `posix_spawn` is about to run for `bundleID`.
     case launching(bundleID: String)

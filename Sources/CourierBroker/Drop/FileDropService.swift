@@ -93,7 +93,7 @@ public struct FileDropService: Sendable {
             let open = OpenRequest(url: file.url.absoluteString, bundleID: bundleID, sourceApplication: request.sourceApplication,
                                    caller: request.caller, appOptions: appOptions, activationToken: request.activationToken)
             let index = file.index
-            await dispatcher.submit(open) { answer.yield((index, $0)) }
+            dispatcher.submit(open) { answer.yield((index, $0)) }
         }
         var results = [Result<OpenOutcome, BrokerError>?](repeating: nil, count: delivered.count)
         var received = 0
