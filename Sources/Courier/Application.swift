@@ -128,8 +128,7 @@ public final class Application: Sendable {
     }
 
     /// True when `sender` owns `org.courier.Broker` now (asks the bus when the cache disagrees).
-    private func isBroker(_ sender: BusName?) async -> Bool {
-        guard let sender else { return false }
+    private func isBroker(_ sender: BusName) async -> Bool {
         if state.withLock({ $0.brokerOwner }) == sender { return true }
         let owner = (try? await connection.nameOwner(of: CourierBus.brokerName)) ?? nil
         state.withLock { $0.brokerOwner = owner }
@@ -142,19 +141,26 @@ public final class Application: Sendable {
                 "OpenURL", arguments: "ssva{sv}", results: "ba{sv}",
                 argumentNames: ["url", "source_application", "annotation", "options"], resultNames: ["handled", "reply"]
             ) { [self] call in
-                guard await isBroker(call.sender) else {
+                // One look at the state: the common case (the broker as cached, launched, not the
+                // declined launch request) then needs no await before the delegate.
+                let requestID = call.arguments[3].vardictValue?["request-id"]?.uint64Value
+                let (cachedBroker, launched, declined) = state.withLock {
+                    ($0.brokerOwner, $0.launched, requestID != nil && $0.declinedLaunchRequest == requestID)
+                }
+                guard let sender = call.sender else { throw DBusError(name: "org.courier.Error.NotPermitted", message: "OpenURL needs a bus sender") }
+                let fromBroker = if sender == cachedBroker { true } else { await isBroker(sender) }
+                guard fromBroker else {
                     throw DBusError(name: "org.courier.Error.NotPermitted", message: "\(bundleID) accepts OpenURL only from the Courier broker (the owner of org.courier.Broker); open URLs through it: courier open URL")
                 }
-                if !state.withLock({ $0.launched }) { await gate.wait() }
+                if !launched { await gate.wait() }
+                if declined || (!launched && requestID != nil && state.withLock({ $0.declinedLaunchRequest == requestID })) {
+                    return [.boolean(false), .vardict([:])]
+                }
                 let arguments = call.arguments
                 let url = arguments[0].stringValue ?? ""
                 var annotation: DBusValue? = arguments[2].unwrapped
                 if annotation == .string("") { annotation = nil }
                 let all = arguments[3].vardictValue ?? [:]
-                if let requestID = all["request-id"]?.uint64Value,
-                   state.withLock({ $0.declinedLaunchRequest == requestID }) {
-                    return [.boolean(false), .vardict([:])]
-                }
                 let options = OpenURLOptions(
                     sourceApplication: arguments[1].stringValue ?? "", annotation: annotation,
                     activationToken: all["activation-token"]?.stringValue, background: all["background"]?.boolValue ?? false, all: all
