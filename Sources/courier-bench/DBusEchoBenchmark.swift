@@ -3,6 +3,7 @@ import CDBusEcho
 import CourierProcess
 import DBus
 import Foundation
+import Synchronization
 
 /// `courier-bench dbus-echo [--calls N] [--pipelined N] [--depth D] [--rounds R] [--cross] [--only ROW]`
 ///
@@ -76,6 +77,7 @@ enum DBusEchoBenchmark {
         var sSeq: [Stats] = [], sRate: [Double] = []
         var lSeq: [Stats] = [], lRate: [Double] = []
         var iSeq: [Stats] = [], iRate: [Double] = []
+        var fRate: [Double] = []
         var xcSeq: [Stats] = [], xcRate: [Double] = []
         var xsSeq: [Stats] = [], xsRate: [Double] = []
         let n = calls
@@ -113,6 +115,7 @@ enum DBusEchoBenchmark {
                 iSeq.append(Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n, to: asyncName) }))
             }
             iRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: client.executor, to: asyncName))
+            fRate.append(try await pipelineWithCompletions(client, total: pipelined, depth: depth))
             if cross {
                 try await account("c", service: swiftService.pid, calls: calls) {
                     guard courier_echo_client_sequential(bus.address, swiftName.rawValue, Int32(calls), buffer) == 0 else {
@@ -144,6 +147,7 @@ enum DBusEchoBenchmark {
         row("(b) Swift client → Swift service", sw, sr)
         row("(b') same, caller on connection executor", lp, lr)
         row("(e) as (b'), handler declared async", ip, ir)
+        print("  \("(f) Swift → Swift, calls w/ completions".padding(toLength: 40, withPad: " ", startingAt: 0))                               pipelined \(String(format: "%8.0f", median(fRate))) calls/s")
         if cross {
             row("(c) C client → Swift service", Stats(p50: median(xcSeq.map(\.p50)), p99: median(xcSeq.map(\.p99))), median(xcRate))
             row("(d) Swift client → C service", Stats(p50: median(xsSeq.map(\.p50)), p99: median(xsSeq.map(\.p99))), median(xsRate))
@@ -158,13 +162,15 @@ enum DBusEchoBenchmark {
         print("  p50: \(ratio(Double(sw.p50), Double(c.p50))) (caller on connection executor: \(ratio(Double(lp.p50), Double(c.p50)))); target ≤ 1.20×")
         print("  p99: \(ratio(Double(sw.p99), Double(c.p99))) (caller on connection executor: \(ratio(Double(lp.p99), Double(c.p99))))")
         print("  pipelined: \(ratio(sr, cr)) (caller on connection executor: \(ratio(lr, cr))); target ≥ 0.80×")
+        print("  (f) pipelined with completions (no task per call): \(ratio(median(fRate), cr))")
         print("  (e) async handler, caller on executor: p50 \(ratio(Double(ip.p50), Double(c.p50))), p99 \(ratio(Double(ip.p99), Double(c.p99))), pipelined \(ratio(ir, cr))")
     }
 
     /// `--only ROW`: one configuration alone, for `perf stat`/`perf record` on this process or a
     /// service (compare two `--calls` values to cancel the set-up): `seq-c` (C client → C service),
     /// `seq` (Swift → Swift, default caller), `seq-exec` (caller on the connection executor),
-    /// `pipe`, `pipe-exec` (pipelined Swift → Swift), `pipe-c` (pipelined C → C), `seq-async`,
+    /// `pipe`, `pipe-exec` (pipelined Swift → Swift), `pipe-cb` (pipelined with completions),
+    /// `pipe-c` (pipelined C → C), `seq-async`,
     /// `pipe-async` (caller on the executor → the service whose handler is `async`).
     static func profile(
         _ row: String, client: DBusConnection, bus: PrivateBus, calls: Int, depth: Int,
@@ -189,11 +195,12 @@ enum DBusEchoBenchmark {
         case "pipe-async": rate = try await pipeline(client, total: calls, depth: depth, executor: client.executor, to: asyncName)
         case "pipe": rate = try await pipeline(client, total: calls, depth: depth, executor: nil)
         case "pipe-exec": rate = try await pipeline(client, total: calls, depth: depth, executor: client.executor)
+        case "pipe-cb": rate = try await pipelineWithCompletions(client, total: calls, depth: depth)
         case "pipe-c":
             let ns = courier_echo_client_pipelined(bus.address, name.rawValue, Int32(calls), Int32(depth))
             guard ns > 0 else { throw DBusError.failed("C pipelined client failed") }
             rate = Double(calls) / (Double(ns) / 1e9)
-        default: throw DBusError.failed("unknown --only \(row): seq-c, seq, seq-exec, seq-async, pipe, pipe-exec, pipe-c, pipe-async")
+        default: throw DBusError.failed("unknown --only \(row): seq-c, seq, seq-exec, seq-async, pipe, pipe-exec, pipe-cb, pipe-c, pipe-async")
         }
         let (c1, s1) = (cpuNanoseconds(getpid()), cpuNanoseconds(service))
         print("\(row): \(calls) calls, " + String(format: "p50 %.1f µs, %.0f calls/s, CPU per call: client %.1f µs, service %.1f µs",
@@ -253,6 +260,35 @@ enum DBusEchoBenchmark {
             samples[i] = now() - t0
         }
         return samples
+    }
+
+    /// Pipelined with `DBusConnection.call(…, completion:)`: `depth` calls in flight, each reply's
+    /// completion (on the I/O thread) sends the next call; no task per call.
+    static func pipelineWithCompletions(_ c: DBusConnection, total: Int, depth: Int, to destination: BusName = swiftName) async throws -> Double {
+        struct Progress { var sent = 0; var answered = 0; var failure: (any Error)? }
+        let progress = Mutex(Progress())
+        let t0 = now()
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            @Sendable func send() {
+                c.call(destination, path: path, interface: interface, method: "Echo", [.string(payload)]) { result in
+                    let (next, finished) = progress.withLock { p -> (Bool, Bool) in
+                        p.answered += 1
+                        if case .failure(let error) = result { p.failure = p.failure ?? error }
+                        else if (try? result.get())?.body.first?.stringValue != payload { p.failure = p.failure ?? DBusError.failed("wrong echo reply") }
+                        let next = p.sent < total && p.failure == nil
+                        if next { p.sent += 1 }
+                        return (next, p.answered == p.sent && !next)
+                    }
+                    if next { send() }
+                    if finished {
+                        if let failure = progress.withLock({ $0.failure }) { done.resume(throwing: failure) } else { done.resume() }
+                    }
+                }
+            }
+            let first = progress.withLock { p -> Int in p.sent = min(depth, total); return p.sent }
+            for _ in 0..<first { send() }
+        }
+        return Double(total) / (Double(now() - t0) / 1e9)
     }
 
     static func onConnectionExecutor<T: Sendable>(_ c: DBusConnection, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
