@@ -49,7 +49,7 @@ import Testing
 
     @Test func aDeferredHandlerAnswersFromACallCompletionAndFromAnotherThread() async throws {
         try await withPrivateBus { bus in
-            try await withForwarder(bus) { front, client in
+            try await withForwarder(bus) { front, client async throws in
                 let frontName = front.uniqueName
                 func call(_ method: MemberName, _ args: [DBusValue]) async throws -> [DBusValue] {
                     try await client.call(frontName, path: "/front", interface: Self.interface, method: method, args)
@@ -57,12 +57,8 @@ import Testing
                 #expect(try await call("Forward", [.string("Upper"), .string("quarterly report")]) == [.string("QUARTERLY REPORT")])
                 #expect(try await call("Later", [.string("x")]) == [.string("later x")])
                 // The backend's error travels through the completion with its name and message.
-                do {
+                await expectError("org.courier.test.Error.Refused", containing: "not today") {
                     _ = try await call("Forward", [.string("Refuse"), .string("x")])
-                    Issue.record("Refuse answered")
-                } catch let error as DBusError {
-                    #expect(error.name == "org.courier.test.Error.Refused")
-                    #expect(error.message == "not today")
                 }
                 // 100 pipelined forwards (the private bus allows 128 pending replies per connection): every one answered, each with its own argument.
                 let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
@@ -86,26 +82,14 @@ import Testing
 
     @Test func aDroppedReplyAnswersFailedAndOnlyTheFirstAnswerCounts() async throws {
         try await withPrivateBus { bus in
-            try await withForwarder(bus) { front, client in
+            try await withForwarder(bus) { front, client async throws in
                 let frontName = front.uniqueName
                 func call(_ method: MemberName) async throws -> [DBusValue] {
                     try await client.call(frontName, path: "/front", interface: Self.interface, method: method, timeout: .seconds(5))
                 }
-                do {
-                    _ = try await call("Drop")
-                    Issue.record("Drop answered")
-                } catch let error as DBusError {
-                    #expect(error.name == DBusError.failedName)
-                    #expect(error.message.contains("without answering"))
-                }
+                await expectError(DBusError.failedName, containing: "without answering") { _ = try await call("Drop") }
                 #expect(try await call("Twice") == [.string("first")])
-                do {
-                    _ = try await call("WrongResult")
-                    Issue.record("WrongResult answered")
-                } catch let error as DBusError {
-                    #expect(error.name == DBusError.failedName)
-                    #expect(error.message.contains("'u'"))
-                }
+                await expectError(DBusError.failedName, containing: "'u'") { _ = try await call("WrongResult") }
                 // Still serving.
                 #expect(try await client.call(frontName, path: "/front", interface: Self.interface, method: "Forward", [.string("Upper"), .string("ok")]) == [.string("OK")])
             }

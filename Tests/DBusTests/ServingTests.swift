@@ -11,17 +11,6 @@ import Testing
         try await c.call(EchoService.name, path: path, interface: interface, method: method, args)
     }
 
-    func expectError(_ name: String, _ body: () async throws -> Void) async {
-        do {
-            try await body()
-            Issue.record("expected \(name)")
-        } catch let e as DBusError {
-            #expect(e.name == name, "\(e)")
-        } catch {
-            Issue.record("unexpected \(error)")
-        }
-    }
-
     @Test func unknownObjectInterfaceMethodAndWrongSignatureGetStandardErrors() async throws {
         try await withPrivateBus { bus in
             let service = try await EchoService.start(on: bus)
