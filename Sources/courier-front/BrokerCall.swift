@@ -1,4 +1,5 @@
 import CDBus
+import CourierNames
 
 /// The front's whole conversation with the bus: connect, Hello, one blocking
 /// `org.courier.Broker1.OpenURL` per URL, close — libdbus called directly, on the main thread.
@@ -58,7 +59,7 @@ final class BrokerCall {
     /// `OpenURL(url, options)`; with `waitForReply` false the call is sent flagged no-reply and
     /// the answer is nil (`--no-wait`).
     func openURL(_ url: String, options: [(String, Option)], waitForReply: Bool, timeoutMilliseconds: Int32) throws(Failure) -> Answer? {
-        guard let message = dbus_message_new_method_call("org.courier.Broker", "/org/courier/Broker", "org.courier.Broker1", "OpenURL") else {
+        guard let message = dbus_message_new_method_call(CourierBusNames.broker, CourierBusNames.brokerPath, CourierBusNames.brokerInterface, "OpenURL") else {
             throw Failure(name: "org.freedesktop.DBus.Error.NoMemory", message: "out of memory building a D-Bus message")
         }
         defer { dbus_message_unref(message) }

@@ -199,6 +199,42 @@ struct DispatcherTests {
         #expect(gone?.code == .launchFailed)
     }
 
+    /// A deliverer that answers before `deliver` returns (as the bus deliverer does when a call
+    /// cannot even be sent, e.g. on a closed connection): 4,000 requests queued behind a launch are
+    /// all answered, in order, without the dispatcher recursing once per request.
+    @Test func answersThatArriveBeforeDeliverReturnsAreHandledWithoutRecursion() async throws {
+        final class InlineDeliverer: Deliverer {
+            let seen = Mutex<[String]>([])
+            func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer {
+                DeliveryAnswer(handled: true)
+            }
+            func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, BrokerError>) -> Void) {
+                seen.withLock { $0.append(delivery.url) }
+                completion(delivery.url.hasSuffix("7") ? .failure(BrokerError(.appFailed, "cannot send")) : .success(DeliveryAnswer(handled: true)))
+            }
+        }
+        let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sleep", "30"])], autoCheckIn: false)
+        let deliverer = InlineDeliverer()
+        let dispatcher = Dispatcher(
+            resolver: TableResolver(apps: ["todo": AppDescriptor(bundleID: "com.acme.todolist", launchArguments: ["/bin/sleep", "30"])]),
+            launcher: harness.launcher, deliverer: deliverer, configuration: .init(crashLoop: .init(threshold: 100_000)), logger: quietLogger
+        )
+        defer { for pid in harness.launcher.pids { kill(pid, SIGKILL) } }
+        let count = 4000
+        let answers = Mutex<[Int: Bool]>([:])
+        for i in 0..<count {
+            dispatcher.submit(OpenRequest(url: "todo://item/\(i)")) { result in
+                answers.withLock { $0[i] = (try? result.get())?.handled ?? false }
+            }
+        }
+        #expect(harness.launcher.count == 1)
+        _ = try dispatcher.checkIn(bundleID: "com.acme.todolist", uniqueName: ":t.1")
+        // Every answer came in before checkIn returned: the chain ran on this thread, in a loop.
+        #expect(answers.withLock { $0.count } == count)
+        #expect(deliverer.seen.withLock { $0 } == (0..<count).map { "todo://item/\($0)" })
+        #expect(answers.withLock { a in (0..<count).allSatisfy { a[$0] == !"\($0)".hasSuffix("7") } })
+    }
+
     @Test func errorNamesRoundTrip() {
         for code in [BrokerError.Code.invalidURL, .noHandler, .launchFailed, .launchTimeout, .declined, .notPermitted, .invalidManifest, .limitsExceeded] {
             let error = BrokerError(code, "m")

@@ -1,13 +1,15 @@
+import CourierNames
 public import DBus
 import Synchronization
 
-/// The broker's public D-Bus names (DESIGN.md "Public contract"; the `Courier` library has the same
-/// constants for clients).
+/// The public D-Bus names the broker serves and calls (`CourierBusNames`, DESIGN.md "Public
+/// contract") with their D-Bus types. The names are constants that are valid by construction.
 public enum BrokerNames {
-    public static let busName: BusName = "org.courier.Broker"
-    public static let objectPath: ObjectPath = "/org/courier/Broker"
-    public static let interface: InterfaceName = "org.courier.Broker1"
-    public static let applicationInterface: InterfaceName = "org.courier.Application1"
+    public static let busName = try! BusName(CourierBusNames.broker)
+    public static let objectPath = try! ObjectPath(CourierBusNames.brokerPath)
+    public static let interface = try! InterfaceName(CourierBusNames.brokerInterface)
+    public static let applicationInterface = try! InterfaceName(CourierBusNames.applicationInterface)
+    static let freedesktopApplicationInterface = try! InterfaceName(CourierBusNames.freedesktopApplicationInterface)
 
     /// `com.acme.todolist` → `/com/acme/todolist`. Remembered per bundle id: every delivery needs
     /// it, and mapping plus validating costs more than the rest of building the call.

@@ -69,7 +69,7 @@ struct BusDeliverer: Deliverer {
             platformData["desktop-startup-id"] = token
         }
         connection.call(
-            destination, path: path, interface: "org.freedesktop.Application", method: "Open",
+            destination, path: path, interface: BrokerNames.freedesktopApplicationInterface, method: "Open",
             [.strings([delivery.url]), .vardict(platformData)],
             timeout: delivery.timeout ?? defaultTimeout
         ) { result in

@@ -82,6 +82,14 @@ public final class Dispatcher: Sendable {
         var events: [DispatcherEvent] = []
         var finished: [(Pending, target: String, Result<OpenOutcome, BrokerError>)] = []
         var deliveries: [(Pending, Delivery, AppEndpoint, generation: UInt64)] = []
+
+        var isEmpty: Bool { events.isEmpty && finished.isEmpty && deliveries.isEmpty }
+
+        mutating func append(_ other: Effects) {
+            events += other.events
+            finished += other.finished
+            deliveries += other.deliveries
+        }
     }
 
     private let state = Mutex(State())
@@ -128,7 +136,8 @@ public final class Dispatcher: Sendable {
             if let identity = request.callerIdentity {
                 request.sourceApplication = Self.sourceApplication(in: state, uniqueName: identity.uniqueName, pid: identity.pid)
             }
-            var record = state.apps[bundleID] ?? Record(descriptor: descriptor)
+            // Taken out of the table while it changes, so appending does not copy the queue.
+            var record = state.apps.removeValue(forKey: bundleID) ?? Record(descriptor: descriptor)
             record.descriptor = descriptor
             if descriptor.dbusActivatable, case .notRunning = record.phase {
                 // A foreign org.freedesktop.Application never checks in: it is reachable at its
@@ -265,13 +274,50 @@ public final class Dispatcher: Sendable {
         run(effects)
     }
 
+    /// Runs what state changes left to do. A delivery that completes before `deliver` returns (a
+    /// call that could not even be sent, say on a closed connection) is handled in this loop, not
+    /// by recursion: a queue of thousands failing that way must not grow the stack.
     private func run(_ effects: Effects) {
-        if let observer { effects.events.forEach(observer) }
-        for (pending, target, result) in effects.finished { finish(pending, target: target, result) }
-        for (pending, delivery, endpoint, generation) in effects.deliveries {
-            observer?(.delivering(bundleID: endpoint.bundleID))
-            deliverer.deliver(delivery, to: endpoint) { [self] result in
-                delivered(pending, bundleID: endpoint.bundleID, generation: generation, result)
+        var effects = effects
+        while true {
+            if let observer { effects.events.forEach(observer) }
+            for (pending, target, result) in effects.finished { finish(pending, target: target, result) }
+            var next = Effects()
+            for (pending, delivery, endpoint, generation) in effects.deliveries {
+                observer?(.delivering(bundleID: endpoint.bundleID))
+                let answer = InlineAnswer()
+                deliverer.deliver(delivery, to: endpoint) { [self] result in
+                    guard answer.takeUnlessInline(result) else { return }
+                    run(delivered(pending, bundleID: endpoint.bundleID, generation: generation, result))
+                }
+                if let result = answer.deliverReturned() {
+                    next.append(delivered(pending, bundleID: endpoint.bundleID, generation: generation, result))
+                }
+            }
+            if next.isEmpty { return }
+            effects = next
+        }
+    }
+
+    /// Hands a delivery's answer either to the completion (when it arrives after `deliver` has
+    /// returned, the usual case) or back to `run` (when it arrives before).
+    private final class InlineAnswer: Sendable {
+        private let state = Mutex<(returned: Bool, answer: Result<DeliveryAnswer, BrokerError>?)>((false, nil))
+
+        /// From the completion: true when the completion should handle `result` itself.
+        func takeUnlessInline(_ result: Result<DeliveryAnswer, BrokerError>) -> Bool {
+            state.withLock { state in
+                if state.returned { return true }
+                state.answer = result
+                return false
+            }
+        }
+
+        /// From `run`, once `deliver` has returned: the answer that came before that, if any.
+        func deliverReturned() -> Result<DeliveryAnswer, BrokerError>? {
+            state.withLock { state in
+                state.returned = true
+                return state.answer
             }
         }
     }
@@ -391,25 +437,28 @@ public final class Dispatcher: Sendable {
 
     /// Hands the app its next queued request, unless one is in flight or it is not running.
     private func startDelivery(_ bundleID: String, in state: inout State, _ effects: inout Effects) {
-        guard var record = state.apps[bundleID], case .running(let uniqueName, _, let generation) = record.phase,
-              record.inFlight == nil, let pending = record.queue.popFirst() else { return }
-        record.inFlight = pending
+        // Changed in place through the table: a copy of the record would share its queue, and
+        // popping from the copy would copy the whole queue.
+        guard case .running(let uniqueName, _, let generation)? = state.apps[bundleID]?.phase,
+              state.apps[bundleID]!.inFlight == nil, let pending = state.apps[bundleID]!.queue.popFirst() else { return }
+        state.apps[bundleID]!.inFlight = pending
         let delivery = Delivery(
             requestID: pending.id, url: pending.request.url, sourceApplication: pending.request.sourceApplication,
-            appOptions: pending.request.appOptions, isLaunchRequest: record.launchRequestID == pending.id,
+            appOptions: pending.request.appOptions, isLaunchRequest: state.apps[bundleID]!.launchRequestID == pending.id,
             timeout: pending.request.deliveryTimeout
         )
-        let endpoint = AppEndpoint(bundleID: bundleID, uniqueName: uniqueName, freedesktopApplication: record.descriptor.dbusActivatable)
-        state.apps[bundleID] = record
+        let endpoint = AppEndpoint(bundleID: bundleID, uniqueName: uniqueName, freedesktopApplication: state.apps[bundleID]!.descriptor.dbusActivatable)
         effects.deliveries.append((pending, delivery, endpoint, generation))
     }
 
     /// The app answered `pending` (or failed to): complete it and deliver the next request.
-    private func delivered(_ pending: Pending, bundleID: String, generation: UInt64, _ result: Result<DeliveryAnswer, BrokerError>) {
+    /// Returns what that leaves to do.
+    private func delivered(_ pending: Pending, bundleID: String, generation: UInt64, _ result: Result<DeliveryAnswer, BrokerError>) -> Effects {
         observer?(.delivered(bundleID: bundleID))
-        change { state, effects in
+        return state.withLock { state in
+            var effects = Effects()
             // Already answered when the app died meanwhile.
-            guard state.apps[bundleID]?.inFlight?.id == pending.id else { return }
+            guard state.apps[bundleID]?.inFlight?.id == pending.id else { return effects }
             state.apps[bundleID]!.inFlight = nil
             switch result {
             case .success(let answer):
@@ -423,6 +472,7 @@ public final class Dispatcher: Sendable {
             if case .running(_, _, let current) = state.apps[bundleID]!.phase, current == generation {
                 startDelivery(bundleID, in: &state, &effects)
             }
+            return effects
         }
     }
 
