@@ -30,7 +30,7 @@ struct BrokerBusTests {
         #expect(list.output.contains("Quarterly Report — due 2008-06-23 13:00"))
     }
 
-    @Test func twoHundredConcurrentOpensForAColdAppLaunchItOnceAndKeepPerSenderOrder() async throws {
+    @Test func twoHundredConcurrentOpensLaunchAColdAppOnceAndKeepPerSenderOrderColdAndWarm() async throws {
         let fixture = try await BrokerFixture { try $0.todolist() }
         defer { fixture.tearDown() }
         let script = try PythonScripts.install("ordered_opens.py", PythonScripts.orderedOpens, in: fixture.root)
@@ -42,6 +42,17 @@ struct BrokerBusTests {
         #expect(Set(tasks).count == 200)
         for connection in 0..<4 {
             let mine = tasks.filter { $0.hasPrefix("c\(connection)-") }
+            #expect(mine == mine.sorted() && mine.count == 50)
+        }
+        // Warm, from 4 new connections: each one's first calls wait in the broker's intake for its
+        // pid, later ones are submitted straight from the bus thread; their order still holds.
+        let warm = try fixture.run(systemPython, [script, "4", "50", "w"])
+        #expect(warm.output.contains("\"ok\": 200"), "\(warm.output) \(warm.error)")
+        #expect(fixture.launcher.count == 1)
+        let warmTasks = fixture.todoItems().compactMap { $0["task"] }.filter { $0.hasPrefix("w") }
+        #expect(warmTasks.count == 200)
+        for connection in 0..<4 {
+            let mine = warmTasks.filter { $0.hasPrefix("w\(connection)-") }
             #expect(mine == mine.sorted() && mine.count == 50)
         }
     }

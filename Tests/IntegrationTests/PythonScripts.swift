@@ -82,13 +82,14 @@ enum PythonScripts {
     /// one JSON line: {"ok": n, "errors": [...]}.
     static let orderedOpens = repliesPrelude + #"""
     connections, per = int(sys.argv[1]), int(sys.argv[2])
+    prefix = sys.argv[3] if len(sys.argv) > 3 else "c"
     address = os.environ["DBUS_SESSION_BUS_ADDRESS"]
     buses = [dbus.bus.BusConnection(address) for _ in range(connections)]
     brokers = [b.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False) for b in buses]
     replies = Replies(connections * per)
     for i in range(per):
         for c in range(connections):
-            replies.open(brokers[c], "todolist://www.acme.com?c%d-%03d" % (c, i))
+            replies.open(brokers[c], "todolist://www.acme.com?%s%d-%03d" % (prefix, c, i))
     replies.run()
     print(json.dumps({"ok": replies.ok, "errors": replies.other}))
     """#
