@@ -143,7 +143,9 @@ public final class Application: Sendable {
             ) { [self] call in
                 // One look at the state: the common case (the broker as cached, launched, not the
                 // declined launch request) then needs no await before the delegate.
-                let requestID = call.arguments[3].vardictValue?["request-id"]?.uint64Value
+                let arguments = call.arguments
+                let all = arguments[3].vardictValue ?? [:]
+                let requestID = all["request-id"]?.uint64Value
                 let (cachedBroker, launched, declined) = state.withLock {
                     ($0.brokerOwner, $0.launched, requestID != nil && $0.declinedLaunchRequest == requestID)
                 }
@@ -156,11 +158,9 @@ public final class Application: Sendable {
                 if declined || (!launched && requestID != nil && state.withLock({ $0.declinedLaunchRequest == requestID })) {
                     return [.boolean(false), .vardict([:])]
                 }
-                let arguments = call.arguments
                 let url = arguments[0].stringValue ?? ""
                 var annotation: DBusValue? = arguments[2].unwrapped
                 if annotation == .string("") { annotation = nil }
-                let all = arguments[3].vardictValue ?? [:]
                 let options = OpenURLOptions(
                     sourceApplication: arguments[1].stringValue ?? "", annotation: annotation,
                     activationToken: all["activation-token"]?.stringValue, background: all["background"]?.boolValue ?? false, all: all
