@@ -57,6 +57,25 @@ public final class BackgroundProcess: Sendable {
                       stderrPath: folder.appendingPathComponent("\(name).err").path)
     }
 
+    /// What `run` returns: the exit status (128 + the signal when killed) and the output.
+    public struct Completed: Sendable {
+        public var status: Int32
+        public var output: String
+        public var errors: String
+    }
+
+    /// Runs `executable` to completion with its output in a temporary folder (removed after), and
+    /// returns its status and output. Files rather than pipes: a child that fills one pipe while
+    /// the test reads the other cannot stall.
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> Completed {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let child = try BackgroundProcess(executable, arguments, environment: environment, outputIn: folder, name: "run")
+        let status = await child.wait()
+        return Completed(status: status, output: child.output, errors: child.errors)
+    }
+
     private static func output(_ path: String) -> SpawnOutput {
         path == "/dev/null" ? .discard : .file(path)
     }

@@ -15,12 +15,8 @@ struct ToolResult: Sendable {
 enum Tool {
     /// Runs `executable` to completion; returns its exit status (128 + signal) and output.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> ToolResult {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tool-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let child = try BackgroundProcess(executable, arguments, environment: environment, outputIn: dir, name: "tool")
-        let status = await child.wait()
-        return ToolResult(status: status, stdout: child.output, stderr: child.errors)
+        let completed = try await BackgroundProcess.run(executable, arguments, environment: environment)
+        return ToolResult(status: completed.status, stdout: completed.output, stderr: completed.errors)
     }
 
     /// Starts a long-running peer with its output discarded; stop it with `kill()`.

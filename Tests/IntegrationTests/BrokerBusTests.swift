@@ -26,7 +26,7 @@ struct BrokerBusTests {
         #expect(items.map { $0["task"] } == ["Quarterly Report", "Second Task"])
         #expect(items.first?["due"] == "2008-06-23 13:00")
         // `todolist list` from a shell reads the same container.
-        let list = try fixture.run(Products.path("todolist"), ["list"])
+        let list = try await fixture.run(Products.path("todolist"), ["list"])
         #expect(list.output.contains("Quarterly Report — due 2008-06-23 13:00"))
     }
 
@@ -34,7 +34,7 @@ struct BrokerBusTests {
         let fixture = try await BrokerFixture { try $0.todolist() }
         defer { fixture.tearDown() }
         let script = try PythonScripts.install("ordered_opens.py", PythonScripts.orderedOpens, in: fixture.root)
-        let result = try fixture.run(systemPython, [script, "4", "50"])
+        let result = try await fixture.run(systemPython, [script, "4", "50"])
         #expect(result.output.contains("\"ok\": 200"), "\(result.output) \(result.error)")
         #expect(fixture.launcher.count == 1)
         let tasks = fixture.todoItems().compactMap { $0["task"] }
@@ -46,7 +46,7 @@ struct BrokerBusTests {
         }
         // Warm, from 4 new connections: each one's first calls wait in the broker's intake for its
         // pid, later ones are submitted straight from the bus thread; their order still holds.
-        let warm = try fixture.run(systemPython, [script, "4", "50", "w"])
+        let warm = try await fixture.run(systemPython, [script, "4", "50", "w"])
         #expect(warm.output.contains("\"ok\": 200"), "\(warm.output) \(warm.error)")
         #expect(fixture.launcher.count == 1)
         let warmTasks = fixture.todoItems().compactMap { $0["task"] }.filter { $0.hasPrefix("w") }
@@ -104,7 +104,7 @@ struct BrokerBusTests {
     @Test func gdbusOpensAURLThroughTheBroker() async throws {
         let fixture = try await BrokerFixture { try $0.todolist() }
         defer { fixture.tearDown() }
-        let result = try fixture.run("/usr/bin/gdbus", [
+        let result = try await fixture.run("/usr/bin/gdbus", [
             "call", "--session", "--dest", "org.courier.Broker", "--object-path", "/org/courier/Broker",
             "--method", "org.courier.Broker1.OpenURL", Self.quarterly, "{}",
         ])
@@ -134,7 +134,7 @@ struct BrokerBusTests {
         }
         defer { fixture.tearDown() }
         let script = try PythonScripts.install("spoof.py", PythonScripts.spoofedSource, in: fixture.root)
-        let result = try fixture.run(systemPython, [script, "echo://hello"])
+        let result = try await fixture.run(systemPython, [script, "echo://hello"])
         #expect(result.status == 0, "\(result.error)")
         // handled, the echo app, and an empty source: the caller is not an app Courier knows.
         #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "True com.acme.echo []", "\(result.output)")
@@ -184,15 +184,15 @@ struct BrokerBusTests {
             (["can-open", "nobody://x"], 3),
         ]
         for (arguments, expected) in cases {
-            let result = try fixture.run(courier, arguments)
+            let result = try await fixture.run(courier, arguments)
             #expect(result.status == expected, "courier \(arguments): \(result.output) \(result.error)")
         }
-        let json = try fixture.run(courier, ["open", "--json", "todolist://www.acme.com?Third"])
+        let json = try await fixture.run(courier, ["open", "--json", "todolist://www.acme.com?Third"])
         #expect(json.output.contains("\"bundle_id\":\"com.acme.todolist\""), "\(json.output)")
         #expect(json.output.contains("\"handled\":true"))
         // The dry run stored nothing.
         #expect(fixture.todoItems().compactMap { $0["task"] } == ["Quarterly Report", "Second", "Third"])
-        let status = try fixture.run(courier, ["status"])
+        let status = try await fixture.run(courier, ["status"])
         #expect(status.output.contains("com.acme.todolist\trunning"), "\(status.output)")
     }
 

@@ -59,21 +59,10 @@ final class BrokerFixture: @unchecked Sendable {
         return items
     }
 
-    /// Runs a program to completion (bounded by the caller's own timeouts), returning status and stdout.
-    func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { _, new in new }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    /// Runs a program to completion (bounded by the caller's own timeouts), returning status and output.
+    func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) async throws -> (status: Int32, output: String, error: String) {
+        let completed = try await BackgroundProcess.run(executable, arguments, environment: environment.merging(extra) { _, new in new })
+        return (completed.status, completed.output, completed.errors)
     }
 
     /// Writes Info.plist manifests into the fixture's folder.

@@ -169,13 +169,13 @@ struct DropFilesTests {
         let png = fixture.root.appendingPathComponent("photo.png").path
         _ = FileManager.default.createFile(atPath: png, contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D, 0x49, 0x48, 0x44, 0x52]))
 
-        let plain = try fixture.run(courier, ["drop", list, "--to", Self.todolist])
+        let plain = try await fixture.run(courier, ["drop", list, "--to", Self.todolist])
         #expect(plain.status == 0, "\(plain.error)")
         #expect(plain.output == Self.inbox(fixture) + "/weekend list.txt\n")
         #expect(!plain.output.contains("\r"), "no progress bar when stdout is not a terminal")
         #expect(fixture.todoItems().compactMap { $0["task"] } == ["mow the lawn"])
 
-        let json = try fixture.run(courier, ["drop", "--json", list])
+        let json = try await fixture.run(courier, ["drop", "--json", list])
         #expect(json.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
         let files = object?["files"] as? [[String: String]]
@@ -190,7 +190,7 @@ struct DropFilesTests {
             (["drop", fixture.root.path, "--to", Self.todolist], 10, "is a directory"),
         ]
         for (arguments, expected, message) in cases {
-            let result = try fixture.run(courier, arguments)
+            let result = try await fixture.run(courier, arguments)
             #expect(result.status == expected, "courier \(arguments): \(result.output) \(result.error)")
             #expect(result.error.contains(message), "courier \(arguments): \(result.error)")
         }
@@ -220,7 +220,7 @@ struct DropFilesTests {
             (["drop", large, "--to", Self.todolist], 11, "larger than the limit"),
         ]
         for (arguments, expected, message) in cases {
-            let result = try fixture.run(courier, arguments)
+            let result = try await fixture.run(courier, arguments)
             #expect(result.status == expected, "courier \(arguments): \(result.output) \(result.error)")
             #expect(result.error.contains(message), "courier \(arguments): \(result.error)")
         }
@@ -232,7 +232,7 @@ struct DropFilesTests {
         try FileManager.default.createSymbolicLink(atPath: documents + "/Inbox", withDestinationPath: fixture.root.path)
         cases = [(["drop", "--json", small, "--to", Self.todolist], 13, "never follows links")]
         for (arguments, expected, message) in cases {
-            let result = try fixture.run(courier, arguments)
+            let result = try await fixture.run(courier, arguments)
             #expect(result.status == expected, "courier \(arguments): \(result.output) \(result.error)")
             #expect(result.error.contains(message), "courier \(arguments): \(result.error)")
             #expect(result.output.contains("org.courier.Error.UnsafeContainer"), "\(result.output)")

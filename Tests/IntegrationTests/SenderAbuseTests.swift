@@ -98,7 +98,7 @@ struct SenderAbuseTests {
         #expect(try await fixture.client.open("record://warm").handled)
         // Plain clients: call, close the connection, never read the answer.
         let script = try PythonScripts.install("hit_and_run.py", AbuseScripts.hitAndRun, in: fixture.root)
-        let run = try fixture.run(systemPython, [script, "record://gone/", "20"])
+        let run = try await fixture.run(systemPython, [script, "record://gone/", "20"])
         #expect(run.status == 0, "\(run.error)")
         // An app Courier launched: sends OpenURL and exits before checking in; its own launch fails.
         await #expect(throws: CourierError.self) { try await fixture.client.open("hit://go") }
