@@ -75,6 +75,13 @@ public final class Dispatcher: Sendable {
     private struct State {
         var apps: [String: Record] = [:]
         var nextRequestID: UInt64 = 1
+
+        /// Runs `body` on the record of `bundleID` in place: one lookup, and no copy of the record
+        /// (a copy shares the queue's storage, and changing the queue would then copy it whole).
+        mutating func withRecord<R>(_ bundleID: String, _ body: (inout Record) -> R?) -> R? {
+            guard let index = apps.index(forKey: bundleID) else { return nil }
+            return body(&apps.values[index])
+        }
     }
 
     /// What a state change leaves to do once the lock is released, in this order.
@@ -437,18 +444,19 @@ public final class Dispatcher: Sendable {
 
     /// Hands the app its next queued request, unless one is in flight or it is not running.
     private func startDelivery(_ bundleID: String, in state: inout State, _ effects: inout Effects) {
-        // Changed in place through the table: a copy of the record would share its queue, and
-        // popping from the copy would copy the whole queue.
-        guard case .running(let uniqueName, _, let generation)? = state.apps[bundleID]?.phase,
-              state.apps[bundleID]!.inFlight == nil, let pending = state.apps[bundleID]!.queue.popFirst() else { return }
-        state.apps[bundleID]!.inFlight = pending
-        let delivery = Delivery(
-            requestID: pending.id, url: pending.request.url, sourceApplication: pending.request.sourceApplication,
-            appOptions: pending.request.appOptions, isLaunchRequest: state.apps[bundleID]!.launchRequestID == pending.id,
-            timeout: pending.request.deliveryTimeout
-        )
-        let endpoint = AppEndpoint(bundleID: bundleID, uniqueName: uniqueName, freedesktopApplication: state.apps[bundleID]!.descriptor.dbusActivatable)
-        effects.deliveries.append((pending, delivery, endpoint, generation))
+        let next = state.withRecord(bundleID) { record -> (Pending, Delivery, AppEndpoint, generation: UInt64)? in
+            guard case .running(let uniqueName, _, let generation) = record.phase, record.inFlight == nil,
+                  let pending = record.queue.popFirst() else { return nil }
+            record.inFlight = pending
+            let delivery = Delivery(
+                requestID: pending.id, url: pending.request.url, sourceApplication: pending.request.sourceApplication,
+                appOptions: pending.request.appOptions, isLaunchRequest: record.launchRequestID == pending.id,
+                timeout: pending.request.deliveryTimeout
+            )
+            let endpoint = AppEndpoint(bundleID: bundleID, uniqueName: uniqueName, freedesktopApplication: record.descriptor.dbusActivatable)
+            return (pending, delivery, endpoint, generation)
+        }
+        if let next { effects.deliveries.append(next) }
     }
 
     /// The app answered `pending` (or failed to): complete it and deliver the next request.
@@ -457,21 +465,24 @@ public final class Dispatcher: Sendable {
         observer?(.delivered(bundleID: bundleID))
         return state.withLock { state in
             var effects = Effects()
-            // Already answered when the app died meanwhile.
-            guard state.apps[bundleID]?.inFlight?.id == pending.id else { return effects }
-            state.apps[bundleID]!.inFlight = nil
-            switch result {
-            case .success(let answer):
-                state.apps[bundleID]!.failures = 0
-                state.apps[bundleID]!.blockedUntil = nil
-                effects.finished.append((pending, bundleID, .success(OpenOutcome(handled: answer.handled, bundleID: bundleID, reply: answer.reply, launched: pending.launched))))
-            case .failure(let error):
-                if error.code == .appFailed { recordFailure(bundleID, in: &state) }
-                effects.finished.append((pending, bundleID, .failure(error)))
+            let stillRunning = state.withRecord(bundleID) { record -> Bool? in
+                // Already answered when the app died meanwhile.
+                guard record.inFlight?.id == pending.id else { return nil }
+                record.inFlight = nil
+                switch result {
+                case .success(let answer):
+                    record.failures = 0
+                    record.blockedUntil = nil
+                    effects.finished.append((pending, bundleID, .success(OpenOutcome(handled: answer.handled, bundleID: bundleID, reply: answer.reply, launched: pending.launched))))
+                case .failure(let error):
+                    effects.finished.append((pending, bundleID, .failure(error)))
+                }
+                if case .running(_, _, let current) = record.phase { return current == generation }
+                return false
             }
-            if case .running(_, _, let current) = state.apps[bundleID]!.phase, current == generation {
-                startDelivery(bundleID, in: &state, &effects)
-            }
+            guard let stillRunning else { return effects }
+            if case .failure(let error) = result, error.code == .appFailed { recordFailure(bundleID, in: &state) }
+            if stillRunning { startDelivery(bundleID, in: &state, &effects) }
             return effects
         }
     }
