@@ -74,7 +74,6 @@ let package = Package(
         .executableTarget(
             name: "courier",
             dependencies: ["CDBus", "CourierNames"],
-            path: "Sources/courier-front",
             linkerSettings: [.unsafeFlags(["-static-executable"] + StaticFront.wrappedSymbols.flatMap { ["-Xlinker", "--wrap=\($0)"] })]
         ),
         // The full CLI behind `courier`: every subcommand (ArgumentParser, Foundation, the registry).
@@ -83,8 +82,7 @@ let package = Package(
             dependencies: [
                 "Courier", "CourierURL", "CourierManifest", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Sources/courier"
+            ]
         ),
         // The todolist example's model: its URL format, items and store (testable without the app).
         .target(name: "TodoListKit", dependencies: ["CourierURL"]),
@@ -126,7 +124,7 @@ for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }
 
-/// `courier` is linked fully static (see Sources/courier-front/StaticLinkStubs.swift): these C
+/// `courier` is linked fully static (see Sources/courier/StaticLinkStubs.swift): these C
 /// library calls, which a static glibc can only make by loading shared NSS modules, are replaced
 /// by stubs that fail, and the front then leaves the command to `courier-tool`.
 enum StaticFront {
