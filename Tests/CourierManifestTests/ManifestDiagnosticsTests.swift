@@ -145,7 +145,7 @@ import Testing
     @Test func documentTypeWithoutContentTypesIsDropped() {
         let r = parse(appPlist("com.acme.app", extra: """
             <key>CFBundleDocumentTypes</key><array><dict><key>CFBundleTypeName</key><string>Docs</string>
-            <key>CFBundleTypeExtensions</key><array><string>txt</string></array></dict></array>
+            <key>CFBundleTypeIconFile</key><string>Docs.icns</string></dict></array>
             """))
         #expect(r.manifest?.documentTypes == [])
         #expect(r.diagnostic(.invalidValue)?.keyPath == "CFBundleDocumentTypes[0].LSItemContentTypes")

@@ -15,9 +15,14 @@ public struct ManifestParser: Sendable {
     /// Installed by the module that knows the format type (kept a closure so this module does not
     /// depend on its details).
     public var urlFormatValidator: (@Sendable (PropertyListValue) -> ManifestURLFormat.Problem?)?
+    /// Where the legacy `CFBundleTypeExtensions` and `CFBundleTypeMIMETypes` are looked up
+    /// (``LegacyDocumentTypes``); only read for manifests that use them.
+    public var mimeDatabase: MIMEDatabase
 
-    public init(urlFormatValidator: (@Sendable (PropertyListValue) -> ManifestURLFormat.Problem?)? = ManifestURLFormat.validate) {
+    public init(urlFormatValidator: (@Sendable (PropertyListValue) -> ManifestURLFormat.Problem?)? = ManifestURLFormat.validate,
+                mimeDatabase: MIMEDatabase = .system) {
         self.urlFormatValidator = urlFormatValidator
+        self.mimeDatabase = mimeDatabase
     }
 
     /// The result of parsing one property list.
@@ -40,9 +45,14 @@ public struct ManifestParser: Sendable {
         var manifest = Manifest(bundleIdentifier: bundleID, path: path)
         manifest.name = parseName(plist, &context) ?? bundleID
         manifest.urlTypes = parseURLTypes(plist["CFBundleURLTypes"], &context)
-        manifest.documentTypes = parseDocumentTypes(plist["CFBundleDocumentTypes"], &context)
-        manifest.exportedTypes = parseTypeDeclarations(plist["UTExportedTypeDeclarations"], key: "UTExportedTypeDeclarations", &context)
-        manifest.importedTypes = parseTypeDeclarations(plist["UTImportedTypeDeclarations"], key: "UTImportedTypeDeclarations", &context)
+        // The app's own types first: legacy document types may name them by extension or MIME type.
+        var typeContext = Context(path: path)
+        manifest.exportedTypes = parseTypeDeclarations(plist["UTExportedTypeDeclarations"], key: "UTExportedTypeDeclarations", &typeContext)
+        manifest.importedTypes = parseTypeDeclarations(plist["UTImportedTypeDeclarations"], key: "UTImportedTypeDeclarations", &typeContext)
+        manifest.documentTypes = parseDocumentTypes(plist["CFBundleDocumentTypes"], &context) {
+            LegacyDocumentTypes(mimeDatabase: mimeDatabase, exported: manifest.exportedTypes, imported: manifest.importedTypes, bundleIdentifier: bundleID)
+        }
+        context.diagnostics += typeContext.diagnostics
         manifest.launchCommand = parseLaunchCommand(plist[Self.launchArgumentsKey], &context)
         manifest.queriesSchemes = parseQueriesSchemes(plist["LSApplicationQueriesSchemes"], &context)
         manifest.dbusActivatable = parseDBusActivatable(plist[Self.dbusActivatableKey], hasLaunchCommand: manifest.launchCommand != nil, &context)
@@ -146,9 +156,14 @@ public struct ManifestParser: Sendable {
         return candidate
     }
 
-    private func parseDocumentTypes(_ value: PropertyListValue?, _ context: inout Context) -> [DocumentTypeDeclaration] {
+    /// `CFBundleDocumentTypes`. An entry without usable `LSItemContentTypes` falls back to the
+    /// legacy `CFBundleTypeExtensions` and `CFBundleTypeMIMETypes` (as Launch Services does), with a
+    /// warning that says which types were inferred; `legacy` is built only when one needs it.
+    private func parseDocumentTypes(_ value: PropertyListValue?, _ context: inout Context,
+                                    legacy makeLegacy: () -> LegacyDocumentTypes) -> [DocumentTypeDeclaration] {
         let key = "CFBundleDocumentTypes"
         guard let entries = context.array(value, key: key) else { return [] }
+        var legacy: LegacyDocumentTypes?
         var result: [DocumentTypeDeclaration] = []
         for (i, entry) in entries.enumerated() {
             let path = "\(key)[\(i)]"
@@ -162,8 +177,14 @@ public struct ManifestParser: Sendable {
                     }
                 }
             }
+            let hasLegacyKeys = dict[LegacyDocumentTypes.extensionsKey] != nil || dict[LegacyDocumentTypes.mimeTypesKey] != nil
+            if contentTypes.isEmpty, hasLegacyKeys {
+                if legacy == nil { legacy = makeLegacy() }
+                contentTypes = inferTypes(dict, path: path, hadContentTypes: dict["LSItemContentTypes"] != nil, legacy!, &context)
+            }
             guard !contentTypes.isEmpty else {
-                context.warning(.invalidValue, typesKey, "this document type declares no usable LSItemContentTypes; add uniform type identifiers such as public.plain-text — the entry is ignored")
+                let also = hasLegacyKeys ? ", and its \(LegacyDocumentTypes.extensionsKey) / \(LegacyDocumentTypes.mimeTypesKey) name no usable extension or MIME type" : ""
+                context.warning(.invalidValue, hasLegacyKeys ? path : typesKey, "this document type declares no usable LSItemContentTypes\(also); add uniform type identifiers such as public.plain-text — the entry is ignored")
                 continue
             }
             let name = context.string(dict["CFBundleTypeName"], key: path + ".CFBundleTypeName") ?? contentTypes[0]
@@ -174,16 +195,53 @@ public struct ManifestParser: Sendable {
         return result
     }
 
+    /// The types of an entry's `CFBundleTypeExtensions` and `CFBundleTypeMIMETypes`, reported in
+    /// one warning (what was inferred from what, and what to write instead); values that are not
+    /// an extension or a MIME type are reported and skipped.
+    private func inferTypes(_ dict: [String: PropertyListValue], path: String, hadContentTypes: Bool,
+                            _ legacy: LegacyDocumentTypes, _ context: inout Context) -> [String] {
+        var inferred: [LegacyDocumentTypes.Inference] = []
+        for (key, lookup) in [(LegacyDocumentTypes.extensionsKey, legacy.type(forExtension:)), (LegacyDocumentTypes.mimeTypesKey, legacy.type(forMIMEType:))] {
+            guard let value = dict[key] else { continue }
+            let valueKey = "\(path).\(key)"
+            for (j, raw) in context.stringOrStringArray(value, key: valueKey) {
+                if let variable = Identifiers.unresolvedBuildVariable(in: raw) {
+                    context.warning(.unresolvedBuildVariable, "\(valueKey)[\(j)]", "'\(raw)' contains the unresolved build setting \(variable); write the final value — it is ignored")
+                    continue
+                }
+                guard let type = lookup(raw) else {
+                    let what = key == LegacyDocumentTypes.extensionsKey ? "a filename extension (e.g. txt)" : "a MIME type (e.g. text/plain)"
+                    context.warning(.invalidValue, "\(valueKey)[\(j)]", "'\(raw)' is not \(what) — it is ignored")
+                    continue
+                }
+                if !inferred.contains(where: { $0.typeIdentifier == type }) {
+                    inferred.append(.init(typeIdentifier: type, source: "\(key) \(Identifiers.trimmingWhitespace(raw))"))
+                }
+            }
+        }
+        guard !inferred.isEmpty else { return [] }
+        let list = inferred.map { "\($0.typeIdentifier) (from \($0.source))" }.joined(separator: ", ")
+        let why = hadContentTypes ? "LSItemContentTypes names no usable type" : "no LSItemContentTypes"
+        context.warning(.inferredDocumentType, path, "\(why): Courier inferred \(list) through shared-mime-info; add LSItemContentTypes with \(inferred.map(\.typeIdentifier).joined(separator: ", ")) to say so explicitly")
+        return inferred.map(\.typeIdentifier)
+    }
+
+    /// A valid type identifier, or nil after a warning. White space around it (a stray blank in a
+    /// hand-edited plist) is trimmed with a warning rather than refused.
     private func checkedTypeIdentifier(_ s: String, key: @autoclosure () -> String, _ context: inout Context) -> String? {
         if let variable = Identifiers.unresolvedBuildVariable(in: s) {
             context.warning(.unresolvedBuildVariable, key(), "'\(s)' contains the unresolved build setting \(variable); write the final type identifier — it is ignored")
             return nil
         }
-        guard Identifiers.isValidTypeIdentifier(s) else {
+        let trimmed = Identifiers.trimmingWhitespace(s)
+        guard Identifiers.isValidTypeIdentifier(trimmed) else {
             context.warning(.invalidValue, key(), "'\(s)' is not a uniform type identifier (dot-separated ASCII letters, digits, '-' or '_', e.g. public.plain-text) — it is ignored")
             return nil
         }
-        return s
+        if trimmed != s {
+            context.warning(.trimmedWhitespace, key(), "'\(s)' has white space around it; it is read as '\(trimmed)' — remove the blanks")
+        }
+        return trimmed
     }
 
     private func parseTypeDeclarations(_ value: PropertyListValue?, key: String, _ context: inout Context) -> [TypeDeclaration] {

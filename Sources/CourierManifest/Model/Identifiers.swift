@@ -51,6 +51,15 @@ public enum Identifiers {
         return nil
     }
 
+    /// `s` without leading and trailing white space (blanks, tabs, newlines, no-break spaces): what
+    /// a hand-edited plist often carries by accident around an identifier.
+    public static func trimmingWhitespace(_ s: String) -> String {
+        let scalars = s.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[first...last])
+    }
+
     private static func isAlpha(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
     private static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 }

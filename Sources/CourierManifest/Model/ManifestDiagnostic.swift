@@ -34,6 +34,10 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         public static let typeConflict = Code(rawValue: "type-conflict")
         public static let documentTypeConflict = Code(rawValue: "document-type-conflict")
         public static let missingFolder = Code(rawValue: "missing-folder")
+        /// Document types inferred from the legacy `CFBundleTypeExtensions` / `CFBundleTypeMIMETypes`.
+        public static let inferredDocumentType = Code(rawValue: "inferred-document-type")
+        /// An identifier read without the white space around it.
+        public static let trimmedWhitespace = Code(rawValue: "trimmed-whitespace")
     }
 
     /// The file the problem is in (absolute path).
