@@ -172,7 +172,7 @@ extension BrokerService {
                 ]
                 if let path = app.manifestPath { row["path"] = .string(path) }
                 switch states[app.bundleID] {
-                case .launching(let pid)?, .running(_, let pid?)?: row["pid"] = .uint32(UInt32(bitPattern: pid))
+                case .launching(let pid?)?, .running(_, let pid?)?: row["pid"] = .uint32(UInt32(bitPattern: pid))
                 default: break
                 }
                 return .vardict(row)

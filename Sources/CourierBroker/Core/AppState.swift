@@ -1,15 +1,15 @@
 /// Where one app is in its life, as the broker sees it.
 public enum AppState: Sendable, Hashable, CustomStringConvertible {
     case notRunning
-    /// Spawned by the broker (pid), not checked in yet.
-    case launching(pid: Int32)
+    /// Spawned by the broker, not checked in yet; `pid` once the spawn has returned.
+    case launching(pid: Int32?)
     /// Checked in from this unique bus name; `pid` when the broker launched it.
     case running(uniqueName: String, pid: Int32?)
 
     public var description: String {
         switch self {
         case .notRunning: "not running"
-        case .launching(let pid): "launching (pid \(pid))"
+        case .launching(let pid): "launching\(pid.map { " (pid \($0))" } ?? "")"
         case .running(let name, let pid): "running (\(name)\(pid.map { ", pid \($0)" } ?? ""))"
         }
     }

@@ -1,6 +1,6 @@
 /// Life-cycle events of the dispatcher, for observers that measure or trace (the benchmark
-/// harness, tests). Called synchronously, `launching` under the dispatcher's lock: keep observers
-/// cheap and never call the dispatcher from one.
+/// harness, tests). Called synchronously, outside the dispatcher's lock, on the thread performing the
+/// transition's effects: keep observers cheap.
 public enum DispatcherEvent: Sendable {
     /// `posix_spawn` is about to run for `bundleID`.
     case launching(bundleID: String)

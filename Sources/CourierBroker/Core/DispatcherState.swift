@@ -1,0 +1,132 @@
+/// The broker core's book-keeping as one value: every app's record, and the pure transitions that
+/// turn an event (a request, a check-in, a spawn's result, an exit, an answer) into a new state and
+/// the effects left to perform (`DispatcherEffect`).
+///
+/// Nothing here takes a lock, spawns, delivers, logs or reads a clock: time comes in as `now`, and
+/// everything else goes out as effects. `Dispatcher` holds this value behind its lock and performs
+/// the effects after releasing it; tests drive it directly, event by event.
+struct DispatcherState: Sendable {
+    struct Policy: Sendable {
+        /// Requests queued per app beyond which `LimitsExceeded` is answered.
+        var maxQueuedPerApp: Int
+        var crashLoop: CrashLoopPolicy
+    }
+
+    let policy: Policy
+    private(set) var apps: [String: AppRecord] = [:]
+    private var nextRequestID: UInt64 = 1
+
+    init(policy: Policy) {
+        self.policy = policy
+    }
+
+    /// The one way to change a record: `body` runs on the record of `bundleID` in place (one
+    /// lookup, no copy). `nil` when the broker does not know the app.
+    mutating func withRecord<R>(_ bundleID: String, _ body: (inout AppRecord) -> R) -> R? {
+        guard let index = apps.index(forKey: bundleID) else { return nil }
+        return body(&apps.values[index])
+    }
+
+    /// The same, creating the record from `descriptor` when the app is new, and refreshing its
+    /// descriptor (the manifest may have changed) when it is not.
+    private mutating func withRecord<R>(_ descriptor: AppDescriptor, _ body: (inout AppRecord) -> R) -> R {
+        func refreshed(_ record: inout AppRecord) -> R {
+            record.descriptor = descriptor
+            return body(&record)
+        }
+        return refreshed(&apps[descriptor.bundleID, default: AppRecord(descriptor: descriptor)])
+    }
+
+    // MARK: Events
+
+    /// A request for the app `descriptor`: queued, and its launch or delivery started. `nil` when
+    /// the app's queue is full (nothing changed; the caller answers `LimitsExceeded`).
+    mutating func submit(_ request: OpenRequest, to descriptor: AppDescriptor, received: ContinuousClock.Instant, completion: @escaping Dispatcher.Completion, now: ContinuousClock.Instant) -> [DispatcherEffect]? {
+        var request = request
+        if let identity = request.callerIdentity {
+            request.sourceApplication = sourceApplication(uniqueName: identity.uniqueName, pid: identity.pid)
+        }
+        let id = nextRequestID
+        let maxQueued = policy.maxQueuedPerApp
+        let effects = withRecord(descriptor) { record -> [DispatcherEffect]? in
+            record.assumeActivatable()
+            guard record.queue.count < maxQueued else { return nil }
+            var effects: [DispatcherEffect] = []
+            record.enqueue(PendingRequest(id: id, request: request, received: received, completion: completion, launched: !record.isRunning), now: now, &effects)
+            return effects
+        }
+        if effects != nil { nextRequestID += 1 }
+        return effects
+    }
+
+    /// The app `descriptor` checked in from `uniqueName`.
+    mutating func checkIn(_ descriptor: AppDescriptor, uniqueName: String, now: ContinuousClock.Instant) -> Result<(LaunchOptions, [DispatcherEffect]), BrokerError> {
+        let crashLoop = policy.crashLoop
+        return withRecord(descriptor) { record in
+            var effects: [DispatcherEffect] = []
+            return record.checkIn(uniqueName: uniqueName, now: now, crashLoop: crashLoop, &effects).map { ($0, effects) }
+        }
+    }
+
+    mutating func spawned(_ bundleID: String, pid: Int32, generation: UInt64) -> [DispatcherEffect] {
+        change(bundleID) { record, effects in record.spawned(pid: pid, generation: generation, &effects) }
+    }
+
+    mutating func spawnFailed(_ bundleID: String, _ error: BrokerError, generation: UInt64, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+        change(bundleID) { record, effects, crashLoop in record.spawnFailed(error, generation: generation, now: now, crashLoop: crashLoop, &effects) }
+    }
+
+    mutating func processExited(_ bundleID: String, pid: Int32, generation: UInt64, status: ExitStatus, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+        change(bundleID) { record, effects, crashLoop in record.processExited(pid: pid, generation: generation, status: status, now: now, crashLoop: crashLoop, &effects) }
+    }
+
+    mutating func launchTimedOut(_ bundleID: String, generation: UInt64, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+        change(bundleID) { record, effects, crashLoop in record.launchTimedOut(generation: generation, now: now, crashLoop: crashLoop, &effects) }
+    }
+
+    mutating func delivered(_ bundleID: String, requestID: UInt64, generation: UInt64, _ result: Result<DeliveryAnswer, BrokerError>, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+        change(bundleID) { record, effects, crashLoop in record.delivered(requestID, generation: generation, result, now: now, crashLoop: crashLoop, &effects) }
+    }
+
+    /// A unique bus name left the bus: the app that checked in from it is gone.
+    mutating func busNameVanished(_ uniqueName: String, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+        var effects: [DispatcherEffect] = []
+        for index in apps.indices where apps.values[index].uniqueName == uniqueName {
+            apps.values[index].gone(reason: "left the bus", now: now, crashLoop: policy.crashLoop, &effects)
+        }
+        return effects
+    }
+
+    /// `uniqueName` released the bus name `bundleID` while staying connected: if that was the
+    /// checked-in app, it is gone.
+    mutating func bundleNameReleased(_ bundleID: String, by uniqueName: String, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+        change(bundleID) { record, effects, crashLoop in
+            if record.uniqueName == uniqueName { record.gone(reason: "released its bus name", now: now, crashLoop: crashLoop, &effects) }
+        }
+    }
+
+    // MARK: Queries
+
+    /// The bundle id of the app behind a caller, from what the broker itself knows: the unique name
+    /// that checked in, or a pid Courier launched. "" when the caller is not a known app.
+    func sourceApplication(uniqueName: String, pid: Int32?) -> String {
+        for (bundleID, record) in apps {
+            if record.uniqueName == uniqueName { return bundleID }
+            if let pid, record.launchedPID == pid { return bundleID }
+        }
+        return ""
+    }
+
+    // MARK: Helpers
+
+    private mutating func change(_ bundleID: String, _ body: (inout AppRecord, inout [DispatcherEffect]) -> Void) -> [DispatcherEffect] {
+        var effects: [DispatcherEffect] = []
+        withRecord(bundleID) { body(&$0, &effects) }
+        return effects
+    }
+
+    private mutating func change(_ bundleID: String, _ body: (inout AppRecord, inout [DispatcherEffect], CrashLoopPolicy) -> Void) -> [DispatcherEffect] {
+        let crashLoop = policy.crashLoop
+        return change(bundleID) { record, effects in body(&record, &effects, crashLoop) }
+    }
+}
