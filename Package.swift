@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "courierd",
             dependencies: [
-                "CourierBroker", "CourierDesktop", "CourierManifest",
+                "CourierBroker", "CourierDesktop", "CourierManifest", "CourierNames",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "courier-tool",
             dependencies: [
-                "Courier", "CourierURL", "CourierManifest", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess",
+                "Courier", "CourierURL", "CourierManifest", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierNames",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -51,6 +51,15 @@ public struct ChildProcess: Sendable {
             case .signaled(let signal): "killed by signal \(signal)"
             }
         }
+
+        /// How the process ended, as a verb phrase after its name: "exited with status 3",
+        /// "was killed by signal 9".
+        public var ending: String {
+            switch self {
+            case .exited(let code): "exited with status \(code)"
+            case .signaled(let signal): "was killed by signal \(signal)"
+            }
+        }
     }
 
     public init(pid: Int32, output: PipeReadEnd? = nil) {

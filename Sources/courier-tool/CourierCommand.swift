@@ -1,4 +1,5 @@
 import ArgumentParser
+import CourierNames
 
 /// `courier`: open URLs, drop files and inspect the registry from the shell.
 @main
@@ -6,6 +7,7 @@ struct CourierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier",
         abstract: "Open URLs and files in the app that owns them, and inspect the Courier registry.",
+        version: CourierVersion.current,
         subcommands: [
             // Each subcommand lives in its own file: <Name>Command.swift.
             ParseCommand.self,

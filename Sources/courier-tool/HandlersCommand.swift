@@ -10,8 +10,8 @@ struct HandlersCommand: AsyncParsableCommand {
         abstract: "List the apps that handle a URL scheme or a file type, the chosen one first.",
         discussion: """
             Without --manifests: what the running broker would route to (never starts one); with no broker \
-            running, the manifest folders on disk. Exit status: 0 when some app can handle it, 1 when none \
-            can, 65 when the scheme or type is invalid.
+            running, the manifest folders on disk. Exit status: 0 when some app can handle it, 3 when none \
+            can (as `courier open` and `courier can-open`), 65 when the scheme or type is invalid.
             """)
 
     @OptionGroup var manifests: ManifestFolderOptions
@@ -64,7 +64,7 @@ struct HandlersCommand: AsyncParsableCommand {
                 ids.forEach { print($0) }
                 if ids.isEmpty {
                     reportRegistryError("courier: no app can handle \(HandlerKey.scheme(scheme.lowercased()))")
-                    throw ExitCode(1)
+                    throw OpenExitCode.noHandler.exitCode
                 }
                 return
             }
@@ -81,7 +81,7 @@ struct HandlersCommand: AsyncParsableCommand {
         }
         if resolution.chosen == nil {
             if !explain { reportRegistryError("courier: no app can handle \(resolution.key)") }
-            throw ExitCode(1)
+            throw OpenExitCode.noHandler.exitCode
         }
     }
 }

@@ -1,47 +1,70 @@
 import ArgumentParser
 import Courier
+import CourierManifest
 import Foundation
 
-/// `courier register MANIFEST`: install a manifest for this user and tell the running broker.
+/// `courier register MANIFEST`: check a manifest, install a copy for this user and tell the running
+/// broker — all or nothing: a manifest that is refused (by this check or by the broker) leaves no
+/// copy behind, and a previous registration of the same app stays as it was.
 struct RegisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register",
         abstract: "Register an app's Info.plist manifest with Courier.",
         discussion: """
-            The file is copied into $XDG_DATA_HOME/courier/manifests/ (so it survives restarts); when a broker \
-            runs, it loads the copy at once and reports problems, else the next broker picks it up.
+            The manifest is checked first; its warnings are printed. A bare program name in \
+            CourierLaunchArguments is looked up on your PATH now, and a relative path against the folder \
+            of MANIFEST; the copy installed as $XDG_DATA_HOME/courier/manifests/BUNDLE_ID.plist records the \
+            absolute path, so the broker runs what you meant whatever its own PATH. When a broker runs, \
+            it loads the copy at once, else the next broker picks it up. Exit status: 0 registered; \
+            65 refused (the manifest has errors, or the app would be unusable: no URL scheme and no \
+            document type, or a broken launch command; with --strict, any warning); 66 MANIFEST cannot \
+            be read; 73 the copy cannot be written; 8 the broker is not reachable; 9 any other error.
             """
     )
 
-    @Argument(help: "The manifest (an Info.plist with CFBundleIdentifier and CFBundleURLTypes).")
+    @Argument(help: "The manifest (an Info.plist with CFBundleIdentifier and CFBundleURLTypes).", completion: .file(extensions: ["plist"]))
     var manifest: String
 
+    @Flag(help: "Refuse the manifest when it has any warning (a dropped scheme, a launch command not found, …).")
+    var strict = false
+
     func run() async throws {
-        let source = URL(fileURLWithPath: manifest)
-        let folder = UserManifests.folder
-        let destination = folder.appendingPathComponent(source.lastPathComponent)
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            if source.standardizedFileURL.path != destination.standardizedFileURL.path {
-                let data = try Data(contentsOf: source)
-                try data.write(to: destination, options: .atomic)
-            }
-        } catch {
-            throw ValidationError("cannot copy \(manifest) into \(folder.path): \(error.localizedDescription)")
+        let environment = ProcessInfo.processInfo.environment
+        let loaded = ManifestLoader().load(file: manifest)
+        let review = RegistrationReview(loaded, searchPath: environment["PATH"])
+        for diagnostic in review.diagnostics { report(diagnostic.description) }
+        guard let app = review.manifest else {
+            let unreadable = loaded.diagnostics.contains { $0.code == .unreadable || $0.code == .notRegularFile }
+            report("courier register: \(loaded.path) was not registered (nothing was installed)")
+            throw ExitCode(unreadable ? 66 : 65)
+        }
+        guard review.mayRegister(strict: strict) else {
+            let reasons = review.problems.isEmpty ? ["it has warnings and --strict was given"] : review.problems
+            report("courier register: \(loaded.path) was not registered (nothing was installed): \(reasons.joined(separator: "; "))")
+            throw ExitCode(65)
+        }
+        let copy = try InstalledManifest.install(source: loaded.path, bundleID: app.bundleIdentifier, executable: review.recordedExecutable)
+        let launch = review.recordedExecutable.map { " (launch: \($0))" } ?? ""
+        // No session bus or no broker: the copy is the registration; the next broker loads it.
+        guard let client = try? BrokerClient.session(), await client.brokerIsRunning() else {
+            print("registered \(app.bundleIdentifier) from \(loaded.path)\(launch); no broker is running, the next one loads \(copy.destination.path)")
+            print(OfflineDesktopEntries.synchronize())
+            return
         }
         do {
-            let client = try BrokerClient.session()
-            guard await client.brokerIsRunning() else {
-                print("installed \(destination.path); no broker is running, the next one loads it")
-                print(OfflineDesktopEntries.synchronize())
-                return
-            }
-            let bundleID = try await client.registerManifest(atPath: destination.path)
-            print("registered \(bundleID) from \(destination.path)")
+            let bundleID = try await client.registerManifest(atPath: copy.destination.path)
+            print("registered \(bundleID) from \(loaded.path)\(launch)")
         } catch {
-            FileHandle.standardError.write(Data("courier register: \(error.message)\n".utf8))
-            throw OpenExitCode(error).exitCode
+            copy.rollBack()
+            // The broker read the copy: name the user's file instead, which is the one to fix.
+            let message = error.message.replacingOccurrences(of: copy.destination.path, with: loaded.path)
+            report("courier register: \(message) (nothing was installed)")
+            throw error.code == .invalidManifest ? ExitCode(65) : OpenExitCode(error).exitCode
         }
+    }
+
+    private func report(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }
 

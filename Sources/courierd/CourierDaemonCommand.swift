@@ -1,6 +1,7 @@
 import ArgumentParser
 import CourierBroker
 import CourierManifest
+import CourierNames
 import DBus
 import Foundation
 #if canImport(Glibc)
@@ -20,7 +21,8 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             else $XDG_DATA_HOME/courier/manifests and the system folders; they are reloaded when they change. \
             Defaults chosen with `courier default` are read from $XDG_CONFIG_HOME/courier. Log level: --log-level or COURIER_LOG_LEVEL \
             (trace, debug, info, notice, warning, error, critical; default info). One info line is logged per routing decision.
-            """
+            """,
+        version: CourierVersion.current
     )
 
     @Option(name: .long, help: "A folder (or file) of Info.plist manifests; repeatable.")

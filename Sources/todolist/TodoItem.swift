@@ -9,6 +9,7 @@ struct TodoItem: Codable, Sendable, Hashable {
     /// Who asked (the source application, "" when not an app).
     var source: String
 
-    /// The line `todolist list` and the app print for this item.
-    var line: String { "\(task) — due \(due)" }
+    /// The line `todolist list` and the app print for this item: the task alone when it has no
+    /// due time.
+    var line: String { due.isEmpty ? task : "\(task) — due \(due)" }
 }

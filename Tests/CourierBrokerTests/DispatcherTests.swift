@@ -93,14 +93,16 @@ struct DispatcherTests {
         let harness = Harness(["todo": ("com.acme.todolist", ["courier-no-such-app"])])
         let error = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
         #expect(error?.code == .launchFailed)
-        #expect(error?.message.contains("not found on PATH") == true)
+        #expect(error?.message.contains("not found on the broker's PATH") == true)
+        #expect(error?.message.contains("run `courier register MANIFEST` again from a shell whose PATH has it") == true)
     }
 
     @Test func exitBeforeCheckInIsLaunchFailedWithExitStatus() async throws {
         let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sh", "-c", "exit 3"])], autoCheckIn: false)
         let error = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
         #expect(error?.code == .launchFailed)
-        #expect(error?.message.contains("exit status 3") == true)
+        #expect(error?.message.contains("(pid \(harness.launcher.pids.first ?? 0)) exited with status 3 before checking in") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("`courier log com.acme.todolist`") == true)
         #expect(harness.dispatcher.state(of: "com.acme.todolist") == .notRunning)
     }
 

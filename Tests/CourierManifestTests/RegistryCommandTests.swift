@@ -75,7 +75,7 @@ import Testing
         let spaced = try run(["handlers", "todolist://www.acme.com?Quarterly Report", "--manifests", schemesFolder], config: config)
         #expect(spaced.status == 65)
         #expect(spaced.error.contains("offset"))
-        #expect(try run(["handlers", "mailto", "--manifests", schemesFolder], config: config).status == 1)
+        #expect(try run(["handlers", "mailto", "--manifests", schemesFolder], config: config).status == 3)
     }
 
     @Test(.enabled(if: courier != nil)) func handlersForAFileUseItsContent() throws {

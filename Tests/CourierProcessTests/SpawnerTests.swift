@@ -121,5 +121,7 @@ import Glibc
         #expect(ChildProcess.Termination.exited(0).succeeded)
         #expect("\(ChildProcess.Termination.exited(3))" == "exit status 3")
         #expect("\(ChildProcess.Termination.signaled(15))" == "killed by signal 15")
+        #expect(ChildProcess.Termination.signaled(4).ending == "was killed by signal 4")
+        #expect(ChildProcess.Termination.exited(1).ending == "exited with status 1")
     }
 }

@@ -68,7 +68,7 @@ struct BrokerBusTests {
         defer { fixture.tearDown() }
         let cases: [(String, CourierError.Code, String)] = [
             ("missing://x", .launchFailed, "No such file or directory"),
-            ("quitter://x", .launchFailed, "exit status 3"),
+            ("quitter://x", .launchFailed, "exited with status 3 before checking in"),
             ("sleeper://x", .launchTimeout, "did not check in"),
             ("manual://x", .launchFailed, "CourierLaunchArguments"),
             ("nobody://x", .noHandler, "nobody"),

@@ -19,7 +19,9 @@ final class BrokerFixture: @unchecked Sendable {
     let client: BrokerClient
     let environment: [String: String]
 
-    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
+    /// - Parameter brokerSearchPath: the broker's `PATH` when it is not the clients' (which has the
+    ///   build's products first).
+    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, brokerSearchPath: String? = nil, configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
         bus = try PrivateBus()
         root = bus.directory.appendingPathComponent("fixture", isDirectory: true)
         manifests = root.appendingPathComponent("manifests", isDirectory: true)
@@ -29,7 +31,9 @@ final class BrokerFixture: @unchecked Sendable {
         environment["PATH"] = Products.folder.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         self.environment = environment
         try configure(ManifestWriter(folder: manifests))
-        launcher = CountingLauncher(ProcessLauncher(environment: environment, busAddress: bus.address))
+        var brokerEnvironment = environment
+        if let brokerSearchPath { brokerEnvironment["PATH"] = brokerSearchPath }
+        launcher = CountingLauncher(ProcessLauncher(environment: brokerEnvironment, busAddress: bus.address))
         var logger = Logger(label: "courierd.tests")
         logger.logLevel = .error
         let catalog = ManifestCatalog(folders: [manifests.path], defaultLaunchTimeout: launchTimeout, logger: logger)

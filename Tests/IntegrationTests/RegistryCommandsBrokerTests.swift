@@ -43,14 +43,14 @@ struct RegistryCommandsBrokerTests {
         // Unregistered from the broker: gone from both answers, although its file is still in the folder.
         #expect(try await runProduct("courier", ["unregister", "com.acme.todolist"], environment).status == 0)
         let gone = try await runProduct("courier", ["handlers", "todolist"], environment)
-        #expect(gone.status == 1 && gone.output.isEmpty && gone.error.contains("no app can handle scheme 'todolist'"), "\(gone)")
+        #expect(gone.status == 3 && gone.output.isEmpty && gone.error.contains("no app can handle scheme 'todolist'"), "\(gone)")
         let after = try await runProduct("courier", ["dump"], environment)
         #expect(after.status == 0 && after.output.contains("com.acme.echo") && !after.output.contains("com.acme.todolist"), "\(after.output)")
 
         // No broker: the folders on disk (here empty), one note on stderr, and no broker started.
         daemon.kill9()
         let offline = try await runProduct("courier", ["handlers", "echo"], environment)
-        #expect(offline.status == 1, "\(offline)")
+        #expect(offline.status == 3, "\(offline)")
         #expect(offline.error.hasPrefix("courier handlers: no broker is running; answering from the manifest folders on disk\n"), "\(offline.error)")
         let offlineDump = try await runProduct("courier", ["dump", "--json"], environment)
         #expect(offlineDump.status == 0 && !offlineDump.output.contains("com.acme.echo"), "\(offlineDump.output)")

@@ -116,7 +116,8 @@ public final class BrokerService: Sendable {
             throw BrokerError(.notPermitted, "another broker already owns \(BrokerNames.busName) on this bus; use it, or stop it first")
         }
         registryObserver?()
-        logger.info("courierd serving \(BrokerNames.interface) as \(BrokerNames.busName) (\(connection.uniqueName?.rawValue ?? "?")); \(catalog.applications().count) apps from \(catalog.manifestPaths.joined(separator: ":"))")
+        let apps = catalog.applications().count
+        logger.info("courierd serving \(BrokerNames.interface) as \(BrokerNames.busName) (\(connection.uniqueName?.rawValue ?? "?")); \(apps) app\(apps == 1 ? "" : "s") from \(catalog.manifestPaths.joined(separator: ":"))")
     }
 
     /// `start`, then serve until the bus connection ends.

@@ -77,7 +77,7 @@ public final class ManifestCatalog: ApplicationCatalog {
         let registry = service.snapshot
         let resolution = registry.handlers(forScheme: key)
         guard let chosen = resolution.chosen, let app = registry.application(bundleIdentifier: chosen.bundleIdentifier) else {
-            throw BrokerError(.noHandler, "no registered app handles \(scheme): URLs\(resolution.problem.map { " (\($0))" } ?? ""); register one with `courier register MANIFEST`")
+            throw BrokerError(.noHandler, "no registered app handles \(scheme): URLs\(resolution.problem.map { " (\($0))" } ?? ""); \(registry.noHandlerAdvice(forScheme: key))")
         }
         let route = Route(descriptor: descriptor(app), format: format(of: app))
         // Stored under the revision read before the snapshot: if the registry changed in between,

@@ -164,11 +164,11 @@ struct AppRecord: Sendable {
             effects.append(.stopLaunchTimer(bundleID: bundleID, generation: generation))
             phase = .notRunning
             recordFailure(now: now, crashLoop: crashLoop, &effects)
-            failQueue(BrokerError(.launchFailed, "\(bundleID) (pid \(pid)) exited with \(status) before checking in; run its launch command by hand to see why"), &effects)
+            failQueue(BrokerError(.launchFailed, "\(bundleID) (pid \(pid)) \(status.ending) before checking in; `courier log \(bundleID)` shows what it printed"), &effects)
         case .running:
-            gone(reason: "exited with \(status)", now: now, crashLoop: crashLoop, &effects)
+            gone(reason: status.ending, now: now, crashLoop: crashLoop, &effects)
         case .notRunning:
-            effects.append(.log(.debug, "\(bundleID) pid \(pid) exited with \(status)"))
+            effects.append(.log(.debug, "\(bundleID) pid \(pid) \(status.ending)"))
         }
     }
 

@@ -92,7 +92,7 @@ public final class ProcessLauncher: Launcher {
             let candidate = directory + "/" + name
             if access(candidate, X_OK) == 0 { return candidate }
         }
-        throw BrokerError(.launchFailed, "cannot launch \(bundleID): '\(name)' was not found on PATH (\(searchPath ?? "unset")); install it or give a path in CourierLaunchArguments")
+        throw BrokerError(.launchFailed, "cannot launch \(bundleID): '\(name)' was not found on the broker's PATH (\(searchPath ?? "unset")); run `courier register MANIFEST` again from a shell whose PATH has it (the registered copy then records its absolute path), or write an absolute path in CourierLaunchArguments")
     }
 
     private func spawn(path: String, arguments: [String], environment: [String: String], bundleID: String) throws(BrokerError) -> Int32 {
