@@ -37,12 +37,14 @@ let package = Package(
         .target(name: "CourierURL", dependencies: ["CURLScan"]),
         // SSE2 byte classification for CourierURL's fast path (Swift SIMD has no movemask).
         .target(name: "CURLScan"),
-        .target(name: "CourierManifest", dependencies: ["CourierURL", "CMagic"]),
+        .target(name: "CourierManifest", dependencies: ["CourierURL", "CMagic", "CourierNames"]),
         // fd -> atomic file in an app's Documents/Inbox; the file system edge of DropFiles.
         .target(name: "CourierInbox", dependencies: ["CInbox", "CourierManifest", "CourierNames"]),
         // Linux calls Swift's Glibc module does not import (copy_file_range, renameat2, O_TMPFILE).
         .target(name: "CInbox"),
-        // The one table of org.courier.Error.* names, shared by the broker, the Inbox and clients.
+        // The facts every layer shares, dependency-free and Foundation-free so that each links it (the
+        // static front included): bundle identifiers and their D-Bus names, the on-disk layout, the
+        // public D-Bus names, the one table of org.courier.Error.* names.
         .target(name: "CourierNames"),
         // posix_spawn with a clean slate (no shell, fds above 2 closed, signals reset): one spawner
         // for the apps the broker launches, the programs the desktop edge runs, and the helper processes
@@ -58,11 +60,11 @@ let package = Package(
         ),
         .target(name: "Courier", dependencies: ["DBus", "CourierURL", "CourierNames"]),
         // The freedesktop edge: desktop entries, mimeapps.list, hand-off to gio / xdg-open.
-        .target(name: "CourierDesktop", dependencies: ["CourierManifest", "CourierProcess"]),
+        .target(name: "CourierDesktop", dependencies: ["CourierManifest", "CourierNames", "CourierProcess"]),
         .executableTarget(
             name: "courierd",
             dependencies: [
-                "CourierBroker", "CourierDesktop", "CourierManifest", "CourierNames",
+                "CourierBroker", "CourierDesktop", "CourierInbox", "CourierManifest", "CourierNames",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -80,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "courier-tool",
             dependencies: [
-                "Courier", "CourierURL", "CourierManifest", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierNames",
+                "Courier", "CourierURL", "CourierManifest", "CourierNames", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -107,11 +109,12 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL"]),
         .testTarget(name: "CourierProcessTests", dependencies: ["CourierProcess"]),
+        .testTarget(name: "CourierNamesTests", dependencies: ["CourierNames"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest"]),
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "CourierManifest", "Courier"]),
-        .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierManifest"]),
-        .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox"]),
+        .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierManifest", "CourierNames"]),
+        .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Courier", "CourierBroker", "DBus", "BusTestSupport", "CourierInbox", "CInbox", "CourierProcess", "courier-test-app"]

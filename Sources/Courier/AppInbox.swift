@@ -1,3 +1,4 @@
+import CourierNames
 public import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -15,21 +16,8 @@ public enum AppInbox {
     /// `COURIER_CONTAINER`), else `$XDG_DATA_HOME/courier/containers/<bundleIdentifier>/Documents/Inbox`.
     public static func folderURL(bundleIdentifier: String,
                                  environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let container: URL
-        if let given = environment["COURIER_CONTAINER"], given.hasPrefix("/") {
-            container = URL(fileURLWithPath: given, isDirectory: true)
-        } else {
-            let dataHome: String
-            if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-                dataHome = xdg
-            } else {
-                dataHome = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
-            }
-            container = URL(fileURLWithPath: dataHome, isDirectory: true)
-                .appendingPathComponent("courier/containers", isDirectory: true)
-                .appendingPathComponent(bundleIdentifier, isDirectory: true)
-        }
-        return container.appendingPathComponent("Documents/Inbox", isDirectory: true)
+        Application.defaultContainer(bundleID: bundleIdentifier, environment: environment)
+            .appendingPathComponent(CourierLayout.inboxInContainer.joined(separator: "/"), isDirectory: true)
     }
 
     /// Why a move failed.

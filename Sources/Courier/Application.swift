@@ -1,3 +1,4 @@
+import CourierNames
 public import DBus
 public import Foundation
 import Synchronization
@@ -18,6 +19,8 @@ public final class Application: Sendable {
     public let bundleID: String
     public let connection: DBusConnection
     public let objectPath: ObjectPath
+    /// The well-known name the app owns: its bundle id mapped to a bus name (`CourierBus.address`).
+    public let busName: BusName
     /// The app's container (`COURIER_CONTAINER`, else `$XDG_DATA_HOME/courier/containers/<bundle-id>`).
     public let containerURL: URL
     /// The broker client on this app's connection (openURL / canOpenURL to other apps).
@@ -48,7 +51,7 @@ public final class Application: Sendable {
             throw CourierError(.invalidBundleID, "no bundle id: pass one to Application(bundleID:) or set COURIER_BUNDLE_ID")
         }
         self.bundleID = bundleID
-        self.objectPath = try CourierBus.objectPath(forBundleID: bundleID)
+        (self.busName, self.objectPath) = try CourierBus.address(ofBundleID: bundleID)
         self.delegate = delegate
         if let connection {
             self.connection = connection
@@ -58,18 +61,12 @@ public final class Application: Sendable {
         self.containerURL = Application.defaultContainer(bundleID: bundleID, environment: environment)
     }
 
-    /// `COURIER_CONTAINER` when set, else the XDG default the broker uses.
+    /// `COURIER_CONTAINER` when set, else where the broker makes it (`CourierLayout.appContainer`).
     public static func defaultContainer(bundleID: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        if let container = environment["COURIER_CONTAINER"], container.hasPrefix("/") {
-            return URL(fileURLWithPath: container, isDirectory: true)
-        }
-        let dataHome: URL
-        if let value = environment["XDG_DATA_HOME"], value.hasPrefix("/") {
-            dataHome = URL(fileURLWithPath: value, isDirectory: true)
-        } else {
-            dataHome = URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory(), isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
-        }
-        return dataHome.appendingPathComponent("courier/containers/\(bundleID)", isDirectory: true)
+        let layout = CourierLayout(environment: environment)
+        let path = BundleIdentifier(validating: bundleID).map(layout.appContainer(for:))
+            ?? layout.givenContainer ?? layout.containersRoot + "/" + bundleID
+        return URL(fileURLWithPath: path, isDirectory: true)
     }
 
     /// The launch options `CheckIn` returned (empty before `start`).
@@ -94,10 +91,9 @@ public final class Application: Sendable {
             state.withLock { $0.watcher = watcher }
             let owner = try await connection.nameOwner(of: brokerName)
             state.withLock { $0.brokerOwner = owner }
-            let name = try BusName(bundleID)
-            let reply = try await connection.requestName(name, flags: [.doNotQueue])
+            let reply = try await connection.requestName(busName, flags: [.doNotQueue])
             guard reply.isOwner else {
-                throw CourierError(.notPermitted, "another process already owns \(bundleID) on the bus: an instance of the app is running")
+                throw CourierError(.notPermitted, "another process already owns \(busName) (the bus name of \(bundleID)): an instance of the app is running")
             }
         } catch {
             throw CourierError(wrapping: error)

@@ -13,11 +13,16 @@ public enum CourierBus {
     /// The freedesktop interface desktop tools use to open URIs in an app.
     public static let freedesktopApplicationInterface = try! InterfaceName(CourierBusNames.freedesktopApplicationInterface)
 
-    /// `com.acme.todolist` → `/com/acme/todolist` (the freedesktop rule: `.` → `/`, `-` → `_`).
-    public static func objectPath(forBundleID bundleID: String) throws(CourierError) -> ObjectPath {
-        guard let name = BusName(validating: bundleID), !name.isUnique, let path = try? ObjectPath(busName: name) else {
-            throw CourierError(.invalidBundleID, "'\(bundleID)' is not a valid bundle id (reverse-DNS, e.g. com.acme.todolist)")
+    /// The bus name an app owns and the object path it serves, mapped from its bundle id by
+    /// `BundleIdentifier` (the D-Bus specification's rule): `com.acme.todolist` →
+    /// `com.acme.todolist` at `/com/acme/todolist`; `com.8bit.bitwarden` → `com._8bit.bitwarden` at
+    /// `/com/_8bit/bitwarden`.
+    public static func address(ofBundleID bundleID: String) throws(CourierError) -> (name: BusName, path: ObjectPath) {
+        let identifier: BundleIdentifier
+        do { identifier = try BundleIdentifier(bundleID) } catch { throw CourierError(.invalidBundleID, error.description) }
+        guard let name = BusName(validating: identifier.busName), let path = ObjectPath(validating: identifier.objectPath) else {
+            throw CourierError(.invalidBundleID, "'\(bundleID)' maps to \(identifier.busName), which libdbus refuses as a bus name")
         }
-        return path
+        return (name, path)
     }
 }

@@ -1,3 +1,5 @@
+import CourierNames
+
 /// A Courier app as the desktop sees it: one desktop entry that hands the URL schemes the app owns
 /// to Courier.
 ///
@@ -12,7 +14,7 @@ public struct DesktopApp: Sendable, Equatable, Hashable {
     public let schemes: [String]
 
     public init(bundleIdentifier: String, name: String, schemes: [String]) throws(DesktopIntegrationError) {
-        guard Self.isValidBundleIdentifier(bundleIdentifier) else {
+        guard BundleIdentifier(validating: bundleIdentifier) != nil else {
             throw .invalidBundleIdentifier(bundleIdentifier)
         }
         var seen = Set<String>()
@@ -33,19 +35,6 @@ public struct DesktopApp: Sendable, Equatable, Hashable {
 
     /// The MIME types the entry declares: `x-scheme-handler/<scheme>` for each owned scheme.
     public var mimeTypes: [String] { schemes.map { "x-scheme-handler/\($0)" } }
-
-    /// Reverse-DNS letters, digits, `.`, `-`, `_`; no empty label; not a path.
-    static func isValidBundleIdentifier(_ id: String) -> Bool {
-        guard !id.isEmpty, id.utf8.count <= 200 else { return false }
-        let allowed = id.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == 0x2E || byte == 0x2D || byte == 0x5F
-        }
-        guard allowed else { return false }
-        return id.split(separator: ".", omittingEmptySubsequences: false).allSatisfy {
-            !$0.isEmpty && !$0.hasPrefix("-")
-        }
-    }
 
     /// RFC 3986: `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`.
     static func isValidScheme(_ scheme: String) -> Bool {

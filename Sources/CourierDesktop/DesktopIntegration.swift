@@ -1,4 +1,4 @@
-import CourierManifest
+public import CourierNames
 /// Into Courier from the desktop: keeps one desktop entry per Courier app in
 /// `$XDG_DATA_HOME/applications/` and makes it the default handler of exactly the schemes the app
 /// owns in `$XDG_CONFIG_HOME/mimeapps.list`.
@@ -19,7 +19,8 @@ import CourierManifest
 /// `applications/` folder; another tool editing `mimeapps.list` at the same instant can still lose
 /// one of the two edits, as with every tool that edits it.
 public struct DesktopIntegration: Sendable {
-    public let directories: XDGDirectories
+    /// Where entries and `mimeapps.list` live (`applications`, `mimeAppsList`).
+    public let layout: CourierLayout
     /// What the entries run: the courier CLI (see ``DesktopExec``).
     public let exec: DesktopExec
     /// Environment used to find `update-desktop-database` (the process's when `nil`).
@@ -28,12 +29,12 @@ public struct DesktopIntegration: Sendable {
     public var refreshesDesktopDatabase: Bool
 
     public init(
-        directories: XDGDirectories = XDGDirectories(),
+        layout: CourierLayout = .current(),
         exec: DesktopExec,
         environment: [String: String]? = nil,
         refreshesDesktopDatabase: Bool = true
     ) {
-        self.directories = directories
+        self.layout = layout
         self.exec = exec
         self.environment = environment
         self.refreshesDesktopDatabase = refreshesDesktopDatabase
@@ -65,7 +66,7 @@ public struct DesktopIntegration: Sendable {
     /// Removes `bundleIdentifier`'s entry and every default Courier set for it.
     @discardableResult
     public func unregister(bundleIdentifier: String) throws(DesktopIntegrationError) -> Report {
-        guard DesktopApp.isValidBundleIdentifier(bundleIdentifier) else {
+        guard BundleIdentifier(validating: bundleIdentifier) != nil else {
             throw .invalidBundleIdentifier(bundleIdentifier)
         }
         return try apply(upserts: [], removals: [bundleIdentifier])
@@ -82,9 +83,9 @@ public struct DesktopIntegration: Sendable {
 
     /// The bundle ids of the Courier entries present in `applications/`.
     public func installedBundleIdentifiers() -> [String] {
-        Syscalls.directoryEntries(directories.applications).compactMap { name in
+        Syscalls.directoryEntries(layout.applications).compactMap { name in
             guard name.hasPrefix("courier-"), name.hasSuffix(".desktop") else { return nil }
-            let path = Paths.join(directories.applications, name)
+            let path = Paths.join(layout.applications, name)
             guard let bytes = try? Syscalls.readFile(path), let text = String(validating: bytes, as: UTF8.self),
                 let id = DesktopEntry.courierBundleIdentifier(in: text), "courier-\(id).desktop" == name
             else { return nil }
@@ -94,20 +95,20 @@ public struct DesktopIntegration: Sendable {
 
     /// The path of the entry for `bundleIdentifier`.
     public func entryPath(for bundleIdentifier: String) -> String {
-        Paths.join(directories.applications, "courier-\(bundleIdentifier).desktop")
+        Paths.join(layout.applications, "courier-\(bundleIdentifier).desktop")
     }
 
     // MARK: One batch: entries, then mimeapps.list once, then the database once.
 
     private func apply(upserts: [DesktopApp], removals: [String]) throws(DesktopIntegrationError) -> Report {
-        try Syscalls.withDirectoryLock(directories.applications) { () throws(DesktopIntegrationError) -> Report in
+        try Syscalls.withDirectoryLock(layout.applications) { () throws(DesktopIntegrationError) -> Report in
             try applyLocked(upserts: upserts, removals: removals)
         }
     }
 
     private func applyLocked(upserts: [DesktopApp], removals: [String]) throws(DesktopIntegrationError) -> Report {
         var report = Report()
-        let listPath = directories.mimeAppsList
+        let listPath = layout.mimeAppsList
         let originalBytes = try Syscalls.readFile(listPath)
         guard var list = MimeAppsList(bytes: originalBytes ?? []) else { throw .notUTF8(path: listPath) }
 
@@ -151,7 +152,7 @@ public struct DesktopIntegration: Sendable {
             let tool = ExternalProgram.find("update-desktop-database", environment: environment)
         {
             report.databaseRefresh = try tool.run(
-                ["-q", directories.applications], environment: environment, discardOutput: true)
+                ["-q", layout.applications], environment: environment, discardOutput: true)
         }
         return report
     }

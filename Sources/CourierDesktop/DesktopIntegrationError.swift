@@ -1,3 +1,4 @@
+import CourierNames
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -28,7 +29,8 @@ public enum DesktopIntegrationError: Error, Equatable, Sendable, CustomStringCon
     public var description: String {
         switch self {
         case .invalidBundleIdentifier(let id):
-            return "invalid bundle identifier '\(id)': use reverse-DNS letters, digits, '.', '-' and '_' (e.g. com.acme.todolist)"
+            do { _ = try BundleIdentifier(id) } catch { return error.description }
+            return "invalid bundle identifier '\(id)'"
         case .invalidScheme(let scheme):
             return "invalid URL scheme '\(scheme)': a scheme starts with a letter and contains only letters, digits, '+', '-' and '.'"
         case .relativeExecutable(let path):

@@ -1,4 +1,4 @@
-import CourierManifest
+import CourierNames
 import Foundation
 
 /// A program found on `PATH` at run time and started with an argv, never through a shell.

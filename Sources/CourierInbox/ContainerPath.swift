@@ -1,3 +1,4 @@
+import CourierNames
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,23 +10,13 @@ import Glibc
 /// `openat(…, O_DIRECTORY | O_NOFOLLOW)` relative to the previous one, so a symbolic link planted
 /// as `Documents` or `Inbox` (pointing at `~/.ssh`, say) is refused instead of written through.
 enum ContainerPath {
-    /// The components from the root to the Inbox.
-    static func components(bundleIdentifier: String) -> [String] {
-        [bundleIdentifier, "Documents", "Inbox"]
-    }
-
-    /// Checks that `bundleIdentifier` can name a container folder: 1 to 255 bytes of ASCII letters,
-    /// digits, `.`, `-` and `_`, not starting with `.` or `-`.
-    static func validate(bundleIdentifier: String) throws(InboxError) {
-        let bytes = Array(bundleIdentifier.utf8)
-        let allowed = bytes.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == 0x2E || byte == 0x2D || byte == 0x5F
-        }
-        guard !bytes.isEmpty, bytes.count <= 255, allowed, bytes[0] != 0x2E, bytes[0] != 0x2D else {
-            throw InboxError(
-                code: .invalidBundleIdentifier,
-                message: "bundle identifier \(bundleIdentifier.debugDescription) cannot name an app container; use a reverse-DNS identifier such as com.acme.todolist (letters, digits, '.', '-', '_').")
+    /// The identifier, checked by the one rule (`BundleIdentifier`, whose identifiers are safe
+    /// folder names: no `/`, no leading `.` or `-`).
+    static func validate(bundleIdentifier: String) throws(InboxError) -> BundleIdentifier {
+        do {
+            return try BundleIdentifier(bundleIdentifier)
+        } catch {
+            throw InboxError(code: .invalidBundleIdentifier, message: "\(error); it cannot name an app container.")
         }
     }
 
@@ -89,10 +80,10 @@ enum ContainerPath {
 
     /// Opens (and, with `create`, makes) the Inbox of `bundleIdentifier` under `root`.
     /// Returns nil when a folder is missing and `create` is not set.
-    static func openInbox(root: String, bundleIdentifier: String, create: Bool) throws(InboxError) -> OwnedDescriptor? {
+    static func openInbox(root: String, bundleIdentifier: BundleIdentifier, create: Bool) throws(InboxError) -> OwnedDescriptor? {
         var current = try openRoot(root, create: create)
         var path = root
-        for component in components(bundleIdentifier: bundleIdentifier) {
+        for component in CourierLayout.inboxComponents(for: bundleIdentifier) {
             path += "/" + component
             guard let next = try openChild(current, component, create: create, displayPath: path) else { return nil }
             current = next

@@ -1,3 +1,4 @@
+import CourierNames
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,7 +28,7 @@ extension Inbox {
         }
         for container in containers.sorted() {
             do {
-                guard let inbox = try Self.openExisting(root, [container, "Documents", "Inbox"], under: containersRoot) else { continue }
+                guard let inbox = try Self.openExisting(root, [container] + CourierLayout.inboxInContainer, under: containersRoot) else { continue }
                 sweep(inbox, at: inboxPath(for: container), into: &report)
             } catch {
                 report.problems.append(error.message)

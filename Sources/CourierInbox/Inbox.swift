@@ -1,4 +1,5 @@
-public import Foundation
+import CourierNames
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,7 +19,8 @@ import Glibc
 /// `drop` blocks while it copies: call it from a thread of its own, or use the `async` overload,
 /// which runs it on a dedicated thread so the cooperative pool is never blocked by disk I/O.
 public struct Inbox: Sendable {
-    /// `<containersRoot>/<bundle-id>/Documents/Inbox` is where files go.
+    /// `<containersRoot>/<bundle-id>/Documents/Inbox` is where files go (the broker's is
+    /// `CourierLayout.containersRoot`).
     public let containersRoot: String
     public var limits: DropLimits
     public var staging: StagingStrategy
@@ -44,21 +46,9 @@ public struct Inbox: Sendable {
     /// The prefix of the temporary files a drop writes (and `sweepLeftovers` removes).
     public static let temporaryNamePrefix = StagedFile.temporaryNamePrefix
 
-    /// `$XDG_DATA_HOME/courier/containers` (`~/.local/share/courier/containers` by default).
-    public static func defaultContainersRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let dataHome: String
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            dataHome = xdg
-        } else {
-            let home = environment["HOME"] ?? NSHomeDirectory()
-            dataHome = home + "/.local/share"
-        }
-        return dataHome + "/courier/containers"
-    }
-
     /// The Inbox path of `bundleIdentifier` (whether or not it exists yet).
     public func inboxPath(for bundleIdentifier: String) -> String {
-        ([containersRoot] + ContainerPath.components(bundleIdentifier: bundleIdentifier)).joined(separator: "/")
+        ([containersRoot, bundleIdentifier] + CourierLayout.inboxInContainer).joined(separator: "/")
     }
 
     /// Places `files` in the Inbox of `bundleIdentifier`, in order, and returns where they went.
@@ -79,7 +69,7 @@ public struct Inbox: Sendable {
             throw InboxError(code: .tooManyFiles,
                              message: "the drop has \(files.count) files, more than the limit of \(limits.maximumFileCount); send them in several drops.")
         }
-        try ContainerPath.validate(bundleIdentifier: bundleIdentifier)
+        let app = try ContainerPath.validate(bundleIdentifier: bundleIdentifier)
 
         // 1. Check everything before writing anything.
         var sources: [SourceFile] = []
@@ -103,7 +93,7 @@ public struct Inbox: Sendable {
         }
 
         // 2. The Inbox, reached without following links.
-        guard let inbox = try ContainerPath.openInbox(root: containersRoot, bundleIdentifier: bundleIdentifier, create: true) else {
+        guard let inbox = try ContainerPath.openInbox(root: containersRoot, bundleIdentifier: app, create: true) else {
             throw InboxError(code: .ioFailure, message: "the Inbox of \(bundleIdentifier) could not be created under \(containersRoot.debugDescription).")
         }
         let inboxPath = inboxPath(for: bundleIdentifier)

@@ -1,4 +1,5 @@
 import Courier
+import CourierNames
 import CourierProcess
 import DBus
 import Foundation
@@ -24,9 +25,7 @@ enum BrokerConnection {
         guard let executable = daemonExecutable() else {
             throw CourierError(.brokerUnavailable, "no broker runs on this bus and courierd was found neither next to courier nor on PATH; start courierd yourself")
         }
-        let environment = ProcessInfo.processInfo.environment
-        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
-        let logFolder = stateHome + "/courier"
+        let logFolder = CourierLayout.current().stateFolder
         try? FileManager.default.createDirectory(atPath: logFolder, withIntermediateDirectories: true)
         let logPath = logFolder + "/courierd.log"
         // The shared Spawner: standard input /dev/null, output and errors appended to the log, no

@@ -1,5 +1,6 @@
 import Courier
 import CourierManifest
+import CourierNames
 import DBus
 
 /// What `courier dump` and `courier handlers` read when a broker runs: the registry as the broker
@@ -25,11 +26,11 @@ struct BrokerRegistry {
     /// (`ListApplications` `path`) that are outside them, minus the apps it does not list, with the
     /// user's defaults and first-claim order from the same state folder. Nothing is written (the
     /// broker owns the state files while it runs). Also returns the problems reading that state.
-    func registry(directories: CourierDirectories = CourierDirectories()) async throws(CourierError) -> (registry: Registry, stateDiagnostics: [ManifestDiagnostic]) {
+    func registry(layout: CourierLayout = .current()) async throws(CourierError) -> (registry: Registry, stateDiagnostics: [ManifestDiagnostic]) {
         let status = try await client.status()
         let applications = try await client.listApplications()
         let folders = status["manifest-paths"]?.stringArrayValue ?? []
-        let stored = RegistryStateStore(folder: directories.stateFolder).load()
+        let stored = RegistryStateStore(folder: layout.configFolder).load()
         let empty = Registry(preferences: stored.preferences, claimOrder: stored.claimOrder)
         let loader = ManifestLoader()
         let loaded = loader.load(folders: folders, reportMissing: false)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Courier
 import CourierManifest
+import CourierNames
 import Foundation
 
 /// `courier register MANIFEST`: check a manifest, install a copy for this user and tell the running
@@ -13,9 +14,10 @@ struct RegisterCommand: AsyncParsableCommand {
         discussion: """
             The manifest is checked first; its warnings are printed. A bare program name in \
             CourierLaunchArguments is looked up on your PATH now, and a relative path against the folder \
-            of MANIFEST; the copy installed as $XDG_DATA_HOME/courier/manifests/BUNDLE_ID.plist records the \
-            absolute path, so the broker runs what you meant whatever its own PATH. When a broker runs, \
-            it loads the copy at once, else the next broker picks it up. Exit status: 0 registered; \
+            of MANIFEST; the copy, installed as BUNDLE_ID.plist in the first folder the broker of this \
+            environment reads ($COURIER_MANIFEST_PATH's first entry when set, else \
+            $XDG_DATA_HOME/courier/manifests) so that it survives restarts, records the absolute path, so \
+            the broker runs what you meant whatever its own PATH. When a broker runs, it loads the copy at once, else the next broker picks it up. Exit status: 0 registered; \
             65 refused (the manifest has errors, or the app would be unusable: no URL scheme and no \
             document type, or a broken launch command; with --strict, any warning); 66 MANIFEST cannot \
             be read; 73 the copy cannot be written; 8 the broker is not reachable; 9 any other error.
@@ -68,11 +70,8 @@ struct RegisterCommand: AsyncParsableCommand {
     }
 }
 
-/// `$XDG_DATA_HOME/courier/manifests`: where `register` installs manifests.
+/// Where `register` installs manifests and `unregister` deletes them: the layout's registration
+/// folder, the one the broker of this environment reads (`CourierLayout.registrationFolder`).
 enum UserManifests {
-    static var folder: URL {
-        let environment = ProcessInfo.processInfo.environment
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
-        return URL(fileURLWithPath: dataHome, isDirectory: true).appendingPathComponent("courier/manifests", isDirectory: true)
-    }
+    static var folder: URL { URL(fileURLWithPath: CourierLayout.current().registrationFolder, isDirectory: true) }
 }

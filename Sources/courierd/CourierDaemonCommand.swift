@@ -1,5 +1,6 @@
 import ArgumentParser
 import CourierBroker
+import CourierInbox
 import CourierManifest
 import CourierNames
 import DBus
@@ -80,8 +81,9 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             connection.close()
         }
         defer { terminate.cancel() }
+        let layout = CourierLayout(environment: environment)
         let catalog = ManifestCatalog(
-            configuration: .standard(manifestFolders: manifests, directories: CourierDirectories(environment: environment)),
+            configuration: .standard(manifestFolders: manifests, layout: layout),
             defaultLaunchTimeout: .milliseconds(Int64(launchTimeout * 1000)),
             logger: logger
         )
@@ -92,11 +94,12 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             registryObserver = { desktopEntries.update(DesktopEntries.apps(catalog)) }
         }
         await catalog.startWatching()
-        let launcher = ProcessLauncher(busAddress: address)
+        let launcher = ProcessLauncher(busAddress: address, layout: layout)
         let service = BrokerService(
             connection: connection, catalog: catalog, busAddress: address, launcher: launcher,
             logger: Logger(label: "courierd"),
             startedBy: startedBy ?? environment["COURIER_STARTED_BY"] ?? (environment["DBUS_STARTER_BUS_TYPE"] != nil ? "bus activation" : "command line"),
+            inbox: Inbox(containersRoot: layout.containersRoot),
             registryObserver: registryObserver,
             maxRequestsPerSender: maxRequestsPerSender
         )

@@ -1,5 +1,6 @@
 import CourierBroker
 import CourierDesktop
+import CourierNames
 import Foundation
 import Logging
 
@@ -24,7 +25,7 @@ enum DesktopEntries {
         if !exec.isSafeForXDGOpen {
             logger.warning("\(courier) contains blanks or shell characters: gio can run the desktop entries, xdg-utils' xdg-open cannot; install Courier under a plain path")
         }
-        let integration = DesktopIntegration(directories: XDGDirectories(environment: environment), exec: exec, environment: environment)
+        let integration = DesktopIntegration(layout: CourierLayout(environment: environment), exec: exec, environment: environment)
         return DesktopEntrySync(integration: integration) { outcome in
             switch outcome {
             case .success(let report) where report.changedAnything:

@@ -67,7 +67,7 @@ struct DispatcherTests {
         let container = harness.directory.url.appendingPathComponent("courier/containers/com.acme.todolist").path
         var isDirectory: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: container + "/Documents", isDirectory: &isDirectory) && isDirectory.boolValue)
-        #expect(await eventually { (try? String(contentsOfFile: out, encoding: .utf8)) != nil })
+        #expect(await eventually { (try? String(contentsOfFile: out, encoding: .utf8))?.hasSuffix("\n") == true })
         #expect(try String(contentsOfFile: out, encoding: .utf8) == "com.acme.todolist|\(container)|token-1\n")
         for pid in harness.launcher.pids { kill(pid, SIGKILL) }
     }

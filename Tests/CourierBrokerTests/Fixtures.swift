@@ -1,4 +1,5 @@
 import CourierBroker
+import CourierNames
 import Foundation
 import Logging
 import Synchronization
@@ -37,7 +38,7 @@ final class RecordingLauncher: Launcher {
     let onLaunch = Mutex<(@Sendable (String, Int32) -> Void)?>(nil)
 
     init(dataHome: URL) {
-        real = ProcessLauncher(containers: ContainerLocation(dataHome: dataHome))
+        real = ProcessLauncher(layout: CourierLayout(environment: ["XDG_DATA_HOME": dataHome.path]))
     }
 
     func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(BrokerError) -> Int32 {

@@ -1,4 +1,5 @@
 import CourierBroker
+import CourierNames
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ struct ProcessLauncherTests {
         #expect(leaky >= 300)
         defer { close(leaky) }
 
-        let launcher = ProcessLauncher(containers: ContainerLocation(dataHome: directory.url))
+        let launcher = ProcessLauncher(layout: CourierLayout(environment: ["XDG_DATA_HOME": directory.url.path]))
         // The shell lists its own descriptors with builtins only (no child process of its own).
         let script = #"for fd in /proc/$$/fd/*; do echo "${fd##*/}"; done > "$0""#
         let exited: Void = await withCheckedContinuation { continuation in

@@ -21,7 +21,7 @@ import Synchronization
         """
 
     func integration(_ home: TemporaryDesktopHome) -> DesktopIntegration {
-        DesktopIntegration(directories: home.directories, exec: Self.exec, environment: home.environment())
+        DesktopIntegration(layout: home.directories, exec: Self.exec, environment: home.environment())
     }
 
     @Test func writtenEntryPassesDesktopFileValidate() async throws {
@@ -30,7 +30,7 @@ import Synchronization
             bundleIdentifier: "com.acme.todo-list_2", name: " Tödo \"List\"; $HOME `x` \\ %u\n\tline",
             schemes: ["todolist", "todo+x", "web-todo.v2"])
         let exec = try DesktopExec(command: ["/opt/My Apps/cour$ier`x`", "open", "--desktop-entry", "100%"])
-        let desktop = DesktopIntegration(directories: home.directories, exec: exec, environment: home.environment())
+        let desktop = DesktopIntegration(layout: home.directories, exec: exec, environment: home.environment())
         try desktop.register(Self.todolist)
         try desktop.register(hostile)
         for id in [Self.todolist.bundleIdentifier, hostile.bundleIdentifier] {
@@ -44,7 +44,7 @@ import Synchronization
         let home = try TemporaryDesktopHome()
         // GLib ignores an entry whose program does not exist: point it at a real one.
         let exec = try DesktopExec(command: [try home.makeRecorder(output: home.root + "/argv"), "open"])
-        let desktop = DesktopIntegration(directories: home.directories, exec: exec, environment: home.environment())
+        let desktop = DesktopIntegration(layout: home.directories, exec: exec, environment: home.environment())
         let report = try desktop.register(Self.todolist)
         #expect(report.mimeAppsListChanged)
         #expect(report.writtenEntries == [desktop.entryPath(for: "com.acme.todolist")])
@@ -139,7 +139,7 @@ import Synchronization
         #expect(cache.contains("x-scheme-handler/todolist=courier-com.acme.todolist.desktop;"))
 
         let withoutTool = DesktopIntegration(
-            directories: home.directories, exec: Self.exec, environment: home.environment(path: home.root + "/empty"))
+            layout: home.directories, exec: Self.exec, environment: home.environment(path: home.root + "/empty"))
         let second = try withoutTool.unregister(bundleIdentifier: "com.acme.todolist")
         #expect(second.databaseRefresh == nil)
     }
@@ -162,7 +162,7 @@ import Synchronization
     @Test func updatesAreWrittenInTheBackgroundAndTheLatestWins() async throws {
         let home = try TemporaryDesktopHome()
         let integration = DesktopIntegration(
-            directories: home.directories, exec: DesktopIntegrationTests.exec, environment: home.environment())
+            layout: home.directories, exec: DesktopIntegrationTests.exec, environment: home.environment())
         let outcomes = OutcomeLog()
         let sync = DesktopEntrySync(integration: integration) { outcomes.append($0) }
         let mail = try DesktopApp(bundleIdentifier: "org.example.mail", name: "Mail", schemes: ["x-mail"])

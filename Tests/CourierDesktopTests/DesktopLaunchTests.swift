@@ -12,7 +12,7 @@ import CourierDesktop
         let output = home.root + "/argv"
         let recorder = try home.makeRecorder(output: output)
         let exec = try DesktopExec(command: [recorder, "open", "--desktop-entry"])
-        let desktop = DesktopIntegration(directories: home.directories, exec: exec, environment: home.environment())
+        let desktop = DesktopIntegration(layout: home.directories, exec: exec, environment: home.environment())
         try desktop.register(DesktopApp(bundleIdentifier: "com.acme.todolist", name: "Todo List", schemes: ["todolist"]))
         return (output, recorder)
     }
@@ -44,7 +44,7 @@ import CourierDesktop
         let recorder = try home.makeRecorder(named: "../My $Apps `x` \"q\"/recorder", output: output)
         let exec = try DesktopExec(command: [recorder, "a\\b", "100%", "it's"])
         #expect(!exec.isSafeForXDGOpen)
-        let desktop = DesktopIntegration(directories: home.directories, exec: exec, environment: home.environment())
+        let desktop = DesktopIntegration(layout: home.directories, exec: exec, environment: home.environment())
         try desktop.register(DesktopApp(bundleIdentifier: "com.acme.todolist", name: "Todo List", schemes: ["todolist"]))
         let validation = try await run("/usr/bin/desktop-file-validate", [desktop.entryPath(for: "com.acme.todolist")], environment: home.environment())
         #expect(validation.status == 0 && validation.output.isEmpty, "\(validation.output)")

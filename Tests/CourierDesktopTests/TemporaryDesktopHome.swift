@@ -1,12 +1,13 @@
 import Foundation
 import CourierDesktop
+import CourierNames
 
 /// A throw-away home with its own XDG folders, and an environment for the real desktop tools
 /// (`gio`, `xdg-open`, `xdg-mime`) that sees only that home: no system desktop entries, no session
 /// bus, no desktop session (so `xdg-open` takes its generic path).
 final class TemporaryDesktopHome: Sendable {
     let root: String
-    let directories: XDGDirectories
+    let directories: CourierLayout
 
     init() throws {
         let template = NSTemporaryDirectory() + "courier-desktop-XXXXXX"
@@ -15,7 +16,7 @@ final class TemporaryDesktopHome: Sendable {
             throw CocoaError(.fileWriteUnknown)
         }
         root = String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        directories = XDGDirectories(dataHome: root + "/data", configHome: root + "/config")
+        directories = CourierLayout(environment: ["HOME": root, "XDG_DATA_HOME": root + "/data", "XDG_CONFIG_HOME": root + "/config"])
         for folder in ["/data/applications", "/config", "/bin", "/empty"] {
             try FileManager.default.createDirectory(atPath: root + folder, withIntermediateDirectories: true)
         }

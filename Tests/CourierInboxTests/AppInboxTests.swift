@@ -1,5 +1,6 @@
 import Courier
 import CourierInbox
+import CourierNames
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Glibc
 
     @Test func appFindsTheInboxTheBrokerWritesTo() {
         let environment = ["XDG_DATA_HOME": "/home/u/.data", "HOME": "/home/u"]
-        let broker = Inbox(containersRoot: Inbox.defaultContainersRoot(environment: environment))
+        let broker = Inbox(containersRoot: CourierLayout(environment: environment).containersRoot)
         #expect(AppInbox.folderURL(bundleIdentifier: bundle, environment: environment).path == broker.inboxPath(for: bundle))
         #expect(broker.inboxPath(for: bundle) == "/home/u/.data/courier/containers/com.acme.todolist/Documents/Inbox")
         #expect(AppInbox.folderURL(bundleIdentifier: bundle, environment: ["HOME": "/home/u"]).path

@@ -14,12 +14,21 @@ import Testing
         #expect(d?.message.contains("add one") == true)
     }
 
-    @Test(arguments: ["noDots", "com..acme", "com.1acme", "com.acme.to do", ".com.acme", "com.acme.", "com.acmé.app"])
+    @Test(arguments: ["noDots", "com..acme", "com.-acme", "com.acme.to do", ".com.acme", "com.acme.", "com.acmé.app"])
     func invalidBundleIdentifierRefusesTheManifest(_ id: String) {
         let r = parse(appPlist(id, schemes: ["todolist"]))
         #expect(r.manifest == nil)
         #expect(r.codes() == [.invalidBundleIdentifier])
         #expect(r.diagnostics[0].keyPath == "CFBundleIdentifier")
+    }
+
+    /// Real apps have elements that start with a digit (`com.8bit.bitwarden`) or hold a hyphen: they
+    /// are registered under their own identifier (the bus sees the mapped name, `BundleIdentifier`).
+    @Test(arguments: ["com.8bit.bitwarden", "com.1acme", "org.7-zip.Zipper"])
+    func bundleIdentifiersThatAreNotBusNamesAreAccepted(_ id: String) {
+        let r = parse(appPlist(id, schemes: ["todolist"]))
+        #expect(r.manifest?.bundleIdentifier == id)
+        #expect(r.diagnostics.isEmpty)
     }
 
     @Test func bundleIdentifierOfWrongTypeIsReported() {

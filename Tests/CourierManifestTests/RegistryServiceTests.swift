@@ -79,18 +79,4 @@ import Testing
             #expect(error.diagnostics.map(\.code) == [.invalidBundleIdentifier])
         }
     }
-
-    @Test func folderSearchFollowsFlagsThenEnvironmentThenXDG() {
-        let env = ["HOME": "/home/u", "XDG_DATA_DIRS": "/opt/share:/usr/share"]
-        let dirs = CourierDirectories(environment: env)
-        #expect(dirs.manifestFolders().folders == ["/home/u/.local/share/courier/manifests", "/opt/share/courier/manifests", "/usr/share/courier/manifests"])
-        #expect(dirs.manifestFolders().explicit == false)
-        #expect(dirs.stateFolder == "/home/u/.config/courier")
-        var withPath = env
-        withPath["COURIER_MANIFEST_PATH"] = "/a:/b"
-        withPath["XDG_CONFIG_HOME"] = "/cfg"
-        #expect(CourierDirectories(environment: withPath).manifestFolders().folders == ["/a", "/b"])
-        #expect(CourierDirectories(environment: withPath).manifestFolders(explicit: ["/c"]).folders == ["/c"])
-        #expect(CourierDirectories(environment: withPath).stateFolder == "/cfg/courier")
-    }
 }

@@ -21,6 +21,42 @@ import Testing
         #expect(h.candidates[2].explanation.contains("rank Alternate is below Owner"))
     }
 
+    /// Two identifiers that map to one D-Bus name cannot both be reached on the bus: the second is
+    /// refused, with a message naming both; the first is untouched, and unrelated ids pass.
+    @Test func anIdentifierWhoseBusNameCollidesIsRefused() throws {
+        var r = try registry([manifest("com.acme.a-b", schemes: ["x": .owner], path: "/m/first.plist")])
+        do {
+            try r.register(manifest("com.acme.a_b", schemes: ["y": .owner], path: "/m/second.plist"))
+            Issue.record("registered a colliding identifier")
+        } catch {
+            #expect(error.code == .busNameCollision)
+            #expect(error.message.contains("com.acme.a_b") && error.message.contains("com.acme.a-b") && error.message.contains("/m/first.plist"))
+        }
+        #expect(r.handlers(forScheme: "x").bundleIdentifiers == ["com.acme.a-b"])
+        #expect(r.application(bundleIdentifier: "com.acme.a_b") == nil)
+        try r.register(manifest("com.8bit.bitwarden", schemes: ["bitwarden": .owner], path: "/m/bw.plist"))
+        #expect(throws: RegistryError.self) { try r.register(manifest("com._8bit.bitwarden", path: "/m/bw2.plist")) }
+        // Once the first is gone, the name is free.
+        try r.unregister(bundleIdentifier: "com.acme.a-b")
+        try r.register(manifest("com.acme.a_b", schemes: ["y": .owner], path: "/m/second.plist"))
+        #expect(r.handlers(forScheme: "y").bundleIdentifiers == ["com.acme.a_b"])
+        // The same file may change its identifier to one colliding only with its own old one.
+        try r.register(manifest("com.acme.a-b", schemes: ["y": .owner], path: "/m/second.plist"))
+        #expect(r.application(bundleIdentifier: "com.acme.a_b") == nil)
+    }
+
+    @Test func loadingKeepsTheFirstOfTwoCollidingFilesAndReportsTheOther() throws {
+        let folder = TemporaryFolder()
+        folder.write("a.plist", appPlist("com.acme.todo-list", schemes: ["x"]))
+        folder.write("b.plist", appPlist("com.acme.todo_list", schemes: ["y"]))
+        let (registry, change) = Registry.build(files: ManifestLoader().load(folders: [folder.path]).files, previous: Registry(types: TypeGraph(mimeDatabase: .empty)))
+        #expect(registry.applications.keys.sorted() == ["com.acme.todo-list"])
+        let refused = change.diagnostics.first { $0.code == .busNameCollision }
+        #expect(refused?.file == folder.url("b.plist"))
+        #expect(refused?.keyPath == "CFBundleIdentifier")
+        #expect(refused?.severity == .error)
+    }
+
     @Test func rankNoneIsListedButNeverChosen() throws {
         let r = try registry([manifest("com.a.none", schemes: ["x": .none])])
         let h = r.handlers(forScheme: "x")

@@ -11,21 +11,40 @@ public enum BrokerNames {
     public static let applicationInterface = try! InterfaceName(CourierBusNames.applicationInterface)
     static let freedesktopApplicationInterface = try! InterfaceName(CourierBusNames.freedesktopApplicationInterface)
 
-    /// `com.acme.todolist` → `/com/acme/todolist`. Remembered per bundle id: every delivery needs
-    /// it, and mapping plus validating costs more than the rest of building the call.
-    static func applicationPath(_ bundleID: String) throws(BrokerError) -> ObjectPath {
-        if let path = applicationPaths.withLock({ $0[bundleID] }) { return path }
-        guard let name = BusName(validating: bundleID), !name.isUnique, let path = try? ObjectPath(busName: name) else {
-            throw BrokerError(.notPermitted, "'\(bundleID)' is not a valid bundle id (reverse-DNS, e.g. com.acme.todolist)")
+    /// The bus name an app owns and the object path it serves, mapped from its bundle id by
+    /// `BundleIdentifier` (`com.8bit.bitwarden` → `com._8bit.bitwarden`, `/com/_8bit/bitwarden`).
+    /// Remembered per bundle id: every delivery needs it, and mapping plus validating costs more
+    /// than the rest of building the call.
+    static func application(_ bundleID: String) throws(BrokerError) -> (name: BusName, path: ObjectPath) {
+        if let address = addresses.withLock({ $0.byBundleID[bundleID] }) { return address }
+        let identifier: BundleIdentifier
+        do { identifier = try BundleIdentifier(bundleID) } catch { throw BrokerError(.notPermitted, error.description) }
+        guard let name = BusName(validating: identifier.busName), let path = ObjectPath(validating: identifier.objectPath) else {
+            throw BrokerError(.notPermitted, "'\(bundleID)' maps to \(identifier.busName), which libdbus refuses as a bus name")
         }
-        applicationPaths.withLock { paths in
-            if paths.count >= 4096 { paths.removeAll(keepingCapacity: true) }
-            paths[bundleID] = path
+        addresses.withLock { addresses in
+            if addresses.byBundleID.count >= 4096 { addresses = Addresses() }
+            addresses.byBundleID[bundleID] = (name, path)
+            addresses.byBusName[name.rawValue] = bundleID
         }
-        return path
+        return (name, path)
     }
 
-    private static let applicationPaths = Mutex<[String: ObjectPath]>([:])
+    /// The bundle id whose bus name is `busName`, among those mapped so far (every app that
+    /// checked in was); `busName` itself when it is not one of them.
+    static func bundleID(ofBusName busName: String) -> String {
+        addresses.withLock { $0.byBusName[busName] } ?? busName
+    }
+
+    /// `application(bundleID).path`.
+    static func applicationPath(_ bundleID: String) throws(BrokerError) -> ObjectPath { try application(bundleID).path }
+
+    private struct Addresses {
+        var byBundleID: [String: (name: BusName, path: ObjectPath)] = [:]
+        var byBusName: [String: String] = [:]
+    }
+
+    private static let addresses = Mutex(Addresses())
 }
 
 extension BrokerError {

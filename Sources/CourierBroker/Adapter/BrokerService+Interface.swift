@@ -116,12 +116,11 @@ extension BrokerService {
         DBusMethod("CheckIn", arguments: "s", results: "a{sv}", argumentNames: ["bundle_id"], resultNames: ["launch_options"]) { [self] call in
             let bundleID = call.arguments[0].stringValue ?? ""
             guard let sender = call.sender else { throw BrokerError(.notPermitted, "CheckIn needs a bus sender").dbusError }
-            guard let name = BusName(validating: bundleID), !name.isUnique else {
-                throw BrokerError(.notPermitted, "'\(bundleID)' is not a valid bundle id").dbusError
-            }
+            let name: BusName
+            do throws(BrokerError) { name = try BrokerNames.application(bundleID).name } catch { throw error.dbusError }
             let owner = try? await connection.nameOwner(of: name)
             guard owner == sender else {
-                throw BrokerError(.notPermitted, "\(sender) does not own the bus name \(bundleID); an app must own its bundle id on the bus before CheckIn (the Courier library does this)").dbusError
+                throw BrokerError(.notPermitted, "\(sender) does not own the bus name \(name) of \(bundleID); an app must own its bundle id's bus name before CheckIn (the Courier library does this)").dbusError
             }
             do {
                 let options = try dispatcher.checkIn(bundleID: bundleID, uniqueName: sender.rawValue)

@@ -1,5 +1,6 @@
 public import CourierInbox
 public import DBus
+import CourierNames
 import Foundation
 public import Logging
 import Synchronization
@@ -66,7 +67,7 @@ public final class BrokerService: Sendable {
         self.registryObserver = registryObserver
         self.connection = connection
         self.catalog = catalog
-        self.inbox = inbox ?? Inbox(containersRoot: Inbox.defaultContainersRoot())
+        self.inbox = inbox ?? Inbox(containersRoot: CourierLayout.current().containersRoot)
         self.logger = logger
         self.startedBy = startedBy
         var configuration = configuration
@@ -97,7 +98,7 @@ public final class BrokerService: Sendable {
                     senderQuota.withLock { $0.forget(old.rawValue) }
                     dispatcher.busNameVanished(old.rawValue)
                 } else {
-                    dispatcher.bundleNameReleased(change.name.rawValue, by: old.rawValue)
+                    dispatcher.bundleNameReleased(BrokerNames.bundleID(ofBusName: change.name.rawValue), by: old.rawValue)
                 }
             }
         }

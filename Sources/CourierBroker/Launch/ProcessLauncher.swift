@@ -1,3 +1,4 @@
+public import CourierNames
 public import CourierProcess
 public import Foundation
 import Synchronization
@@ -18,19 +19,35 @@ import Glibc
 /// `waitpid(-1)` reaper would steal the children of other parts of the process.
 public final class ProcessLauncher: Launcher {
     private let baseEnvironment: [String: String]
-    private let containers: ContainerLocation
+    private let layout: CourierLayout
     /// pids spawned and not yet reaped: `terminate` never signals a pid that may have been reused.
     private let live = Mutex<Set<Int32>>([])
 
     /// - Parameters:
     ///   - environment: the base environment of every app (defaults to the broker's own).
     ///   - busAddress: exported as `DBUS_SESSION_BUS_ADDRESS` when given.
-    ///   - containers: where containers are created (defaults to the XDG data home of `environment`).
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment, busAddress: String? = nil, containers: ContainerLocation? = nil) {
+    ///   - layout: where containers are created (defaults to the layout of `environment`).
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, busAddress: String? = nil, layout: CourierLayout? = nil) {
         var environment = environment
         if let busAddress { environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
         self.baseEnvironment = environment
-        self.containers = containers ?? ContainerLocation(environment: environment)
+        self.layout = layout ?? CourierLayout(environment: environment)
+    }
+
+    /// Creates the app's container and its `Documents/` (mode 0700) when missing; returns the container.
+    private func prepareContainer(for bundleID: String) throws(BrokerError) -> String {
+        let app: BundleIdentifier
+        do { app = try BundleIdentifier(bundleID) } catch {
+            throw BrokerError(.launchFailed, "\(error); fix CFBundleIdentifier in its manifest")
+        }
+        let container = layout.container(for: app)
+        let documents = container + "/Documents"
+        do {
+            try FileManager.default.createDirectory(atPath: documents, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw BrokerError(.launchFailed, "cannot create the container of \(bundleID) at \(documents): \(error.localizedDescription)")
+        }
+        return container
     }
 
     public func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(BrokerError) -> Int32 {
@@ -42,9 +59,9 @@ public final class ProcessLauncher: Launcher {
         }
         var environment = baseEnvironment.merging(spec.environment) { _, new in new }
         let path = try executablePath(for: name, bundleID: spec.bundleID, searchPath: environment["PATH"])
-        let container = try containers.prepareContainer(for: spec.bundleID)
+        let container = try prepareContainer(for: spec.bundleID)
         environment["COURIER_BUNDLE_ID"] = spec.bundleID
-        environment["COURIER_CONTAINER"] = container.path
+        environment["COURIER_CONTAINER"] = container
 
         let pid = try spawn(path: path, arguments: spec.arguments, environment: environment, bundleID: spec.bundleID)
         live.withLock { _ = $0.insert(pid) }

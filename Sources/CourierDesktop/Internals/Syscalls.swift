@@ -1,4 +1,4 @@
-import CourierManifest
+import CourierNames
 import CourierProcess
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import CourierNames
 import Foundation
 
 /// Reads manifests from files and folders: the only part of the manifest machinery that touches

@@ -1,3 +1,5 @@
+import CourierNames
+
 /// Turns a decoded property list into a ``Manifest`` plus diagnostics. Pure: no file system.
 ///
 /// Keys Courier does not read are ignored, so a real app's Info.plist loads as it is. Only the
@@ -83,8 +85,10 @@ public struct ManifestParser: Sendable {
             context.error(.unresolvedBuildVariable, key, "'\(id)' contains the unresolved build setting \(variable); Xcode substitutes it at build time — write the final bundle identifier (com.example.app) — the app is not registered")
             return nil
         }
-        guard Identifiers.isValidBundleIdentifier(id) else {
-            context.error(.invalidBundleIdentifier, key, "'\(id)' is not a valid bundle identifier; use reverse-DNS with at least two elements of ASCII letters, digits, '-' or '_', none starting with a digit (it is also the app's D-Bus name) — the app is not registered")
+        do {
+            _ = try BundleIdentifier(id)
+        } catch {
+            context.error(.invalidBundleIdentifier, key, "\(error) — the app is not registered")
             return nil
         }
         return id

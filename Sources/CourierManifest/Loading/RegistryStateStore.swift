@@ -1,3 +1,4 @@
+import CourierNames
 import Foundation
 
 /// Reads and writes the registry's persistent state in a folder (normally

@@ -1,25 +1,10 @@
-/// Syntax checks for the identifiers a manifest declares.
+/// Syntax checks for the identifiers a manifest declares (bundle identifiers: `BundleIdentifier`).
 public enum Identifiers {
     /// RFC 3986 scheme: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`, ASCII only.
     public static func isValidScheme(_ s: String) -> Bool {
         let bytes = Array(s.utf8)
         guard let first = bytes.first, isAlpha(first), bytes.count <= 255 else { return false }
         return bytes.dropFirst().allSatisfy { isAlpha($0) || isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
-    }
-
-    /// A bundle identifier Courier accepts: reverse-DNS with at least two dot-separated elements,
-    /// each made of ASCII letters, digits, `-` and `_` and not starting with a digit, at most 255
-    /// bytes — the rules of a D-Bus well-known name, because the app owns its bundle id on the bus.
-    public static func isValidBundleIdentifier(_ s: String) -> Bool {
-        let bytes = Array(s.utf8)
-        guard !bytes.isEmpty, bytes.count <= 255 else { return false }
-        let elements = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard elements.count >= 2 else { return false }
-        for element in elements {
-            guard let first = element.first, !isDigit(first) else { return false }
-            guard element.allSatisfy({ isAlpha($0) || isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else { return false }
-        }
-        return true
     }
 
     /// A uniform type identifier: dot-separated, ASCII letters, digits, `-`, `_` and `.`; no

@@ -1,3 +1,4 @@
+import CourierNames
 import Foundation
 
 /// How Courier starts an app: `CourierLaunchArguments`, an argv array, never run through a shell.

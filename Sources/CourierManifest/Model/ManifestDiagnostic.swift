@@ -23,6 +23,8 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         public static let invalidValue = Code(rawValue: "invalid-value")
         public static let duplicateScheme = Code(rawValue: "duplicate-scheme")
         public static let duplicateBundleIdentifier = Code(rawValue: "duplicate-bundle-identifier")
+        /// The bundle identifier maps to the D-Bus name of another registered app (`BundleIdentifier`).
+        public static let busNameCollision = Code(rawValue: "bus-name-collision")
         public static let notPropertyList = Code(rawValue: "not-a-property-list")
         public static let unreadable = Code(rawValue: "unreadable")
         public static let tooLarge = Code(rawValue: "too-large")

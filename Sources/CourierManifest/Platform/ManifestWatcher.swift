@@ -1,3 +1,4 @@
+import CourierNames
 import Dispatch
 import Glibc
 

@@ -2,7 +2,8 @@ extension Registry {
     /// Builds the registry from loaded files (in precedence order), applying the rules that span
     /// files:
     /// - the same bundle identifier in two files: the first file (by folder precedence, then
-    ///   name) wins, the other gets an error diagnostic;
+    ///   name) wins, the other gets an error diagnostic; the same for two identifiers that map to
+    ///   one D-Bus name (`com.acme.a-b`, `com.acme.a_b`: `BundleIdentifier.busName`);
     /// - a file that no longer loads but held a registered app in `previous` keeps that app's last
     ///   good version (with a diagnostic saying so) — a broken edit never unregisters an app;
     /// - the first-claim order of `previous` (or the persisted one it was built with) is kept;
@@ -30,6 +31,10 @@ extension Registry {
             }
             if let m = manifest, let first = registry.applications[m.bundleIdentifier] {
                 diagnostics.append(ManifestDiagnostic(file: file.path, keyPath: "CFBundleIdentifier", message: "\(m.bundleIdentifier) is already declared by \(first.path); this file is ignored — remove one of the two files or give this one its own bundle identifier", severity: .error, code: .duplicateBundleIdentifier))
+                manifest = nil
+            }
+            if let m = manifest, let other = registry.busNameCollision(m.bundleIdentifier) {
+                diagnostics.append(ManifestDiagnostic(file: file.path, keyPath: "CFBundleIdentifier", message: registry.busNameCollisionMessage(m.bundleIdentifier, other, file: file.path), severity: .error, code: .busNameCollision))
                 manifest = nil
             }
             if let m = manifest {

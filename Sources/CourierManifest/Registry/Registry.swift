@@ -1,3 +1,5 @@
+import CourierNames
+
 /// The routing table: every registered manifest, indexed by scheme and by type, with the user's
 /// defaults and the persisted first-claim order. A value: pure, no file system, no bus.
 ///
@@ -14,6 +16,9 @@ public struct Registry: Sendable {
     public private(set) var applications: [String: Manifest] = [:]
     /// Manifest path → bundle identifier.
     private var pathIndex: [String: String] = [:]
+    /// D-Bus name (`BundleIdentifier.busName`) → bundle identifier: two apps whose identifiers map
+    /// to one bus name (`com.acme.a-b`, `com.acme.a_b`) could not both be reached on the bus.
+    private var busNameIndex: [String: String] = [:]
     /// Scheme → claiming bundle identifiers (any rank).
     private var schemeIndex: [String: [String]] = [:]
     /// Canonical type identifier → claiming bundle identifiers (document types).
@@ -228,6 +233,9 @@ public struct Registry: Sendable {
         if let existing = applications[manifest.bundleIdentifier], existing.path != manifest.path, !replacing {
             throw RegistryError(.duplicateBundleIdentifier, "\(manifest.bundleIdentifier) is already registered from \(existing.path); unregister it first or change the CFBundleIdentifier of \(manifest.path)")
         }
+        if let other = busNameCollision(manifest.bundleIdentifier), pathIndex[manifest.path] != other {
+            throw RegistryError(.busNameCollision, busNameCollisionMessage(manifest.bundleIdentifier, other, file: manifest.path))
+        }
         let old = applications[manifest.bundleIdentifier]
         if let oldPathApp = pathIndex[manifest.path], oldPathApp != manifest.bundleIdentifier {
             // The file now declares another bundle id: the old app goes.
@@ -318,6 +326,23 @@ public struct Registry: Sendable {
 
     // MARK: - Index maintenance
 
+    /// The registered app, other than `bundleIdentifier` itself, whose bus name is the one
+    /// `bundleIdentifier` maps to; nil when there is none.
+    func busNameCollision(_ bundleIdentifier: String) -> String? {
+        busNameIndex[Self.busName(of: bundleIdentifier)].flatMap { $0 == bundleIdentifier ? nil : $0 }
+    }
+
+    func busNameCollisionMessage(_ bundleIdentifier: String, _ other: String, file: String) -> String {
+        let path = applications[other]?.path ?? ""
+        return "\(bundleIdentifier) becomes the D-Bus name \(Self.busName(of: bundleIdentifier)) ('-' becomes '_', an element starting with a digit gets a leading '_'), which \(other)\(path.isEmpty ? "" : " from \(path)") already has; \(file.isEmpty ? "this app" : file) is not registered — give one of the two apps another CFBundleIdentifier"
+    }
+
+    /// The bus name of `bundleIdentifier` (itself when it is not a valid identifier: manifests
+    /// built in memory are not validated).
+    private static func busName(of bundleIdentifier: String) -> String {
+        BundleIdentifier(validating: bundleIdentifier)?.busName ?? bundleIdentifier
+    }
+
     /// Inserts without touching the type graph's app declarations (the caller rebuilds it once).
     mutating func insertForBuild(_ manifest: Manifest) {
         insert(manifest, addTypes: false)
@@ -327,6 +352,7 @@ public struct Registry: Sendable {
         let id = manifest.bundleIdentifier
         applications[id] = manifest
         pathIndex[manifest.path] = id
+        busNameIndex[Self.busName(of: id)] = id
         for scheme in manifest.schemes {
             schemeIndex[scheme, default: []].append(id)
             claimOrder.record(id, for: .scheme(scheme))
@@ -348,6 +374,7 @@ public struct Registry: Sendable {
     private mutating func remove(_ id: String) {
         guard let manifest = applications.removeValue(forKey: id) else { return }
         if pathIndex[manifest.path] == id { pathIndex[manifest.path] = nil }
+        if busNameIndex[Self.busName(of: id)] == id { busNameIndex[Self.busName(of: id)] = nil }
         for scheme in manifest.schemes {
             schemeIndex[scheme]?.removeAll { $0 == id }
             if schemeIndex[scheme]?.isEmpty ?? false { schemeIndex[scheme] = nil }

@@ -11,6 +11,8 @@ public struct RegistryError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let invalidType = Code(rawValue: "invalid-type")
         public static let invalidManifest = Code(rawValue: "invalid-manifest")
         public static let duplicateBundleIdentifier = Code(rawValue: "duplicate-bundle-identifier")
+        /// The bundle identifier maps to the D-Bus name of another registered app (`BundleIdentifier`).
+        public static let busNameCollision = Code(rawValue: "bus-name-collision")
         public static let stateNotWritable = Code(rawValue: "state-not-writable")
     }
 

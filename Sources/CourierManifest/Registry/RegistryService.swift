@@ -1,3 +1,4 @@
+public import CourierNames
 import Foundation
 import Synchronization
 
@@ -20,6 +21,9 @@ public final class RegistryService: Sendable {
         public var reportMissingFolders: Bool
         /// Where defaults.json and claims.json live; nil keeps the state in memory only.
         public var stateFolder: String?
+        /// Where `courier register` installs manifests (``CourierLayout/registrationFolder``): created
+        /// when watching starts if it is among `folders`, so that it is watched from the start.
+        public var registrationFolder: String?
         public var loader: ManifestLoader
         public var reservedSchemes: Set<String>
         public var types: TypeGraph
@@ -27,8 +31,9 @@ public final class RegistryService: Sendable {
         public init(
             folders: [String], reportMissingFolders: Bool = true, stateFolder: String?,
             loader: ManifestLoader = ManifestLoader(), reservedSchemes: Set<String> = Registry.defaultReservedSchemes,
-            types: TypeGraph = TypeGraph()
+            types: TypeGraph = TypeGraph(), registrationFolder: String? = nil
         ) {
+            self.registrationFolder = registrationFolder
             self.folders = folders
             self.reportMissingFolders = reportMissingFolders
             self.stateFolder = stateFolder
@@ -39,9 +44,10 @@ public final class RegistryService: Sendable {
 
         /// The standard configuration: `--manifests` folders (or `COURIER_MANIFEST_PATH`, or the XDG
         /// defaults) and the state in `$XDG_CONFIG_HOME/courier`.
-        public static func standard(manifestFolders explicit: [String] = [], directories: CourierDirectories = CourierDirectories()) -> Configuration {
-            let (folders, named) = directories.manifestFolders(explicit: explicit)
-            return Configuration(folders: folders, reportMissingFolders: named, stateFolder: directories.stateFolder)
+        public static func standard(manifestFolders explicit: [String] = [], layout: CourierLayout = .current()) -> Configuration {
+            let (folders, named) = layout.manifestFolders(explicit: explicit)
+            return Configuration(folders: folders, reportMissingFolders: named, stateFolder: layout.configFolder,
+                                 registrationFolder: layout.registrationFolder)
         }
     }
 
@@ -245,12 +251,11 @@ public final class RegistryService: Sendable {
     // MARK: - Watching
 
     /// Starts reloading on changes in the manifest folders (inotify, debounced). Folders created
-    /// later are not watched; the user folder is created here when it is among the folders.
+    /// later are not watched; the registration folder is created here when it is among the folders.
     public func startWatching(debounceMilliseconds: Int = 200) throws(RegistryError) {
         guard state.withLock({ $0.watcher == nil }) else { return }
-        let user = CourierDirectories().userManifestFolder
-        if configuration.folders.contains(user) {
-            try? FileManager.default.createDirectory(atPath: user, withIntermediateDirectories: true)
+        if let folder = configuration.registrationFolder, configuration.folders.contains(folder) {
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
         let watcher = try ManifestWatcher(folders: configuration.folders, debounceMilliseconds: debounceMilliseconds) { [weak self] _ in
             self?.reload()

@@ -1,3 +1,4 @@
+import CourierNames
 import Glibc
 
 /// Decides a file's uniform type identifier from its suggested name and its content.

@@ -1,3 +1,4 @@
+import CourierNames
 import Foundation
 
 /// The freedesktop shared-mime-info database (the one every Linux desktop ships): which MIME type
@@ -32,14 +33,7 @@ public final class MIMEDatabase: Sendable {
 
     /// The database of this machine: `$XDG_DATA_HOME/mime` and each `$XDG_DATA_DIRS/mime`
     /// (default `/usr/local/share:/usr/share`), earlier folders taking precedence.
-    public static let system: MIMEDatabase = {
-        let env = ProcessInfo.processInfo.environment
-        var dirs: [String] = []
-        if let home = env["XDG_DATA_HOME"], home.hasPrefix("/") { dirs.append(home) } else if let h = env["HOME"] { dirs.append(h + "/.local/share") }
-        let dataDirs = env["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
-        dirs += dataDirs.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-        return load(folders: dirs.map { $0 + "/mime" })
-    }()
+    public static let system = load(folders: CourierLayout.current().mimeFolders)
 
     /// Reads the database files in `folders` (each a `…/share/mime` folder).
     public static func load(folders: [String]) -> MIMEDatabase {

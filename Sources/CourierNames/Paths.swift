@@ -1,8 +1,8 @@
 import Glibc
 
 /// Path string helpers (no Foundation `URL`: paths here are byte-exact strings), shared within the
-/// package by the desktop edge (`CourierDesktop`), whose paths are likewise exactly the bytes the
-/// C calls receive.
+/// package by every layer whose paths are exactly the bytes the C calls receive (the layout, the
+/// registry, the desktop edge).
 package enum Paths {
     package static func join(_ directory: String, _ name: String) -> String {
         if directory.isEmpty { return name }
@@ -23,7 +23,7 @@ package enum Paths {
     }
 
     /// Removes `.` segments, resolves `..` lexically and collapses repeated slashes.
-    static func normalize(_ path: String) -> String {
+    package static func normalize(_ path: String) -> String {
         let absolute = path.hasPrefix("/")
         var parts: [Substring] = []
         for part in path.split(separator: "/", omittingEmptySubsequences: true) {
@@ -40,7 +40,7 @@ package enum Paths {
     }
 
     /// Whether `normalize` would leave an absolute path unchanged (the common case, checked cheaply).
-    static func isNormal(_ path: String) -> Bool {
+    package static func isNormal(_ path: String) -> Bool {
         var previous: UInt8 = 0, beforePrevious: UInt8 = 0, count = 0
         for b in path.utf8 {
             if b == UInt8(ascii: "/") && (previous == UInt8(ascii: "/") || (previous == UInt8(ascii: ".") && (beforePrevious == UInt8(ascii: "/") || beforePrevious == UInt8(ascii: ".")))) { return false }
@@ -54,7 +54,7 @@ package enum Paths {
     }
 
     /// Makes a path absolute against the current directory.
-    static func absolute(_ path: String) -> String {
+    package static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return isNormal(path) ? path : normalize(path) }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return normalize(path) }
@@ -62,18 +62,18 @@ package enum Paths {
         return normalize(join(cwd, path))
     }
 
-    static func isExecutableFile(_ path: String) -> Bool {
+    package static func isExecutableFile(_ path: String) -> Bool {
         var st = stat()
         guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
         return access(path, X_OK) == 0
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var st = stat()
         return lstat(path, &st) == 0
     }
