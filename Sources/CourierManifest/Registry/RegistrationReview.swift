@@ -1,3 +1,5 @@
+import CourierNames
+
 /// What `courier register` decides about a manifest file before it installs anything: whether the
 /// app would be usable, what to tell the user, and how its launch command must be recorded so the
 /// broker runs what the registering user meant.
