@@ -167,6 +167,16 @@ public struct Inbox: Sendable {
         return delivered
     }
 
+    /// Removes files this Inbox delivered to `bundleIdentifier` (a drop that spans several apps
+    /// undoing the part already placed when a later part fails). The Inbox is reached as `drop`
+    /// reaches it (no link followed) and each name is unlinked in it; a file already gone is fine.
+    public func withdraw(_ files: [DeliveredFile], from bundleIdentifier: String) {
+        guard !files.isEmpty,
+              let inbox = try? ContainerPath.openInbox(root: containersRoot, bundleIdentifier: bundleIdentifier, create: false) else { return }
+        for file in files { try? Sys.unlink(inbox.rawValue, file.name) }
+        if synchronizesToDisk { try? Sys.synchronize(inbox.rawValue) }
+    }
+
     /// `drop` on a thread of its own, so that awaiting it never blocks the concurrency pool.
     public func drop(_ files: [DropFile], to bundleIdentifier: String,
                      typePolicy: some DropTypePolicy = AcceptAnyType(),

@@ -7,17 +7,19 @@ import Glibc
 #endif
 
 /// `courier drop FILE…`: AirDrop from the shell. The files are handed to the broker as open
-/// descriptors (it never opens a path on our behalf), placed in the app's `Documents/Inbox`, and
-/// the app is launched if needed and asked to open them, in order.
+/// descriptors (it never opens a path on our behalf), placed in the apps' `Documents/Inbox`, and
+/// each app is launched if needed and asked to open its files, in order.
 struct DropCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "drop",
-        abstract: "Drop files into an app's Inbox and have the app open them, launching it when needed.",
+        abstract: "Drop files into apps' Inboxes and have the apps open them, launching them when needed.",
         discussion: """
-            Without --to, the files go to the default app for the first file's type (by its name and \
-            content). Each file must be of a type the app declares. On a terminal a progress bar is \
-            shown for large files. Prints the path of each file in the app's Inbox (with --json, one \
-            JSON object).
+            Without --to, each file goes to the default app for its own type (by its name and \
+            content), and each line says where it went: FILE → APP: PATH. If no app accepts some \
+            file, those files are listed and nothing is sent. With --to, every file goes to that app \
+            and must be of a type it declares; each line is the file's path in its Inbox. Either way \
+            the drop is all or nothing. On a terminal a progress bar is shown for large files. \
+            With --json, one JSON object.
             """ + "\n\n" + DropExitCode.help
     )
 
@@ -31,94 +33,70 @@ struct DropCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        // Open everything first: a FILE that cannot be opened fails here, before anything is sent.
-        // O_NONBLOCK so that a FIFO given by mistake does not hang us (the broker refuses it).
-        var descriptors: [UnixFD] = []
-        for file in files {
-            let fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-            guard fd >= 0 else {
-                let reason = String(cString: strerror(errno))
-                fail(["file": file], name: CourierError.Code.invalidFile.dbusName,
-                     message: "cannot open \(file): \(reason); nothing was sent. Check the path and that you may read it.")
-                throw DropExitCode.cannotOpen.exitCode
-            }
-            descriptors.append(UnixFD(taking: fd))
+        let descriptors: [UnixFD]
+        do {
+            descriptors = try OpenFilesCall.openFiles(files)
+        } catch {
+            fail(["file": error.file], name: CourierError.Code.invalidFile.dbusName, message: error.message)
+            throw DropExitCode.cannotOpen.exitCode
         }
-        let names = files.map { URL(fileURLWithPath: $0).lastPathComponent }
         let showProgress = !json && isatty(STDOUT_FILENO) == 1
         let token = showProgress ? UUID().uuidString : ""
+        var options: [String: DBusValue] = [:]
+        if let activation = ProcessInfo.processInfo.environment["XDG_ACTIVATION_TOKEN"] { options["activation-token"] = .string(activation) }
 
         do {
-            let urls = try await BrokerConnection.withBroker { client throws(CourierError) in
-                try await Self.drop(client, bundleID: bundleID ?? "", descriptors: descriptors, names: names, progressToken: token)
+            let placed = try await BrokerConnection.withBroker { client throws(CourierError) in
+                try await OpenFilesCall.call(client, bundleID: bundleID ?? "", files: files, descriptors: descriptors,
+                                             options: options, progressToken: token)
             }
-            report(urls)
+            report(placed)
         } catch {
-            // The broker's message says what was wrong and what to do; the status says which refusal.
-            fail([:], name: error.dbusName ?? error.code.dbusName, message: error.message)
+            // Files no app accepts: say which, from a dry run (the broker's message names them too).
+            if error.code == .noHandler, bundleID == nil, let routes = try? await dryRun(descriptors), routes.contains(where: { !$0.accepted }) {
+                reportHomeless(routes, error: error)
+            } else {
+                // The broker's message says what was wrong and what to do; the status says which refusal.
+                fail([:], name: error.dbusName ?? error.code.dbusName, message: error.message)
+            }
             throw DropExitCode.exitCode(for: error)
         }
     }
 
-    /// Calls `DropFiles`, drawing the broker's `DropProgress` signals when a token is given.
-    static func drop(_ client: BrokerClient, bundleID: String, descriptors: [UnixFD], names: [String],
-                     progressToken: String) async throws(CourierError) -> [String] {
-        var options: [String: DBusValue] = [:]
-        if let activation = ProcessInfo.processInfo.environment["XDG_ACTIVATION_TOKEN"] { options["activation-token"] = .string(activation) }
-        var progressTask: Task<Void, Never>?
-        if !progressToken.isEmpty {
-            options["progress-token"] = .string(progressToken)
-            let rule = MatchRule(path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, member: "DropProgress",
-                                 arguments: [0: progressToken])
-            if let signals = try? await client.connection.signals(matching: rule) {
-                progressTask = Task {
-                    var bar = DropProgressBar()
-                    for await signal in signals {
-                        guard signal.body.count == 3, let copied = signal.body[1].uint64Value, let total = signal.body[2].uint64Value else { continue }
-                        bar.draw(copied: copied, total: total)
-                        if copied >= total { break }
-                    }
-                    bar.finish()
-                }
-            }
+    private func dryRun(_ descriptors: [UnixFD]) async throws(CourierError) -> [OpenFilesCall.Placement] {
+        try await BrokerConnection.withBroker(autostart: false) { client throws(CourierError) in
+            try await OpenFilesCall.call(client, bundleID: "", files: files, descriptors: descriptors, options: ["dry-run": .boolean(true)])
         }
-        let values: [DBusValue]
-        do {
-            // Copying gigabytes and launching the app can take a while: no short timeout.
-            values = try await client.connection.call(
-                CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "DropFiles",
-                [.string(bundleID), .fds(descriptors), .strings(names), .vardict(options)], timeout: .seconds(3600))
-        } catch {
-            progressTask?.cancel()
-            await progressTask?.value
-            throw CourierError(wrapping: error)
-        }
-        // The bar is cosmetic: the reply is the truth. Stop listening and clear the line.
-        progressTask?.cancel()
-        await progressTask?.value
-        return values.first?.stringArrayValue ?? []
     }
 
-    private func report(_ urls: [String]) {
-        let paths = urls.map { URL(string: $0)?.path ?? $0 }
+    private func report(_ placed: [OpenFilesCall.Placement]) {
         if json {
-            let entries = zip(files, zip(urls, paths)).map { ["file": $0, "inbox_url": $1.0, "path": $1.1] }
-            printJSON(["delivered": true, "files": entries])
+            OpenFilesCall.printJSON(["delivered": true, "files": placed.map(\.json)])
+        } else if bundleID != nil {
+            placed.forEach { print($0.inboxPath ?? "") }
         } else {
-            paths.forEach { print($0) }
+            placed.forEach { print("\($0.file) → \($0.bundleID): \($0.inboxPath ?? "")") }
         }
+    }
+
+    /// Each file no app accepts on standard error (and the others' destinations), nothing sent.
+    private func reportHomeless(_ routes: [OpenFilesCall.Placement], error: CourierError) {
+        let homeless = routes.filter { !$0.accepted }
+        if json {
+            OpenFilesCall.printJSON(["delivered": false, "files": routes.map(\.json),
+                                     "error": ["name": error.dbusName ?? error.code.dbusName, "message": error.message]])
+        }
+        for route in homeless {
+            FileHandle.standardError.write(Data("courier drop: \(route.file): no app accepts \(route.type) (\(route.typeReason))\n".utf8))
+        }
+        let accepted = routes.count - homeless.count
+        FileHandle.standardError.write(Data("courier drop: nothing was sent\(accepted > 0 ? " (\(accepted) other file(s) had an app)" : ""); drop those files with --to APP, or register an app that declares their type\n".utf8))
     }
 
     private func fail(_ extra: [String: Any], name: String, message: String) {
         if json {
-            printJSON(extra.merging(["delivered": false, "error": ["name": name, "message": message]]) { $1 })
+            OpenFilesCall.printJSON(extra.merging(["delivered": false, "error": ["name": name, "message": message]]) { $1 })
         }
         FileHandle.standardError.write(Data("courier drop: \(message)\n".utf8))
-    }
-
-    private func printJSON(_ object: [String: Any]) {
-        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
-        }
     }
 }

@@ -3,23 +3,37 @@ import Courier
 import DBus
 import Foundation
 
-/// `courier open URL…`: the shell's `openURL`.
+/// `courier open URL-or-FILE…`: the shell's `openURL`, and macOS's `open FILE`.
 struct OpenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
-        abstract: "Open URLs in the app that owns them, launching it when needed.",
+        abstract: "Open URLs in the app that owns them, and files in the app that handles their type, launching it when needed.",
         discussion: """
             Each URL goes to the Courier broker exactly as given (quote it in the shell). The answer is the \
             app's own: handled or declined. A URL no Courier app owns goes to the desktop's handler \
-            (gio open, else xdg-open) unless --no-fallback. \(OpenExitCode.help)
+            (gio open, else xdg-open) unless --no-fallback.
+
+            An argument without a scheme, or a file: URL, is a FILE: it is handed to the broker as an open \
+            descriptor, placed in the Documents/Inbox of the app that handles its type (by its name and \
+            content; -a picks the app), and the app is told to open it. Without --wait the command returns \
+            once the file is in the Inbox and the app has been asked. A file no Courier app handles goes to \
+            the desktop's handler unless --no-fallback. Write ./name for a file whose name looks like \
+            scheme:…. \(OpenExitCode.help) For FILEs also the statuses of courier drop: 10 not a readable \
+            regular file, 11 limits exceeded, 12 no space, 13 unsafe container, 66 cannot be opened.
             """
     )
 
-    @Argument(help: "The URLs to open, in order.")
-    var urls: [String]
+    @Argument(help: ArgumentHelp("The URLs and files to open, in order.", valueName: "url-or-file"))
+    var items: [String]
 
     @Option(name: [.customShort("b"), .customLong("bundle-id")], help: "Open in this app instead of the scheme's owner.")
     var bundleID: String?
+
+    @Option(name: [.customShort("a"), .customLong("app")], help: ArgumentHelp("Open in this app: a bundle id or an app's name.", valueName: "bundle-id-or-name"))
+    var app: String?
+
+    @Flag(name: [.customShort("W"), .customLong("wait")], help: "For files: wait until the app has handled them (URLs always wait, unless --no-wait).")
+    var wait = false
 
     @Flag(name: .long, help: "Ask the app not to come to the foreground.")
     var background = false
@@ -33,17 +47,22 @@ struct OpenCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Send and exit without waiting for the app's answer.")
     var noWait = false
 
-    @Flag(name: .long, help: "Validate and resolve only: launch and deliver nothing.")
+    @Flag(name: .long, help: "Validate and resolve only: show which app would open each URL or file; launch and deliver nothing.")
     var dryRun = false
 
-    @Flag(name: .long, help: "Print one JSON object per URL.")
+    @Flag(name: .long, help: "Print one JSON object per URL or file.")
     var json = false
 
-    @Flag(name: .long, help: "Fail with NoHandler instead of handing a URL no Courier app owns to the desktop (gio open, xdg-open).")
+    @Flag(name: .long, help: "Fail with NoHandler instead of handing a URL or file no Courier app handles to the desktop (gio open, xdg-open).")
     var noFallback = false
 
     @Flag(name: .long, help: "Set by Courier's desktop entries: the desktop started this command, so a URL is never handed back to it.")
     var desktopEntry = false
+
+    func validate() throws {
+        if app != nil && bundleID != nil { throw ValidationError("give either --app or --bundle-id, not both") }
+        if wait && noWait { throw ValidationError("--wait and --no-wait contradict each other") }
+    }
 
     func run() async throws {
         var options = OpenOptions(bundleID: bundleID, background: background, dryRun: dryRun)
@@ -56,12 +75,24 @@ struct OpenCommand: AsyncParsableCommand {
                 throw ValidationError("\(error)")
             }
         }
-        var status = OpenExitCode.handled
-        for url in urls {
-            let code = await open(url, options: options)
-            if status == .handled { status = code }
+        if let app {
+            do {
+                options.bundleID = try await AppChoice.bundleID(for: app)
+            } catch {
+                FileHandle.standardError.write(Data("courier open: \(error.message)\n".utf8))
+                throw OpenExitCode(error).exitCode
+            }
         }
-        if status != .handled { throw status.exitCode }
+        var status: Int32 = 0
+        for item in items {
+            let code: Int32
+            switch OpenTarget(item) {
+            case .url(let url): code = await open(url, options: options).rawValue
+            case .file(let path): code = await openFile(path, options: options)
+            }
+            if status == 0 { status = code }
+        }
+        if status != 0 { throw ExitCode(status) }
     }
 
     private func open(_ url: String, options: OpenOptions) async -> OpenExitCode {
@@ -79,7 +110,7 @@ struct OpenCommand: AsyncParsableCommand {
             report(url, handled: result.handled, bundleID: result.bundleID, reply: result.reply, note: nil)
             return result.handled ? .handled : .declined
         } catch {
-            if error.code == .noHandler, bundleID == nil, !noFallback, !desktopEntry, !dryRun {
+            if error.code == .noHandler, options.bundleID == nil, !noFallback, !desktopEntry, !dryRun {
                 return DesktopFallback.open(url, json: json)
             }
             if json {
@@ -88,6 +119,76 @@ struct OpenCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("courier open: \(url): \(error.message)\n".utf8))
             return OpenExitCode(error)
         }
+    }
+
+    /// A file: `OpenFiles` with the file's descriptor — into the Inbox of the app for its type (or
+    /// the one named), which is asked to open it; the desktop's handler when no Courier app takes it.
+    private func openFile(_ path: String, options: OpenOptions) async -> Int32 {
+        let descriptors: [UnixFD]
+        do {
+            descriptors = try OpenFilesCall.openFiles([path])
+        } catch {
+            if json { printJSON(["file": path, "handled": false, "error": ["name": CourierError.Code.invalidFile.dbusName, "message": error.message]]) }
+            FileHandle.standardError.write(Data("courier open: \(error.message)\n".utf8))
+            return DropExitCode.cannotOpen.rawValue
+        }
+        var dictionary = options.dictionary
+        dictionary["bundle-id"] = nil
+        dictionary["wait"] = .boolean(wait)
+        let fallback = options.bundleID == nil && !noFallback && !desktopEntry
+        do {
+            let placed = try await BrokerConnection.withBroker { client throws(CourierError) in
+                try await OpenFilesCall.call(client, bundleID: options.bundleID ?? "", files: [path], descriptors: descriptors, options: dictionary)
+            }
+            guard let file = placed.first else { return OpenExitCode.otherError.rawValue }
+            if dryRun { return reportDryRun(file, fallback: fallback) }
+            if json {
+                var object = file.json
+                object["handled"] = true
+                object["waited"] = wait
+                printJSON(object)
+            }
+            return 0
+        } catch {
+            if error.code == .noHandler, fallback, !dryRun {
+                return DesktopFallback.open(URL(fileURLWithPath: path).absoluteString, json: json).rawValue
+            }
+            if json {
+                printJSON(["file": path, "handled": false, "error": ["name": error.dbusName ?? error.code.dbusName, "message": error.message]])
+            }
+            FileHandle.standardError.write(Data("courier open: \(path): \(error.message)\n".utf8))
+            return DropExitCode.exitCode(for: error).rawValue
+        }
+    }
+
+    /// What a dry run found for a file: the app, or the desktop, or why neither.
+    private func reportDryRun(_ file: OpenFilesCall.Placement, fallback: Bool) -> Int32 {
+        var object = file.json
+        object["dry_run"] = true
+        let status: OpenExitCode
+        let line: String
+        if file.accepted {
+            status = .handled
+            line = "\(file.file): would open in \(file.bundleID) (\(file.type), \(file.typeReason))"
+        } else if !file.bundleID.isEmpty {
+            status = .notPermitted
+            line = "\(file.file): \(file.bundleID) does not open \(file.type) (\(file.typeReason)); it declares no such document type"
+        } else if fallback {
+            status = .handled
+            object["desktop"] = true
+            line = "\(file.file): no Courier app opens \(file.type) (\(file.typeReason)); would go to the desktop's handler"
+        } else {
+            status = .noHandler
+            line = "\(file.file): no Courier app opens \(file.type) (\(file.typeReason))"
+        }
+        if json {
+            printJSON(object)
+        } else if status == .handled {
+            print(line)
+        } else {
+            FileHandle.standardError.write(Data("courier open: \(line)\n".utf8))
+        }
+        return status.rawValue
     }
 
     private func report(_ url: String, handled: Bool, bundleID: String, reply: [String: DBusValue], note: String?) {

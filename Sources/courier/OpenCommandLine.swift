@@ -1,8 +1,11 @@
+import CourierNames
+
 /// The `courier open` command lines the front answers itself: URLs with `-b/--bundle-id`,
 /// `--background`, `--activation-token`, `--no-wait`, `--dry-run`, `--no-fallback`,
 /// `--desktop-entry` and `--`. Any other form (an unknown or repeated option, `--json`,
-/// `--annotation`, `--help`, a missing value, no URL) gives nil, and the full CLI runs instead, so
-/// its parser stays the one judge of usage errors and help.
+/// `--annotation`, `-a/--app`, `-W/--wait`, `--help`, a missing value, no URL, a FILE or `file:`
+/// URL among the arguments — `OpenArgument`) gives nil, and the full CLI runs instead, so its
+/// parser stays the one judge of usage errors and help, and files take the drop path.
 struct OpenCommandLine: Equatable {
     var urls: [String] = []
     var bundleID: String?
@@ -54,7 +57,7 @@ struct OpenCommandLine: Equatable {
             default: return nil
             }
         }
-        if urls.isEmpty { return nil }
+        if urls.isEmpty || !urls.allSatisfy(OpenArgument.isURL) { return nil }
     }
 
     /// The same command line for the full CLI, for one of the URLs (`--` before it, so a URL that

@@ -33,9 +33,13 @@ struct FileDropServiceTests {
 
     /// Opens files with `contents` under `names`; closes them after `body`.
     static func withFiles<R>(_ harness: Harness, _ files: [(String, String)], _ body: ([DropFile]) async throws -> R) async rethrows -> R {
+        try await withFiles(harness, files.map { ($0, Array($1.utf8)) }, body)
+    }
+
+    static func withFiles<R>(_ harness: Harness, _ files: [(String, [UInt8])], _ body: ([DropFile]) async throws -> R) async rethrows -> R {
         let fds = files.enumerated().map { index, file in
             let path = harness.directory.url.path + "/source-\(index)"
-            _ = FileManager.default.createFile(atPath: path, contents: Data(file.1.utf8))
+            _ = FileManager.default.createFile(atPath: path, contents: Data(file.1))
             return open(path, O_RDONLY | O_CLOEXEC)
         }
         defer { fds.forEach { close($0) } }
@@ -55,7 +59,7 @@ struct FileDropServiceTests {
             try await service.drop(.init(files: files, bundleID: Self.todolist, sourceApplication: "org.example.sender"))
         }
         let inbox = service.inbox.inboxPath(for: Self.todolist)
-        #expect(outcome.bundleID == Self.todolist)
+        #expect(outcome.bundleIDs == [Self.todolist])
         #expect(outcome.launched)
         #expect(outcome.inboxURLs == ["milk.txt", "eggs.txt", "milk-1.txt"].map { "file://\(inbox)/\($0)" })
         #expect(harness.launcher.count == 1)
@@ -71,7 +75,87 @@ struct FileDropServiceTests {
         let outcome = try await Self.withFiles(harness, [("list.txt", "milk\n")]) { files in
             try await service.drop(.init(files: files))
         }
-        #expect(outcome.bundleID == Self.todolist)
+        #expect(outcome.bundleIDs == [Self.todolist])
+        for pid in harness.launcher.pids { kill(pid, SIGKILL) }
+    }
+
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
+                               0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1F, 0x15, 0xC4, 0x89]
+    static let blob: [UInt8] = [0, 1, 2, 3, 0xFE, 0xFF]
+
+    @Test func aMixedDropGoesToEachFilesOwnApp() async throws {
+        let (harness, service) = try Self.service()
+        // The image first: the target is no longer chosen by the first file.
+        let outcome = try await Self.withFiles(harness, [("pic.png", Self.png), ("list.txt", Array("milk\n".utf8)), ("more.txt", Array("eggs\n".utf8))]) { files in
+            try await service.drop(.init(files: files))
+        }
+        #expect(outcome.routes.map(\.bundleID) == [Self.viewer, Self.todolist, Self.todolist])
+        #expect(outcome.routes.map(\.identification.typeIdentifier) == ["public.png", "public.plain-text", "public.plain-text"])
+        #expect(outcome.delivered.map(\.index) == [0, 1, 2])
+        #expect(harness.deliverer.urls(for: Self.viewer) == ["file://\(service.inbox.inboxPath(for: Self.viewer))/pic.png"])
+        #expect(harness.deliverer.urls(for: Self.todolist) == ["list.txt", "more.txt"].map { "file://\(service.inbox.inboxPath(for: Self.todolist))/\($0)" })
+        #expect(harness.launcher.count == 2)
+        for pid in harness.launcher.pids { kill(pid, SIGKILL) }
+    }
+
+    @Test func aFileNobodyAcceptsStopsTheWholeDropAndIsNamed() async throws {
+        let (harness, service) = try Self.service()
+        let error = await #expect(throws: BrokerError.self) {
+            try await Self.withFiles(harness, [("list.txt", Array("milk\n".utf8)), ("blob.bin", Self.blob)]) { files in
+                try await service.drop(.init(files: files))
+            }
+        }
+        #expect(error?.code == .noHandler)
+        #expect(error?.message.contains("\"blob.bin\" (file 2") == true)
+        #expect(error?.message.contains("list.txt") == false)
+        #expect(harness.launcher.count == 0)
+        #expect(!FileManager.default.fileExists(atPath: service.inbox.inboxPath(for: Self.todolist)))
+    }
+
+    @Test func whenALaterAppsPartFailsTheEarlierPartIsWithdrawn() async throws {
+        let (harness, service) = try Self.service()
+        // The viewer's Inbox is a symbolic link: its part is refused after the todolist's was placed.
+        let containers = harness.directory.url.path + "/courier/containers"
+        let viewerInbox = service.inbox.inboxPath(for: Self.viewer)
+        try FileManager.default.createDirectory(atPath: (viewerInbox as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: viewerInbox, withDestinationPath: containers)
+        let error = await #expect(throws: BrokerError.self) {
+            try await Self.withFiles(harness, [("list.txt", Array("milk\n".utf8)), ("pic.png", Self.png)]) { files in
+                try await service.drop(.init(files: files))
+            }
+        }
+        #expect(error?.dbusName == "org.courier.Error.UnsafeContainer")
+        #expect(error?.message.contains("nothing was delivered to any of them") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: service.inbox.inboxPath(for: Self.todolist)) == [])
+        #expect(harness.launcher.count == 0)
+    }
+
+    @Test func routesSayWhereEachFileWouldGoWithoutWriting() async throws {
+        let (harness, service) = try Self.service()
+        let routes = try await Self.withFiles(harness, [("photo.txt", Self.png), ("x.bin", Self.blob)]) { files in
+            try service.routes(for: .init(files: files), in: try Self.registry())
+        }
+        // A PNG named .txt is a PNG: the viewer, not the task list.
+        #expect(routes.map(\.bundleID) == [Self.viewer, ""])
+        #expect(routes.map(\.accepted) == [true, false])
+        #expect(routes[0].identification.reason.contains("contradicts"))
+        #expect(!FileManager.default.fileExists(atPath: service.inbox.inboxPath(for: Self.viewer)))
+    }
+
+    @Test func withoutWaitingTheDropReturnsOnceTheFilesArePlaced() async throws {
+        let (harness, service) = try Self.service()
+        let release = Mutex(false)
+        harness.deliverer.behaviour.withLock {
+            $0 = { _, _ in
+                while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+                return DeliveryAnswer(handled: true)
+            }
+        }
+        let outcome = try await Self.withFiles(harness, [("list.txt", "milk\n")]) { files in
+            try await service.drop(.init(files: files, waitsForAnswers: false))
+        }
+        #expect(FileManager.default.fileExists(atPath: outcome.delivered[0].path))
+        release.withLock { $0 = true }
         for pid in harness.launcher.pids { kill(pid, SIGKILL) }
     }
 

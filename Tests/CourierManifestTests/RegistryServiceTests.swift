@@ -80,3 +80,41 @@ import Testing
         }
     }
 }
+
+/// The broker side of live defaults: `reloadDefaults` re-reads `defaults.json` written by someone
+/// else (the CLI), applies it at once and announces the apps whose routing changed.
+@Suite struct LiveDefaultsServiceTests {
+    @Test func reloadedDefaultsApplyAtOnceAndNameTheAppsTheyMove() throws {
+        let manifests = TemporaryFolder(), state = TemporaryFolder()
+        manifests.write("a.plist", appPlist("com.acme.a", schemes: ["x"]))
+        manifests.write("b.plist", appPlist("com.acme.b", schemes: ["x"]))
+        let broker = RegistryService(configuration: .init(folders: [manifests.path], stateFolder: state.path))
+        let cli = RegistryService(configuration: .init(folders: [manifests.path], stateFolder: state.path))
+        try cli.setDefault("com.acme.b", forScheme: "x")
+        let revision = broker.revision
+        #expect(broker.handlers(forScheme: "x").chosen?.bundleIdentifier == "com.acme.a")   // not yet re-read
+
+        let change = broker.reloadDefaults()
+        #expect(change.schemes == ["x"])
+        #expect(change.updated == ["com.acme.a", "com.acme.b"])
+        #expect(broker.revision != revision)   // route caches keyed by revision miss
+        #expect(broker.handlers(forScheme: "x").chosen?.bundleIdentifier == "com.acme.b")
+        #expect(broker.reloadDefaults().isEmpty)   // nothing new
+
+        try cli.clearDefault(for: "x")
+        #expect(broker.reloadDefaults().updated == ["com.acme.a", "com.acme.b"])
+        #expect(broker.handlers(forScheme: "x").chosen?.bundleIdentifier == "com.acme.a")
+    }
+
+    @Test func aDamagedDefaultsFileKeepsTheDefaultsAndIsReported() throws {
+        let manifests = TemporaryFolder(), state = TemporaryFolder()
+        manifests.write("a.plist", appPlist("com.acme.a", schemes: ["x"]))
+        manifests.write("b.plist", appPlist("com.acme.b", schemes: ["x"]))
+        let broker = RegistryService(configuration: .init(folders: [manifests.path], stateFolder: state.path))
+        try broker.setDefault("com.acme.b", forScheme: "x")
+        state.write("defaults.json", "{ not json")
+        #expect(broker.reloadDefaults().isEmpty)
+        #expect(broker.handlers(forScheme: "x").chosen?.bundleIdentifier == "com.acme.b")
+        #expect(broker.diagnostics.contains { $0.file.hasSuffix("defaults.json") && $0.message.contains("damaged") })
+    }
+}

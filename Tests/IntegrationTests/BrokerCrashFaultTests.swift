@@ -17,13 +17,14 @@ struct BrokerCrashFaultTests {
         var courierd: ChildProcess?
         let log: String
 
-        init(configure: (BrokerFixture.ManifestWriter) throws -> Void) throws {
+        /// `desktopEntries`: let courierd write desktop entries and `mimeapps.list` (in the private XDG folders).
+        init(desktopEntries: Bool = false, configure: (BrokerFixture.ManifestWriter) throws -> Void) throws {
             bus = try PrivateBus()
             let root = bus.directory.appendingPathComponent("daemon", isDirectory: true)
             manifests = root.appendingPathComponent("manifests", isDirectory: true)
             try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
             var environment = bus.environment(homesIn: root)
-            environment["COURIER_DESKTOP_ENTRIES"] = "0"
+            environment["COURIER_DESKTOP_ENTRIES"] = desktopEntries ? "1" : "0"
             self.environment = environment
             log = root.appendingPathComponent("courierd.log").path
             try configure(BrokerFixture.ManifestWriter(folder: manifests))

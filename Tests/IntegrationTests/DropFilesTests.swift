@@ -178,14 +178,15 @@ struct DropFilesTests {
         let json = try await fixture.run(courier, ["drop", "--json", list])
         #expect(json.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
-        let files = object?["files"] as? [[String: String]]
+        let files = object?["files"] as? [[String: Any]]
         #expect(object?["delivered"] as? Bool == true)
-        #expect(files?.first?["path"] == Self.inbox(fixture) + "/weekend list-1.txt")
-        #expect(files?.first?["inbox_url"]?.hasPrefix("file://") == true)
+        #expect(files?.first?["path"] as? String == Self.inbox(fixture) + "/weekend list-1.txt")
+        #expect((files?.first?["inbox_url"] as? String)?.hasPrefix("file://") == true)
+        #expect(files?.first?["bundle_id"] as? String == Self.todolist)
 
         let cases: [([String], Int32, String)] = [
             (["drop", png, "--to", Self.todolist], 7, "public.png"),
-            (["drop", png], 3, "no app declares"),
+            (["drop", png], 3, "photo.png: no app accepts public.png"),
             (["drop", fixture.root.path + "/missing.txt"], 66, "No such file"),
             (["drop", fixture.root.path, "--to", Self.todolist], 10, "is a directory"),
         ]

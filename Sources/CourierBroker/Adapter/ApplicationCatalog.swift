@@ -14,6 +14,13 @@ public protocol ApplicationCatalog: HandlerResolver {
     func applications() -> [ApplicationSummary]
     /// Where manifests are read from (for status).
     var manifestPaths: [String] { get }
+    /// Re-reads the user's defaults and routes by them from now on (`ReloadDefaults`).
+    func reloadDefaults() -> CatalogChange
+}
+
+extension ApplicationCatalog {
+    /// A catalog without user defaults has nothing to re-read.
+    public func reloadDefaults() -> CatalogChange { CatalogChange() }
 }
 
 /// What a registry operation changed (the payload of the `RegistryChanged` signal).

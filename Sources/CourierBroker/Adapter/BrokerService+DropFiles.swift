@@ -29,41 +29,104 @@ extension BrokerService {
             "DropFiles", arguments: "sahasa{sv}", results: "as",
             argumentNames: ["bundle_id", "files", "names", "options"], resultNames: ["inbox_urls"]
         ) { [self] call in
-            let bundleID = call.arguments[0].stringValue ?? ""
-            let descriptors = (call.arguments[1].arrayValue ?? []).compactMap(\.unixFDValue)
-            defer { descriptors.forEach { $0.close() } }
-            return try await withSenderSlot(call, method: "DropFiles") {
-                let names = call.arguments[2].stringArrayValue ?? []
-                let options = call.arguments[3].vardictValue ?? [:]
-                guard !descriptors.isEmpty else {
-                    throw BrokerError(.invalidArguments, "DropFiles needs at least one file descriptor").dbusError
-                }
-                guard names.count == descriptors.count else {
-                    throw BrokerError(.invalidArguments, "DropFiles got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
-                }
-                let files = zip(descriptors, names).map { DropFile(descriptor: $0.rawValue ?? -1, suggestedName: $1) }
-                let sender = call.sender?.rawValue ?? ""
-                let source = await sourceApplication(of: sender)
-                var appOptions: [String: any Sendable] = [FileDropService.inboxOption: DBusValue.boolean(true)]
-                for key in ["annotation", "background", "activation-token", "desktop-startup-id"] {
-                    if let value = options[key] { appOptions[key] = value }
-                }
-                let token = options["activation-token"]?.stringValue ?? options["desktop-startup-id"]?.stringValue
-                let service = FileDropService(inbox: inbox, dispatcher: dispatcher, registry: { [catalog] in
-                    (catalog as? ManifestCatalog)?.registry ?? Registry()
-                })
-                let request = FileDropService.Request(files: files, bundleID: bundleID, sourceApplication: source, caller: sender,
-                                                      appOptions: appOptions, activationToken: token)
-                do {
-                    let outcome = try await service.drop(request, progress: progressReporter(token: options["progress-token"]?.stringValue, to: call.sender))
-                    logger.info("dropped \(outcome.inboxURLs.count) file(s) from \(sender) (\(source.isEmpty ? "unknown app" : source)) on \(outcome.bundleID)")
-                    return [.strings(outcome.inboxURLs)]
-                } catch {
-                    logger.info("drop from \(sender) on \(bundleID.isEmpty ? "(default app)" : bundleID) refused: \(error)")
-                    throw Self.dbusError(error)
-                }
+            try await withDropRequest(call, method: "DropFiles") { service, request, options in
+                let outcome = try await drop(service, request, options: options, call: call)
+                return [.strings(outcome.inboxURLs)]
             }
         }
+    }
+
+    /// `OpenFiles (s bundle_id, ah files, as names, a{sv} options) → (aa{sv} files)`: `DropFiles`
+    /// that says where each file went — what `courier open FILE` and `courier drop` without `--to`
+    /// use. One dictionary per file, in order: `name`, `type`, `type-reason`, `bundle-id` (empty
+    /// when no app accepts it), `accepted`, and `inbox-url` once placed. Options besides
+    /// `DropFiles`'s: `dry-run` (b: route and check only, write nothing; files no app accepts are
+    /// listed, not refused) and `wait` (b, default true: reply after the apps answered; false:
+    /// once the files are placed and handed to them).
+    func openFilesMethod() -> DBusMethod {
+        DBusMethod(
+            "OpenFiles", arguments: "sahasa{sv}", results: "aa{sv}",
+            argumentNames: ["bundle_id", "files", "names", "options"], resultNames: ["files"]
+        ) { [self] call in
+            try await withDropRequest(call, method: "OpenFiles") { service, request, options in
+                var request = request
+                request.waitsForAnswers = options["wait"]?.boolValue ?? true
+                if options["dry-run"]?.boolValue == true {
+                    let routes: [FileDropService.Route]
+                    do {
+                        routes = try service.routes(for: request, in: await service.registry())
+                    } catch {
+                        throw Self.dbusError(error)
+                    }
+                    return [Self.fileRows(routes, delivered: [])]
+                }
+                let outcome = try await drop(service, request, options: options, call: call)
+                return [Self.fileRows(outcome.routes, delivered: outcome.delivered)]
+            }
+        }
+    }
+
+    /// Decodes what `DropFiles` and `OpenFiles` share, under the caller's sender slot, and closes
+    /// the received descriptors afterwards whatever happens.
+    private func withDropRequest(
+        _ call: MethodCall, method: String,
+        _ body: (FileDropService, FileDropService.Request, [String: DBusValue]) async throws -> [DBusValue]
+    ) async throws -> [DBusValue] {
+        let bundleID = call.arguments[0].stringValue ?? ""
+        let descriptors = (call.arguments[1].arrayValue ?? []).compactMap(\.unixFDValue)
+        defer { descriptors.forEach { $0.close() } }
+        return try await withSenderSlot(call, method: method) {
+            let names = call.arguments[2].stringArrayValue ?? []
+            let options = call.arguments[3].vardictValue ?? [:]
+            guard !descriptors.isEmpty else {
+                throw BrokerError(.invalidArguments, "\(method) needs at least one file descriptor").dbusError
+            }
+            guard names.count == descriptors.count else {
+                throw BrokerError(.invalidArguments, "\(method) got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
+            }
+            let files = zip(descriptors, names).map { DropFile(descriptor: $0.rawValue ?? -1, suggestedName: $1) }
+            let sender = call.sender?.rawValue ?? ""
+            let source = await sourceApplication(of: sender)
+            var appOptions: [String: any Sendable] = [FileDropService.inboxOption: DBusValue.boolean(true)]
+            for key in ["annotation", "background", "activation-token", "desktop-startup-id"] {
+                if let value = options[key] { appOptions[key] = value }
+            }
+            let token = options["activation-token"]?.stringValue ?? options["desktop-startup-id"]?.stringValue
+            let service = FileDropService(inbox: inbox, dispatcher: dispatcher, registry: { [catalog] in
+                (catalog as? ManifestCatalog)?.registry ?? Registry()
+            })
+            let request = FileDropService.Request(files: files, bundleID: bundleID, sourceApplication: source, caller: sender,
+                                                  appOptions: appOptions, activationToken: token)
+            return try await body(service, request, options)
+        }
+    }
+
+    /// Runs the drop, logging what happened; a refusal becomes its D-Bus error.
+    private func drop(_ service: FileDropService, _ request: FileDropService.Request, options: [String: DBusValue],
+                      call: MethodCall) async throws -> FileDropService.Outcome {
+        let source = request.sourceApplication.isEmpty ? "unknown app" : request.sourceApplication
+        do {
+            let outcome = try await service.drop(request, progress: progressReporter(token: options["progress-token"]?.stringValue, to: call.sender))
+            logger.info("dropped \(outcome.inboxURLs.count) file(s) from \(request.caller) (\(source)) on \(outcome.bundleIDs.joined(separator: ", "))")
+            return outcome
+        } catch {
+            logger.info("drop from \(request.caller) on \(request.bundleID.isEmpty ? "(default apps)" : request.bundleID) refused: \(error)")
+            throw Self.dbusError(error)
+        }
+    }
+
+    /// `OpenFiles`' reply: one `a{sv}` per file, in order.
+    private static func fileRows(_ routes: [FileDropService.Route], delivered: [DeliveredFile]) -> DBusValue {
+        let rows: [DBusValue] = routes.map { route in
+            var row: [String: DBusValue] = [
+                "name": .string(route.name), "type": .string(route.identification.typeIdentifier),
+                "type-reason": .string(route.identification.reason), "bundle-id": .string(route.bundleID),
+                "accepted": .boolean(route.accepted),
+            ]
+            if route.index < delivered.count { row["inbox-url"] = .string(delivered[route.index].url.absoluteString) }
+            return .vardict(row)
+        }
+        return .array(.dictionary(key: .string, value: .variant), rows)
     }
 
     /// Emits `DropProgress` to `destination` when it asked for it, at most every 100 ms (and at the end).

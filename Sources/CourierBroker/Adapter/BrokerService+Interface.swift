@@ -21,9 +21,11 @@ extension BrokerService {
                 checkInMethod(),
                 registerManifestMethod(),
                 unregisterMethod(),
+                reloadDefaultsMethod(),
                 listApplicationsMethod(),
                 getStatusMethod(),
                 dropFilesMethod(),  // BrokerService+DropFiles.swift
+                openFilesMethod(),
             ],
             signals: [
                 DBusSignal("RegistryChanged", arguments: "asasas", argumentNames: ["added", "removed", "updated"]),
@@ -157,6 +159,16 @@ extension BrokerService {
             } catch {
                 throw Self.dbusError(error)
             }
+        }
+    }
+
+    /// `ReloadDefaults () → (as updated)`: re-read the user's defaults (`defaults.json` in the
+    /// broker's state folder) and route by them at once; `courier default` calls it after saving.
+    /// It changes nothing a caller could not change by writing that file, so it needs no
+    /// authority of its own. Returns the apps whose routing changed (also in `RegistryChanged`).
+    func reloadDefaultsMethod() -> DBusMethod {
+        DBusMethod("ReloadDefaults", results: "as", resultNames: ["updated"]) { [self] _ in
+            [.strings(catalog.reloadDefaults().updated)]
         }
     }
 

@@ -127,6 +127,14 @@ public final class ManifestCatalog: ApplicationCatalog {
         }
     }
 
+    public func reloadDefaults() -> CatalogChange {
+        let change = service.reloadDefaults()
+        if !change.isEmpty {
+            logger.info("defaults re-read: schemes \(change.schemes), types \(change.types)")
+        }
+        return CatalogChange(change)
+    }
+
     /// The current registry (a value copy), for the Inbox's type check of `DropFiles`.
     public var registry: Registry { service.snapshot }
 

@@ -1,19 +1,26 @@
 public import CourierInbox
 public import CourierManifest
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// `DropFiles`, in the broker core: files placed in the app's Inbox, then opened by the app.
+/// `DropFiles` and `OpenFiles`, in the broker core: files placed in apps' Inboxes, then opened by them.
 ///
-/// 1. The target is the app named by the caller, or — for an empty bundle id — the default app for
-///    the type of the first file (by its name and content, through the registry).
+/// 1. Each file's target is the app named by the caller, or — for an empty bundle id — the default
+///    app for that file's own type (by the name it will have and its content, through the
+///    registry): a drop may span several apps. With no app for some file, nothing is written and
+///    the refusal names every such file.
 /// 2. `Inbox.drop` checks every descriptor, the limits, free space and the type policy
-///    (`DeclaredDocumentTypesPolicy`: each file must conform to a document type the app declares)
-///    before anything is written, then places the files atomically.
+///    (`DeclaredDocumentTypesPolicy`: each file must conform to a document type its app declares)
+///    before anything is written, then places the files atomically; one app's files at a time, and
+///    when a later app's part fails, the parts already placed are withdrawn (all or nothing).
 /// 3. Each file's `file://` URL is submitted to the dispatcher, in order and all at once, with the
-///    option `inbox=true`: they form one batch in the app's queue (one launch serves them all, and
-///    the app sees them in the order given), and the caller's identity travels as for `OpenURL`.
+///    option `inbox=true`: each app's files form one batch in its queue (one launch serves them all,
+///    and the app sees them in the order given), and the caller's identity travels as for `OpenURL`.
+///    The answers are awaited unless the request says not to (`courier open FILE` without `--wait`).
 ///
 /// The D-Bus adapter decodes the message (`ah files`, `as names`, `a{sv} options`), derives
-/// `sourceApplication` from the caller's credentials, and calls `drop`.
+/// `sourceApplication` from the caller's credentials, and calls `drop` (or `routes`, for a dry run).
 public struct FileDropService: Sendable {
     /// The option every delivery of a dropped file carries (`inbox=true`).
     public static let inboxOption = "inbox"
@@ -29,11 +36,11 @@ public struct FileDropService: Sendable {
         self.registry = registry
     }
 
-    /// One `DropFiles` call, decoded.
+    /// One `DropFiles` / `OpenFiles` call, decoded.
     public struct Request: Sendable {
         /// The sender's descriptors and suggested names (borrowed: the adapter closes them afterwards).
         public var files: [DropFile]
-        /// The receiving app; empty for the default app of the files' type.
+        /// The receiving app; empty for the default app of each file's type.
         public var bundleID: String
         /// Derived from the caller's bus credentials, never from its options.
         public var sourceApplication: String
@@ -43,57 +50,104 @@ public struct FileDropService: Sendable {
         /// needs its own value type (the D-Bus adapter: a `DBusValue`) puts `inbox` in itself.
         public var appOptions: [String: any Sendable]
         public var activationToken: String?
+        /// Whether `drop` returns after the apps answered (true), or once the files are placed and
+        /// handed to the dispatcher (false: the answers are only logged).
+        public var waitsForAnswers: Bool
 
         public init(files: [DropFile], bundleID: String = "", sourceApplication: String = "", caller: String = "",
-                    appOptions: [String: any Sendable] = [:], activationToken: String? = nil) {
+                    appOptions: [String: any Sendable] = [:], activationToken: String? = nil, waitsForAnswers: Bool = true) {
             self.files = files
             self.bundleID = bundleID
             self.sourceApplication = sourceApplication
             self.caller = caller
             self.appOptions = appOptions
             self.activationToken = activationToken
+            self.waitsForAnswers = waitsForAnswers
         }
     }
 
-    /// A drop the app handled.
-    public struct Outcome: Sendable {
-        /// The app that received the files.
+    /// Where one file of a request goes, and why.
+    public struct Route: Sendable {
+        /// Its position in the request, from 0.
+        public var index: Int
+        /// The name it will be offered under (sanitized, before numbering in the Inbox).
+        public var name: String
+        /// What the file is (by name and content).
+        public var identification: FileTypeIdentification
+        /// The app: the one named, else the default app for the type; empty when there is none.
         public var bundleID: String
-        /// The `file://` URLs of the files in its Inbox, in the order given.
-        public var inboxURLs: [String]
-        /// The files as placed.
-        public var delivered: [DeliveredFile]
-        /// Whether the drop launched the app.
-        public var launched: Bool
+        /// Whether `bundleID` declares a document type the file conforms to.
+        public var accepted: Bool
     }
 
-    /// Places the files and has the app open them.
-    /// - Throws: `BrokerError`: `NoHandler` (no app for the type, or an unknown app), the Inbox's
-    ///   refusals (`NotPermitted`, `InvalidFile`, `LimitsExceeded`, `NoSpace`, …, nothing written),
-    ///   or the delivery's (`LaunchFailed`, `Declined` when the app answered NO for a file, …; the
-    ///   files stay in the Inbox, and the message says where).
+    /// A drop placed (and, when awaited, handled).
+    public struct Outcome: Sendable {
+        /// Where each file went, in the order given.
+        public var routes: [Route]
+        /// The files as placed, in the order given (`index` is the position in the request).
+        public var delivered: [DeliveredFile]
+        /// Whether the drop launched an app (false when the answers were not awaited).
+        public var launched: Bool
+
+        /// The receiving apps, in order of first appearance.
+        public var bundleIDs: [String] {
+            routes.reduce(into: [String]()) { if !$0.contains($1.bundleID) { $0.append($1.bundleID) } }
+        }
+        /// The `file://` URLs of the files in the Inboxes, in the order given.
+        public var inboxURLs: [String] { delivered.map(\.url.absoluteString) }
+    }
+
+    /// Where each file would go, without writing anything (a dry run, and step 1 of `drop`).
+    /// - Throws: `NoHandler` when a named app is not registered, `InvalidArguments` for no files.
+    public func routes(for request: Request, in registry: Registry) throws(BrokerError) -> [Route] {
+        guard !request.files.isEmpty else {
+            throw BrokerError(.invalidArguments, "the drop has no files; pass at least one open file")
+        }
+        if !request.bundleID.isEmpty, registry.application(bundleIdentifier: request.bundleID) == nil {
+            throw BrokerError(.noHandler, "no app \(request.bundleID) is registered; register its manifest (courier register) or drop on another app")
+        }
+        return request.files.enumerated().map { index, file in
+            let name = InboxFileName(suggested: file.suggestedName).name
+            let identification = registry.fileTypes.identify(suggestedName: name, fileDescriptor: file.descriptor)
+            if !request.bundleID.isEmpty {
+                let accepted = registry.documentType(of: request.bundleID, accepting: identification.typeIdentifier) != nil
+                return Route(index: index, name: name, identification: identification, bundleID: request.bundleID, accepted: accepted)
+            }
+            let chosen = registry.handlers(forType: identification.typeIdentifier).chosen?.bundleIdentifier ?? ""
+            return Route(index: index, name: name, identification: identification, bundleID: chosen, accepted: !chosen.isEmpty)
+        }
+    }
+
+    /// Places the files and has the apps open them.
+    /// - Throws: `BrokerError`: `NoHandler` (no app for some file's type — every such file is
+    ///   named —, or an unknown app), the Inbox's refusals (`NotPermitted`, `InvalidFile`,
+    ///   `LimitsExceeded`, `NoSpace`, …, nothing written), or the delivery's (`LaunchFailed`,
+    ///   `Declined` when an app answered NO for a file, …; the files stay in the Inbox, and the
+    ///   message says where).
     public func drop(_ request: Request,
                      progress: @escaping @Sendable (DropProgress) -> Void = { _ in }) async throws(BrokerError) -> Outcome {
         let registry = await registry()
-        let bundleID = try target(of: request, in: registry)
-        let policy = DeclaredDocumentTypesPolicy(registry: registry, bundleIdentifier: bundleID)
-
-        let delivered: [DeliveredFile]
-        do {
-            delivered = try await inbox.drop(request.files, to: bundleID, typePolicy: policy, progress: progress)
-        } catch {
-            throw Self.brokerError(error)
+        let routes = try routes(for: request, in: registry)
+        let homeless = routes.filter { $0.bundleID.isEmpty }
+        if !homeless.isEmpty {
+            let list = homeless.map { "\($0.name.debugDescription) (file \($0.index + 1), \($0.identification))" }.joined(separator: "; ")
+            throw BrokerError(.noHandler, "no app declares a document type for \(list); nothing was sent — name an app with --to, or register one that declares the type")
         }
+        let delivered = try await place(request.files, along: routes, registry: registry, progress: progress)
 
-        // One batch: submitted back to back, so they queue together and in order.
+        // One batch per app: submitted back to back, so they queue together and in order.
         var appOptions = request.appOptions
         if appOptions[Self.inboxOption] == nil { appOptions[Self.inboxOption] = true }
         let (answers, answer) = AsyncStream<(Int, Result<OpenOutcome, BrokerError>)>.makeStream()
-        for file in delivered {
-            let open = OpenRequest(url: file.url.absoluteString, bundleID: bundleID, sourceApplication: request.sourceApplication,
+        for (file, route) in zip(delivered, routes) {
+            let open = OpenRequest(url: file.url.absoluteString, bundleID: route.bundleID, sourceApplication: request.sourceApplication,
                                    caller: request.caller, appOptions: appOptions, activationToken: request.activationToken)
             let index = file.index
             dispatcher.submit(open) { answer.yield((index, $0)) }
+        }
+        guard request.waitsForAnswers else {
+            answer.finish()
+            return Outcome(routes: routes, delivered: delivered, launched: false)
         }
         var results = [Result<OpenOutcome, BrokerError>?](repeating: nil, count: delivered.count)
         var received = 0
@@ -104,42 +158,77 @@ public struct FileDropService: Sendable {
         }
         answer.finish()
 
-        let folder = inbox.inboxPath(for: bundleID)
         var launched = false
-        for (file, result) in zip(delivered, results) {
+        for (file, (route, result)) in zip(delivered, zip(routes, results)) {
+            let folder = inbox.inboxPath(for: route.bundleID)
             switch result {
             case .success(let outcome):
                 launched = launched || outcome.launched
                 if !outcome.handled {
-                    throw BrokerError(.declined, "\(bundleID) declined to open \(file.name) (file \(file.index + 1) of \(delivered.count)); the files stay in its Inbox, \(folder)")
+                    throw BrokerError(.declined, "\(route.bundleID) declined to open \(file.name) (file \(file.index + 1) of \(delivered.count)); the files stay in its Inbox, \(folder)")
                 }
             case .failure(let error):
-                throw BrokerError(error.code, "\(error.message) (the dropped files are in \(bundleID)'s Inbox, \(folder), and will be found there when it runs)")
+                throw BrokerError(error.code, "\(error.message) (the dropped files are in \(route.bundleID)'s Inbox, \(folder), and will be found there when it runs)")
             case nil:
                 throw BrokerError(.appFailed, "no answer came for \(file.name); the files stay in \(folder)")
             }
         }
-        return Outcome(bundleID: bundleID, inboxURLs: delivered.map(\.url.absoluteString), delivered: delivered, launched: launched)
+        return Outcome(routes: routes, delivered: delivered, launched: launched)
     }
 
-    /// The receiving app: the one named, which must be registered, or the default for the type of
-    /// the first file.
-    func target(of request: Request, in registry: Registry) throws(BrokerError) -> String {
-        if !request.bundleID.isEmpty {
-            guard registry.application(bundleIdentifier: request.bundleID) != nil else {
-                throw BrokerError(.noHandler, "no app \(request.bundleID) is registered; register its manifest (courier register) or drop on another app")
+    /// Step 2: each app's files into its Inbox, app after app; a failure withdraws what the earlier
+    /// apps received, so the drop is placed entirely or not at all. Returns the files in request order.
+    private func place(_ files: [DropFile], along routes: [Route], registry: Registry,
+                       progress: @escaping @Sendable (DropProgress) -> Void) async throws(BrokerError) -> [DeliveredFile] {
+        var groups: [(bundleID: String, indices: [Int])] = []
+        for route in routes {
+            if let at = groups.firstIndex(where: { $0.bundleID == route.bundleID }) {
+                groups[at].indices.append(route.index)
+            } else {
+                groups.append((route.bundleID, [route.index]))
             }
-            return request.bundleID
         }
-        guard let first = request.files.first else {
-            throw BrokerError(.invalidArguments, "DropFiles needs at least one file")
+        let sizes = groups.count > 1 ? files.map { Self.size(of: $0.descriptor) } : []
+        let totalBytes = sizes.reduce(0, +)
+        var delivered = [DeliveredFile?](repeating: nil, count: files.count)
+        var placed: [(bundleID: String, files: [DeliveredFile])] = []
+        var bytesBefore: Int64 = 0
+        for group in groups {
+            let policy = DeclaredDocumentTypesPolicy(registry: registry, bundleIdentifier: group.bundleID)
+            let offset = bytesBefore
+            let fileCount = files.count
+            let indices = group.indices
+            let shifted: @Sendable (DropProgress) -> Void = { part in
+                let index: Int = indices[part.fileIndex]
+                let copied: Int64 = offset + part.bytesCopied
+                progress(DropProgress(fileIndex: index, fileCount: fileCount, fileBytesCopied: part.fileBytesCopied,
+                                      fileBytes: part.fileBytes, bytesCopied: copied, totalBytes: totalBytes))
+            }
+            let report = groups.count == 1 ? progress : shifted
+            do {
+                let part = try await inbox.drop(group.indices.map { files[$0] }, to: group.bundleID, typePolicy: policy, progress: report)
+                placed.append((group.bundleID, part))
+                for file in part {
+                    let index = group.indices[file.index]
+                    delivered[index] = DeliveredFile(index: index, name: file.name, path: file.path, size: file.size)
+                }
+            } catch {
+                for (bundleID, part) in placed { inbox.withdraw(part, from: bundleID) }
+                var refusal = Self.brokerError(error)
+                if groups.count > 1 {
+                    refusal.message += " (the drop was for \(groups.count) apps; nothing was delivered to any of them)"
+                }
+                throw refusal
+            }
+            bytesBefore += group.indices.reduce(0) { $0 + (sizes.isEmpty ? 0 : sizes[$1]) }
         }
-        let name = InboxFileName(suggested: first.suggestedName).name
-        let type = registry.fileTypes.identify(suggestedName: name, fileDescriptor: first.descriptor)
-        guard let chosen = registry.handlers(forType: type.typeIdentifier).chosen else {
-            throw BrokerError(.noHandler, "no app declares a document type for \(name.debugDescription), of type \(type.typeIdentifier) (\(type.reason)); name an app with --to, or register one that declares the type")
-        }
-        return chosen.bundleIdentifier
+        return delivered.compactMap { $0 }
+    }
+
+    /// The size of an open file, for the progress of a drop that spans several apps (0 when unknown).
+    private static func size(of descriptor: Int32) -> Int64 {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : 0
     }
 
     /// The Inbox's refusal as the broker answers it (`org.courier.Error.<Code>`, the shared table).

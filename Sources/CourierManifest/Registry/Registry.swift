@@ -314,8 +314,40 @@ public struct Registry: Sendable {
     }
 
     /// Forgets the user's default for `scheme`.
-    public mutating func clearDefault(forScheme scheme: String) {
-        preferences.schemeDefaults[scheme.lowercased()] = nil
+    @discardableResult
+    public mutating func clearDefault(forScheme scheme: String) -> RegistryChange {
+        var next = preferences
+        next.schemeDefaults[scheme.lowercased()] = nil
+        return replacePreferences(next)
+    }
+
+    /// Forgets the user's default for files of type `identifier`.
+    @discardableResult
+    public mutating func clearDefault(forType identifier: String) -> RegistryChange {
+        var next = preferences
+        next.typeDefaults[types.canonical(identifier)] = nil
+        return replacePreferences(next)
+    }
+
+    /// Takes the user's defaults as they are now (the broker re-reading `defaults.json` after
+    /// `courier default` changed it). The change lists the schemes and types whose default changed
+    /// and, as `updated`, the apps that gained or lost a choice through it — so that listeners
+    /// (`RegistryChanged`, the desktop entries and `mimeapps.list`) hear about it.
+    @discardableResult
+    public mutating func replacePreferences(_ next: RegistryPreferences) -> RegistryChange {
+        var change = RegistryChange()
+        guard next != preferences else { return change }
+        let schemes = Set(preferences.schemeDefaults.keys).union(next.schemeDefaults.keys).filter { preferences.schemeDefaults[$0] != next.schemeDefaults[$0] }
+        let types = Set(preferences.typeDefaults.keys).union(next.typeDefaults.keys).filter { preferences.typeDefaults[$0] != next.typeDefaults[$0] }
+        var affected = Set<String>()
+        let before = (schemes.map { handlers(forScheme: $0).chosen?.bundleIdentifier }, types.map { handlers(forType: $0).chosen?.bundleIdentifier })
+        preferences = next
+        let after = (schemes.map { handlers(forScheme: $0).chosen?.bundleIdentifier }, types.map { handlers(forType: $0).chosen?.bundleIdentifier })
+        for id in before.0 + before.1 + after.0 + after.1 { if let id, applications[id] != nil { affected.insert(id) } }
+        change.schemes = schemes.sorted()
+        change.types = types.sorted()
+        change.updated = affected.sorted()
+        return change
     }
 
     /// Marks the claim order as saved (see ``RegistryStateStore``).

@@ -207,6 +207,40 @@ public final class RegistryService: Sendable {
         }
     }
 
+    /// Forgets and saves the user's default for a scheme, or with `type` true for a type; the
+    /// change is empty when there was none.
+    @discardableResult
+    public func clearDefault(for key: String, type: Bool = false) throws(RegistryError) -> RegistryChange {
+        try state.withLock { state throws(RegistryError) -> RegistryChange in
+            var next = state.registry
+            let change = type ? next.clearDefault(forType: key) : next.clearDefault(forScheme: key)
+            guard next.preferences != state.registry.preferences else { return change }
+            try savePreferences(next.preferences)
+            state.registry = next
+            Self.publish(change, to: state)
+            return change
+        }
+    }
+
+    /// Re-reads the user's defaults from the state folder and applies them at once: what the
+    /// broker does when `courier default` (or anyone who may write that folder) changed them.
+    /// A damaged file is reported in the dump and leaves the defaults as they were.
+    @discardableResult
+    public func reloadDefaults() -> RegistryChange {
+        guard let folder = configuration.stateFolder else { return RegistryChange() }
+        let stored = RegistryStateStore(folder: folder).load()
+        return state.withLock { state in
+            let defaultsPath = RegistryStateStore(folder: folder).defaultsPath
+            state.stateDiagnostics.removeAll { $0.file == defaultsPath }
+            let problems = stored.diagnostics.filter { $0.file == defaultsPath }
+            state.stateDiagnostics += problems
+            guard problems.isEmpty else { return RegistryChange() }
+            let change = state.registry.replacePreferences(stored.preferences)
+            Self.publish(change, to: state)
+            return change
+        }
+    }
+
     private func savePreferences(_ preferences: RegistryPreferences) throws(RegistryError) {
         guard let folder = configuration.stateFolder else { return }
         try RegistryStateStore(folder: folder).save(preferences: preferences)

@@ -1,0 +1,107 @@
+import Courier
+import DBus
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `Broker1.OpenFiles` from the CLI, shared by `courier open FILE…` and `courier drop`: the files
+/// are opened here and handed over as descriptors (the broker never opens a path on our behalf),
+/// and the reply says, per file, its type, the app it went to (or none) and where it is now.
+enum OpenFilesCall {
+    /// One file of the reply, with the argument it came from.
+    struct Placement {
+        /// The path as given on the command line.
+        var file: String
+        var type: String
+        var typeReason: String
+        /// The receiving app; empty when no app accepts the file.
+        var bundleID: String
+        var accepted: Bool
+        /// The file in the app's Inbox (absent in a dry run).
+        var inboxURL: String?
+
+        var inboxPath: String? { inboxURL.map { URL(string: $0)?.path ?? $0 } }
+
+        var json: [String: Any] {
+            var object: [String: Any] = ["file": file, "type": type, "type_reason": typeReason, "bundle_id": bundleID, "accepted": accepted]
+            if let inboxURL { object["inbox_url"] = inboxURL }
+            if let inboxPath { object["path"] = inboxPath }
+            return object
+        }
+    }
+
+    /// A FILE that could not be opened for reading; nothing was sent.
+    struct CannotOpen: Error {
+        var file: String
+        var reason: String
+
+        var message: String { "cannot open \(file): \(reason); nothing was sent. Check the path and that you may read it." }
+    }
+
+    /// Opens every file first, so that one that cannot be opened fails before anything is sent.
+    /// `O_NONBLOCK`, so that a FIFO given by mistake does not hang us (the broker refuses it).
+    static func openFiles(_ paths: [String]) throws(CannotOpen) -> [UnixFD] {
+        var descriptors: [UnixFD] = []
+        for path in paths {
+            let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { throw CannotOpen(file: path, reason: String(cString: strerror(errno))) }
+            descriptors.append(UnixFD(taking: fd))
+        }
+        return descriptors
+    }
+
+    /// The name the broker is offered for a path: its last component.
+    static func suggestedName(_ path: String) -> String { URL(fileURLWithPath: path).lastPathComponent }
+
+    /// Calls `OpenFiles`, drawing the broker's `DropProgress` signals when `progressToken` is not empty.
+    static func call(_ client: BrokerClient, bundleID: String, files: [String], descriptors: [UnixFD],
+                     options: [String: DBusValue], progressToken: String = "") async throws(CourierError) -> [Placement] {
+        var options = options
+        var progressTask: Task<Void, Never>?
+        if !progressToken.isEmpty {
+            options["progress-token"] = .string(progressToken)
+            let rule = MatchRule(path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, member: "DropProgress",
+                                 arguments: [0: progressToken])
+            if let signals = try? await client.connection.signals(matching: rule) {
+                progressTask = Task {
+                    var bar = DropProgressBar()
+                    for await signal in signals {
+                        guard signal.body.count == 3, let copied = signal.body[1].uint64Value, let total = signal.body[2].uint64Value else { continue }
+                        bar.draw(copied: copied, total: total)
+                        if copied >= total { break }
+                    }
+                    bar.finish()
+                }
+            }
+        }
+        let values: [DBusValue]
+        do {
+            // Copying gigabytes and launching the app can take a while: no short timeout.
+            values = try await client.connection.call(
+                CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "OpenFiles",
+                [.string(bundleID), .fds(descriptors), .strings(files.map(suggestedName)), .vardict(options)], timeout: .seconds(3600))
+        } catch {
+            progressTask?.cancel()
+            await progressTask?.value
+            throw CourierError(wrapping: error)
+        }
+        // The bar is cosmetic: the reply is the truth. Stop listening and clear the line.
+        progressTask?.cancel()
+        await progressTask?.value
+        let rows = values.first?.arrayValue ?? []
+        return zip(files, rows).map { file, row in
+            let fields = row.vardictValue ?? [:]
+            return Placement(file: file, type: fields["type"]?.stringValue ?? "", typeReason: fields["type-reason"]?.stringValue ?? "",
+                             bundleID: fields["bundle-id"]?.stringValue ?? "", accepted: fields["accepted"]?.boolValue ?? false,
+                             inboxURL: fields["inbox-url"]?.stringValue)
+        }
+    }
+
+    /// Writes one JSON object and a newline on standard output.
+    static func printJSON(_ object: [String: Any]) {
+        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+        }
+    }
+}
