@@ -171,8 +171,8 @@ public struct Inbox: Sendable {
     /// undoing the part already placed when a later part fails). The Inbox is reached as `drop`
     /// reaches it (no link followed) and each name is unlinked in it; a file already gone is fine.
     public func withdraw(_ files: [DeliveredFile], from bundleIdentifier: String) {
-        guard !files.isEmpty,
-              let inbox = try? ContainerPath.openInbox(root: containersRoot, bundleIdentifier: bundleIdentifier, create: false) else { return }
+        guard !files.isEmpty, let app = try? ContainerPath.validate(bundleIdentifier: bundleIdentifier),
+              let inbox = try? ContainerPath.openInbox(root: containersRoot, bundleIdentifier: app, create: false) else { return }
         for file in files { try? Sys.unlink(inbox.rawValue, file.name) }
         if synchronizesToDisk { try? Sys.synchronize(inbox.rawValue) }
     }
