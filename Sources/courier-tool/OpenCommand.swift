@@ -124,6 +124,16 @@ struct OpenCommand: AsyncParsableCommand {
     /// A file: `OpenFiles` with the file's descriptor — into the Inbox of the app for its type (or
     /// the one named), which is asked to open it; the desktop's handler when no Courier app takes it.
     private func openFile(_ path: String, options: OpenOptions) async -> Int32 {
+        let fallback = options.bundleID == nil && !noFallback && !desktopEntry
+        // A folder is no document (drops refuse it): like macOS `open DIR`, the desktop shows it.
+        var isFolder: ObjCBool = false
+        if fallback, FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            guard !dryRun else {
+                if json { printJSON(["file": path, "dry_run": true, "desktop": true]) } else { print("\(path): a folder; would go to the desktop's handler") }
+                return 0
+            }
+            return DesktopFallback.open(URL(fileURLWithPath: path).absoluteString, json: json).rawValue
+        }
         let descriptors: [UnixFD]
         do {
             descriptors = try OpenFilesCall.openFiles([path])
@@ -135,7 +145,6 @@ struct OpenCommand: AsyncParsableCommand {
         var dictionary = options.dictionary
         dictionary["bundle-id"] = nil
         dictionary["wait"] = .boolean(wait)
-        let fallback = options.bundleID == nil && !noFallback && !desktopEntry
         do {
             let placed = try await BrokerConnection.withBroker { client throws(CourierError) in
                 try await OpenFilesCall.call(client, bundleID: options.bundleID ?? "", files: [path], descriptors: descriptors, options: dictionary)

@@ -85,6 +85,20 @@ import Testing
         #expect(r.diagnostics.last?.message.contains("the entry is ignored") == true)
     }
 
+    @Test func classicFileTypeCodesThatNameATypeAreRead() throws {
+        let r = parse(appPlist("com.example.classic", extra: """
+            <key>CFBundleDocumentTypes</key><array>
+                <dict><key>CFBundleTypeOSTypes</key><array><string>TEXT</string><string>????</string></array></dict>
+                <dict><key>CFBundleTypeOSTypes</key><array><string>????</string></array></dict>
+            </array>
+            """))
+        let manifest = try #require(r.manifest)
+        #expect(manifest.documentTypes.map(\.contentTypes) == [["public.plain-text"]])
+        #expect(r.diagnostic(.inferredDocumentType)?.message.contains("public.plain-text (from CFBundleTypeOSTypes 'TEXT')") == true)
+        #expect(r.diagnostics.last?.keyPath == "CFBundleDocumentTypes[1]")
+        #expect(r.diagnostics.last?.message.contains("the entry is ignored") == true)
+    }
+
     /// Real files, identified by name and content as a drop is, reach the old apps.
     @Test func realFilesRouteToTheOldApps() throws {
         let folder = TemporaryFolder()

@@ -46,10 +46,15 @@ struct CourierFrontTests {
     @Test func frontLeavesEverythingElseToTheFullCLI() async throws {
         let fixture = try await BrokerFixture { try $0.todolist() }
         defer { fixture.tearDown() }
+        // Files (a path, a file: URL) and the file options take the drop path, which only the full CLI has.
+        let list = fixture.root.appendingPathComponent("list.txt").path
+        _ = FileManager.default.createFile(atPath: list, contents: Data("milk\n".utf8))
         let cases: [[String]] = [
             ["open", "--json", "todolist://www.acme.com?Json#200806231300"],
             ["open", "--annotation", "{\"k\":1}", "todolist://www.acme.com?Note#200806231300"],
             ["open"], ["open", "--bogus", "x"], ["open", "--dry-run", "--dry-run", "todolist://x"], ["--help"], ["parse", "todolist://x?y"],
+            ["open", "--dry-run", list], ["open", "--dry-run", "file://" + list], ["open", "--dry-run", "todolist://x", list],
+            ["open", "--dry-run", "-a", "com.acme.todolist", "todolist://www.acme.com?App#200806231300"], ["open", "-W", "--dry-run", list],
         ]
         for arguments in cases {
             let full = try await runProduct("courier-tool", arguments, fixture.environment)
@@ -58,5 +63,19 @@ struct CourierFrontTests {
             #expect(lean.error == full.error, "courier \(arguments)")
             if !arguments.contains("--json") { #expect(lean.output == full.output, "courier \(arguments)") }
         }
+        let dry = try await runProduct("courier", ["open", "--dry-run", list], fixture.environment)
+        #expect(dry.status == 0 && dry.output.hasPrefix("\(list): would open in com.acme.todolist ("), "\(dry)")
+
+        // A front alone cannot open a file: it hands the command line over, and says courier-tool is missing.
+        let alone = Products.folder.appendingPathComponent("front-files-\(getpid())", isDirectory: true)
+        try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: alone) }
+        let front = alone.appendingPathComponent("courier").path
+        #expect(link(Products.path("courier"), front) == 0, "cannot link the front: errno \(errno)")
+        for arguments in [["open", list], ["open", "file://" + list], ["open", "-W", "todolist://x"]] {
+            let lean = try await runProduct("courier", arguments, fixture.environment, executable: front)
+            #expect(lean.status == 9 && lean.error.contains("courier-tool was found neither"), "courier \(arguments): \(lean)")
+        }
+        #expect(!fixture.todoItems().contains { $0["task"] == "milk" }, "no dry run delivered the file")
     }
 }

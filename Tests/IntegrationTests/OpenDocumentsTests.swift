@@ -171,6 +171,10 @@ struct OpenDocumentsTests {
         let opened = try await setup.courier(["open", setup.path("blob.bin")])
         #expect(opened.status == 0, "\(opened)")
         #expect((try? String(contentsOfFile: record, encoding: .utf8)) == "open\n--\nfile://\(setup.path("blob.bin"))\n")
+        // A folder is no document: the desktop shows it, as macOS `open DIR` does.
+        let folder = try await setup.courier(["open", bin.path])
+        #expect(folder.status == 0, "\(folder)")
+        #expect((try? String(contentsOfFile: record, encoding: .utf8)) == "open\n--\nfile://\(bin.path)/\n")
         let refused = try await setup.courier(["open", "--no-fallback", setup.path("blob.bin")])
         #expect(refused.status == 3 && refused.error.contains("blob.bin"), "\(refused)")
         let missing = try await setup.courier(["open", setup.path("missing.txt")])

@@ -49,8 +49,6 @@ extension BrokerService {
             argumentNames: ["bundle_id", "files", "names", "options"], resultNames: ["files"]
         ) { [self] call in
             try await withDropRequest(call, method: "OpenFiles") { service, request, options in
-                var request = request
-                request.waitsForAnswers = options["wait"]?.boolValue ?? true
                 if options["dry-run"]?.boolValue == true {
                     let routes: [FileDropService.Route]
                     do {
@@ -66,8 +64,10 @@ extension BrokerService {
         }
     }
 
-    /// Decodes what `DropFiles` and `OpenFiles` share, under the caller's sender slot, and closes
-    /// the received descriptors afterwards whatever happens.
+    /// Decodes what `DropFiles` and `OpenFiles` share, under one of the caller's flood-limit slots,
+    /// and closes the received descriptors afterwards whatever happens. The slot is given back when
+    /// the call is answered — or, for a drop that does not wait (`wait=false`), once the apps have
+    /// answered, so that drops nobody waits for cannot pile up past the caller's limit.
     private func withDropRequest(
         _ call: MethodCall, method: String,
         _ body: (FileDropService, FileDropService.Request, [String: DBusValue]) async throws -> [DBusValue]
@@ -75,30 +75,43 @@ extension BrokerService {
         let bundleID = call.arguments[0].stringValue ?? ""
         let descriptors = (call.arguments[1].arrayValue ?? []).compactMap(\.unixFDValue)
         defer { descriptors.forEach { $0.close() } }
-        return try await withSenderSlot(call, method: method) {
-            let names = call.arguments[2].stringArrayValue ?? []
-            let options = call.arguments[3].vardictValue ?? [:]
-            guard !descriptors.isEmpty else {
-                throw BrokerError(.invalidArguments, "\(method) needs at least one file descriptor").dbusError
-            }
-            guard names.count == descriptors.count else {
-                throw BrokerError(.invalidArguments, "\(method) got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
-            }
-            let files = zip(descriptors, names).map { DropFile(descriptor: $0.rawValue ?? -1, suggestedName: $1) }
-            let sender = call.sender?.rawValue ?? ""
-            let source = await sourceApplication(of: sender)
-            var appOptions: [String: any Sendable] = [FileDropService.inboxOption: DBusValue.boolean(true)]
-            for key in ["annotation", "background", "activation-token", "desktop-startup-id"] {
-                if let value = options[key] { appOptions[key] = value }
-            }
-            let token = options["activation-token"]?.stringValue ?? options["desktop-startup-id"]?.stringValue
-            let service = FileDropService(inbox: inbox, dispatcher: dispatcher, registry: { [catalog] in
-                (catalog as? ManifestCatalog)?.registry ?? Registry()
-            })
-            let request = FileDropService.Request(files: files, bundleID: bundleID, sourceApplication: source, caller: sender,
-                                                  appOptions: appOptions, activationToken: token)
-            return try await body(service, request, options)
+        let ticket: SenderQuota.Ticket
+        do throws(BrokerError) { ticket = try takeSenderSlot(call, method: method) } catch { throw error.dbusError }
+        let given = Mutex(false)
+        let giveBackOnce: @Sendable () -> Void = { [self] in
+            if given.withLock({ done in defer { done = true }; return !done }) { giveBack(ticket) }
         }
+        var handedOver = false
+        defer { if !handedOver { giveBackOnce() } }
+        let names = call.arguments[2].stringArrayValue ?? []
+        let options = call.arguments[3].vardictValue ?? [:]
+        guard !descriptors.isEmpty else {
+            throw BrokerError(.invalidArguments, "\(method) needs at least one file descriptor").dbusError
+        }
+        guard names.count == descriptors.count else {
+            throw BrokerError(.invalidArguments, "\(method) got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
+        }
+        let files = zip(descriptors, names).map { DropFile(descriptor: $0.rawValue ?? -1, suggestedName: $1) }
+        let sender = call.sender?.rawValue ?? ""
+        let source = await sourceApplication(of: sender)
+        var appOptions: [String: any Sendable] = [FileDropService.inboxOption: DBusValue.boolean(true)]
+        for key in ["annotation", "background", "activation-token", "desktop-startup-id"] {
+            if let value = options[key] { appOptions[key] = value }
+        }
+        let token = options["activation-token"]?.stringValue ?? options["desktop-startup-id"]?.stringValue
+        let service = FileDropService(inbox: inbox, dispatcher: dispatcher, registry: { [catalog] in
+            (catalog as? ManifestCatalog)?.registry ?? Registry()
+        })
+        var request = FileDropService.Request(files: files, bundleID: bundleID, sourceApplication: source, caller: sender,
+                                              appOptions: appOptions, activationToken: token)
+        request.waitsForAnswers = method != "OpenFiles" || options["wait"]?.boolValue != false
+        if !request.waitsForAnswers {
+            request.whenAnswered = giveBackOnce
+        }
+        let reply = try await body(service, request, options)
+        // Not waiting, the files were handed to the apps: the slot goes back with their answers.
+        if !request.waitsForAnswers, options["dry-run"]?.boolValue != true { handedOver = true }
+        return reply
     }
 
     /// Runs the drop, logging what happened; a refusal becomes its D-Bus error.

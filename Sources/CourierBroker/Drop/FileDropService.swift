@@ -53,6 +53,9 @@ public struct FileDropService: Sendable {
         /// Whether `drop` returns after the apps answered (true), or once the files are placed and
         /// handed to the dispatcher (false: the answers are only logged).
         public var waitsForAnswers: Bool
+        /// Without `waitsForAnswers`: called once every app has answered (the D-Bus adapter keeps the
+        /// caller's flood-limit slot until then, as for an `OpenURL` nobody waits for).
+        public var whenAnswered: (@Sendable () -> Void)?
 
         public init(files: [DropFile], bundleID: String = "", sourceApplication: String = "", caller: String = "",
                     appOptions: [String: any Sendable] = [:], activationToken: String? = nil, waitsForAnswers: Bool = true) {
@@ -146,7 +149,16 @@ public struct FileDropService: Sendable {
             dispatcher.submit(open) { answer.yield((index, $0)) }
         }
         guard request.waitsForAnswers else {
-            answer.finish()
+            let count = delivered.count, whenAnswered = request.whenAnswered
+            Task {
+                var received = 0
+                for await _ in answers {
+                    received += 1
+                    if received == count { break }
+                }
+                answer.finish()
+                whenAnswered?()
+            }
             return Outcome(routes: routes, delivered: delivered, launched: false)
         }
         var results = [Result<OpenOutcome, BrokerError>?](repeating: nil, count: delivered.count)

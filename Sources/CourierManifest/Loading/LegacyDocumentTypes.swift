@@ -9,7 +9,8 @@
 /// extension nothing knows, `dyn.ext.<extension>` — the same identifiers the file-type resolver
 /// gives files, so the declaration and the files meet. Wildcards: the extension `*` and the MIME
 /// types `*` and `*/*` mean any file (`public.data`); `text/*`, `image/*`, `audio/*` and `video/*`
-/// mean `public.text`, `public.image`, `public.audio` and `public.movie`.
+/// mean `public.text`, `public.image`, `public.audio` and `public.movie`. `CFBundleTypeOSTypes`
+/// codes are read for the few that name a type unambiguously (``osTypes``).
 struct LegacyDocumentTypes {
     /// One inferred type and where it came from, for the diagnostic.
     struct Inference: Equatable {
@@ -20,6 +21,17 @@ struct LegacyDocumentTypes {
 
     static let extensionsKey = "CFBundleTypeExtensions"
     static let mimeTypesKey = "CFBundleTypeMIMETypes"
+    static let osTypesKey = "CFBundleTypeOSTypes"
+
+    /// The Classic four-character file types real old manifests still carry, for the types they
+    /// name unambiguously (`****` is any file). Others (`????`, creator-specific codes) say nothing
+    /// Courier can use and are skipped without a warning.
+    static let osTypes: [String: String] = [
+        "****": "public.data", "fold": "public.folder", "TEXT": "public.plain-text", "utxt": "public.utf16-plain-text",
+        "PDF ": "com.adobe.pdf", "PNGf": "public.png", "JPEG": "public.jpeg", "GIFf": "com.compuserve.gif",
+        "TIFF": "public.tiff", "BMP ": "com.microsoft.bmp", "BMPf": "com.microsoft.bmp", "RTF ": "public.rtf",
+        "HTML": "public.html", "MooV": "com.apple.quicktime-movie", "ZIP ": "public.zip-archive",
+    ]
 
     static let mimeWildcards: [String: String] = [
         "*": "public.data", "*/*": "public.data", "application/*": "public.data",
@@ -44,6 +56,9 @@ struct LegacyDocumentTypes {
         guard !ext.isEmpty, ext.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F && $0 != "/" }) else { return nil }
         return ext.lowercased()
     }
+
+    /// The type a Classic file type code names, if it names one (exact, four characters).
+    func type(forOSType code: String) -> String? { Self.osTypes[code] }
 
     /// The type of files named `*.ext` (nil for a value that is not an extension).
     func type(forExtension raw: String) -> String? {

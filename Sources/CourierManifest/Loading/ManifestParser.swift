@@ -181,13 +181,13 @@ public struct ManifestParser: Sendable {
                     }
                 }
             }
-            let hasLegacyKeys = dict[LegacyDocumentTypes.extensionsKey] != nil || dict[LegacyDocumentTypes.mimeTypesKey] != nil
+            let hasLegacyKeys = [LegacyDocumentTypes.extensionsKey, LegacyDocumentTypes.mimeTypesKey, LegacyDocumentTypes.osTypesKey].contains { dict[$0] != nil }
             if contentTypes.isEmpty, hasLegacyKeys {
                 if legacy == nil { legacy = makeLegacy() }
                 contentTypes = inferTypes(dict, path: path, hadContentTypes: dict["LSItemContentTypes"] != nil, legacy!, &context)
             }
             guard !contentTypes.isEmpty else {
-                let also = hasLegacyKeys ? ", and its \(LegacyDocumentTypes.extensionsKey) / \(LegacyDocumentTypes.mimeTypesKey) name no usable extension or MIME type" : ""
+                let also = hasLegacyKeys ? ", and its \(LegacyDocumentTypes.extensionsKey) / \(LegacyDocumentTypes.mimeTypesKey) / \(LegacyDocumentTypes.osTypesKey) name no usable extension, MIME type or file type" : ""
                 context.warning(.invalidValue, hasLegacyKeys ? path : typesKey, "this document type declares no usable LSItemContentTypes\(also); add uniform type identifiers such as public.plain-text — the entry is ignored")
                 continue
             }
@@ -205,7 +205,9 @@ public struct ManifestParser: Sendable {
     private func inferTypes(_ dict: [String: PropertyListValue], path: String, hadContentTypes: Bool,
                             _ legacy: LegacyDocumentTypes, _ context: inout Context) -> [String] {
         var inferred: [LegacyDocumentTypes.Inference] = []
-        for (key, lookup) in [(LegacyDocumentTypes.extensionsKey, legacy.type(forExtension:)), (LegacyDocumentTypes.mimeTypesKey, legacy.type(forMIMEType:))] {
+        let keys = [(LegacyDocumentTypes.extensionsKey, legacy.type(forExtension:)), (LegacyDocumentTypes.mimeTypesKey, legacy.type(forMIMEType:)),
+                    (LegacyDocumentTypes.osTypesKey, legacy.type(forOSType:))]
+        for (key, lookup) in keys {
             guard let value = dict[key] else { continue }
             let valueKey = "\(path).\(key)"
             for (j, raw) in context.stringOrStringArray(value, key: valueKey) {
@@ -214,12 +216,14 @@ public struct ManifestParser: Sendable {
                     continue
                 }
                 guard let type = lookup(raw) else {
+                    if key == LegacyDocumentTypes.osTypesKey { continue }
                     let what = key == LegacyDocumentTypes.extensionsKey ? "a filename extension (e.g. txt)" : "a MIME type (e.g. text/plain)"
                     context.warning(.invalidValue, "\(valueKey)[\(j)]", "'\(raw)' is not \(what) — it is ignored")
                     continue
                 }
                 if !inferred.contains(where: { $0.typeIdentifier == type }) {
-                    inferred.append(.init(typeIdentifier: type, source: "\(key) \(Identifiers.trimmingWhitespace(raw))"))
+                    let value = key == LegacyDocumentTypes.osTypesKey ? "'\(raw)'" : Identifiers.trimmingWhitespace(raw)
+                    inferred.append(.init(typeIdentifier: type, source: "\(key) \(value)"))
                 }
             }
         }
