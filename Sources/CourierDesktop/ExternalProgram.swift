@@ -14,20 +14,14 @@ public struct ExternalProgram: Sendable, Equatable {
         self.path = path
     }
 
-    /// Looks `name` up in the `PATH` of `environment` (the process's when `nil`), the way
-    /// `execvp(3)` would, skipping empty components (which would mean the current folder).
-    /// A name containing `/` is used as it is when it is an executable file.
+    /// Looks `name` up in the `PATH` of `environment` (the process's when `nil`) by the one rule
+    /// (`SearchPath`). A name containing `/` is used as it is when it is an executable file.
     public static func find(_ name: String, environment: [String: String]? = nil) -> ExternalProgram? {
         if name.contains("/") {
-            return Syscalls.isExecutableFile(name) ? ExternalProgram(path: name) : nil
+            return Paths.isExecutableFile(name) ? ExternalProgram(path: name) : nil
         }
         let environment = environment ?? ProcessInfo.processInfo.environment
-        let search = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for directory in search.split(separator: ":", omittingEmptySubsequences: true) {
-            let candidate = Paths.join(String(directory), name)
-            if Syscalls.isExecutableFile(candidate) { return ExternalProgram(path: candidate) }
-        }
-        return nil
+        return SearchPath.find(name, in: environment["PATH"]).map(ExternalProgram.init(path:))
     }
 
     /// Runs the program with `arguments` (after argv[0], which is its path) and waits for it.

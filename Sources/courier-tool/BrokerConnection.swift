@@ -56,10 +56,6 @@ enum BrokerConnection {
         }
         let sibling = own.deletingLastPathComponent().appendingPathComponent("courierd").path
         if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
-        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let candidate = "\(folder)/courierd"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
+        return SearchPath.find("courierd", in: ProcessInfo.processInfo.environment["PATH"])
     }
 }

@@ -101,14 +101,11 @@ public final class ProcessLauncher: Launcher {
         return liveChildren
     }
 
-    /// Resolves argv[0]: a path containing `/` is used as it is; a bare name is looked up on `PATH`.
+    /// Resolves argv[0]: a path containing `/` is used as it is; a bare name is looked up on `PATH`
+    /// (`SearchPath`).
     private func executablePath(for name: String, bundleID: String, searchPath: String?) throws(BrokerError) -> String {
         if name.contains("/") { return name }
-        let directories = (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map(String.init)
-        for directory in directories where !directory.isEmpty {
-            let candidate = directory + "/" + name
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
+        if let found = SearchPath.find(name, in: searchPath) { return found }
         throw BrokerError(.launchFailed, "cannot launch \(bundleID): '\(name)' was not found on the broker's PATH (\(searchPath ?? "unset")); run `courier register MANIFEST` again from a shell whose PATH has it (the registered copy then records its absolute path), or write an absolute path in CourierLaunchArguments")
     }
 

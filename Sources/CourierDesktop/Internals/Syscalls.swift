@@ -116,11 +116,6 @@ enum Syscalls {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
-    static func isExecutableFile(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
-    }
-
     /// Names of the entries of a folder (without `.` and `..`); empty when it does not exist.
     static func directoryEntries(_ path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }

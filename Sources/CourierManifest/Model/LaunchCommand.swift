@@ -40,17 +40,12 @@ public struct LaunchCommand: Sendable, Hashable {
     }
 
     /// Finds the executable: the resolved path, or the first executable file named argv[0] in the
-    /// colon-separated `searchPath` (empty elements are skipped, never taken as the current folder).
+    /// colon-separated `searchPath` (`SearchPath`: relative and empty elements are skipped, never
+    /// taken as the current folder).
     public func resolvedExecutable(searchPath: String?) -> String? {
         switch executable {
-        case .path(let p):
-            return p
-        case .searchPath(let name):
-            for dir in (searchPath ?? "").split(separator: ":") where dir.hasPrefix("/") {
-                let candidate = Paths.join(String(dir), name)
-                if Paths.isExecutableFile(candidate) { return candidate }
-            }
-            return nil
+        case .path(let p): p
+        case .searchPath(let name): SearchPath.find(name, in: searchPath)
         }
     }
 
