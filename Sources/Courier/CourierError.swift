@@ -24,12 +24,11 @@ public struct CourierError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Maps a D-Bus error reply: `org.courier.Error.X` keeps its code, bus-level failures to reach
     /// the broker become `brokerUnavailable`, anything else `bus`.
     public init(_ error: DBusError) {
-        if let code = Code(dbusName: error.name) {
-            self.init(code, error.message, dbusName: error.name)
-        } else if [DBusError.serviceUnknownName, DBusError.nameHasNoOwnerName, DBusError.disconnectedName].contains(error.name) {
-            self.init(.brokerUnavailable, "the Courier broker is not reachable (\(error.message)); start it with courierd", dbusName: error.name)
+        let code = Code(classifying: error.name)
+        if code == .brokerUnavailable {
+            self.init(code, "the Courier broker is not reachable (\(error.message)); start it with courierd", dbusName: error.name)
         } else {
-            self.init(.bus, error.message, dbusName: error.name)
+            self.init(code, error.message, dbusName: error.name)
         }
     }
 
@@ -46,13 +45,4 @@ public struct CourierError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(dbusName ?? code.dbusName): \(message)" }
-}
-
-extension CourierErrorCode {
-    /// No session bus, or no broker on it (and it could not be started). Local: never on the bus.
-    public static let brokerUnavailable = CourierErrorCode(rawValue: "BrokerUnavailable")
-    /// A bundle id that cannot be a bus name. Local: never on the bus.
-    public static let invalidBundleID = CourierErrorCode(rawValue: "InvalidBundleID")
-    /// Any other D-Bus error; `CourierError.dbusName` keeps the original name.
-    public static let bus = CourierErrorCode(rawValue: "Bus")
 }

@@ -56,4 +56,26 @@ public struct CourierErrorCode: RawRepresentable, Hashable, Sendable, CustomStri
     public static let unsafeContainer = CourierErrorCode(rawValue: "UnsafeContainer")
     /// Any other failure (a system call failed); the message says which.
     public static let failed = CourierErrorCode(rawValue: "Failed")
+
+    // MARK: Local: never on the bus
+
+    /// No session bus, or no broker on it (and it could not be started).
+    public static let brokerUnavailable = CourierErrorCode(rawValue: "BrokerUnavailable")
+    /// A bundle id that is not a valid `BundleIdentifier`.
+    public static let invalidBundleID = CourierErrorCode(rawValue: "InvalidBundleID")
+    /// Any other D-Bus error; the client keeps the original name.
+    public static let bus = CourierErrorCode(rawValue: "Bus")
+
+    /// The bus's own answers when nobody owns `org.courier.Broker` or the connection is gone.
+    public static let brokerUnreachableDBusNames: Set<String> = [
+        "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.Disconnected",
+    ]
+
+    /// What a client makes of a D-Bus error reply: `org.courier.Error.X` is `X`, the bus saying
+    /// the broker is not there is `brokerUnavailable`, anything else `bus`.
+    public init(classifying dbusName: String) {
+        if let code = CourierErrorCode(dbusName: dbusName) { self = code }
+        else if Self.brokerUnreachableDBusNames.contains(dbusName) { self = .brokerUnavailable }
+        else { self = .bus }
+    }
 }

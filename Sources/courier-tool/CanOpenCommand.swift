@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierNames
 import Foundation
 
 /// `courier can-open URL`: is there an app for it (and which, with `--handlers`).
@@ -7,7 +8,7 @@ struct CanOpenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "can-open",
         abstract: "Tell whether some app can open a URL (exit 0 yes, 3 no).",
-        discussion: OpenExitCode.help
+        discussion: CourierExitCode.openHelp
     )
 
     @Argument(help: "The URL to ask about.")
@@ -21,15 +22,15 @@ struct CanOpenCommand: AsyncParsableCommand {
             if handlers {
                 let ids = try await BrokerConnection.withBroker { client throws(CourierError) in try await client.handlers(for: url) }
                 ids.forEach { print($0) }
-                if ids.isEmpty { throw OpenExitCode.noHandler.exitCode }
+                if ids.isEmpty { throw CourierExitCode.noHandler.exitCode }
                 return
             }
             let yes = try await BrokerConnection.withBroker { client throws(CourierError) in try await client.canOpen(url) }
             print(yes ? "yes" : "no")
-            if !yes { throw OpenExitCode.noHandler.exitCode }
+            if !yes { throw CourierExitCode.noHandler.exitCode }
         } catch let error as CourierError {
             FileHandle.standardError.write(Data("courier can-open: \(url): \(error.message)\n".utf8))
-            throw OpenExitCode(error).exitCode
+            throw CourierExitCode(error).exitCode
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Courier
 import CourierManifest
+import CourierNames
 import DBus
 import Foundation
 
@@ -67,14 +68,14 @@ struct DefaultCommand: AsyncParsableCommand {
             line = try change(&registry)
         } catch {
             reportRegistryError("courier: \(error.message)")
-            throw ExitCode(error.code == .stateNotWritable ? 73 : 65)
+            throw (error.code == .stateNotWritable ? CourierExitCode.cannotWrite : .refused).exitCode
         }
         preferences = registry.preferences
         do {
             try store?.save(preferences: preferences)
         } catch {
             reportRegistryError("courier: \(error.message)")
-            throw ExitCode(73)
+            throw CourierExitCode.cannotWrite.exitCode
         }
         print(line)
         if let broker {

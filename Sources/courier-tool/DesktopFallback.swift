@@ -1,3 +1,4 @@
+import CourierNames
 import CourierDesktop
 import Foundation
 
@@ -7,7 +8,7 @@ import Foundation
 enum DesktopFallback {
     /// Opens `url` with the desktop's handler; `.handled` when the desktop started one, else
     /// `.noHandler` with the reason on standard error.
-    static func open(_ url: String, json: Bool) -> OpenExitCode {
+    static func open(_ url: String, json: Bool) -> CourierExitCode {
         do {
             let result = try DesktopHandoff().open(url)
             if json { printJSON(["url": url, "handled": result.status.succeeded, "bundle_id": "", "desktop": result.opener]) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierNames
 import DBus
 import Foundation
 #if canImport(Glibc)
@@ -20,7 +21,7 @@ struct DropCommand: AsyncParsableCommand {
             and must be of a type it declares; each line is the file's path in its Inbox. Either way \
             the drop is all or nothing. On a terminal a progress bar is shown for large files. \
             With --json, one JSON object.
-            """ + "\n\n" + DropExitCode.help
+            """ + "\n\n" + CourierExitCode.dropHelp
     )
 
     @Argument(help: "The files to drop, in order.")
@@ -38,7 +39,7 @@ struct DropCommand: AsyncParsableCommand {
             descriptors = try OpenFilesCall.openFiles(files)
         } catch {
             fail(["file": error.file], name: CourierError.Code.invalidFile.dbusName, message: error.message)
-            throw DropExitCode.cannotOpen.exitCode
+            throw CourierExitCode.cannotOpen.exitCode
         }
         let showProgress = !json && isatty(STDOUT_FILENO) == 1
         let token = showProgress ? UUID().uuidString : ""
@@ -59,7 +60,7 @@ struct DropCommand: AsyncParsableCommand {
                 // The broker's message says what was wrong and what to do; the status says which refusal.
                 fail([:], name: error.dbusName ?? error.code.dbusName, message: error.message)
             }
-            throw DropExitCode.exitCode(for: error)
+            throw CourierExitCode(dropping: error.code).exitCode
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierNames
 import CourierManifest
 
 /// `courier dump [--json]`: every app, its claims, launch command and manifest, and every diagnostic.
@@ -24,7 +25,7 @@ struct DumpCommand: AsyncParsableCommand {
                 dump = RegistryDump(registry: registry, extraDiagnostics: stateDiagnostics)
             } catch {
                 reportRegistryError("courier dump: \(error.message)")
-                throw OpenExitCode(error).exitCode
+                throw CourierExitCode(error).exitCode
             }
         } else {
             dump = manifests.service().dump()

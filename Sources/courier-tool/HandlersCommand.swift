@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierNames
 import CourierManifest
 import CourierURL
 
@@ -51,12 +52,12 @@ struct HandlersCommand: AsyncParsableCommand {
                     _ = try URI(text)
                 } catch {
                     reportRegistryError("courier: invalid URL: \(error)")
-                    throw ExitCode(65)
+                    throw CourierExitCode.refused.exitCode
                 }
             }
             guard let scheme = Registry.scheme(fromURLOrScheme: text) else {
                 reportRegistryError("courier: '\(urlOrScheme!)' has no valid scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.'")
-                throw ExitCode(65)
+                throw CourierExitCode.refused.exitCode
             }
             if let broker, !explain {
                 // The broker's own answer (HandlersForURL), chosen first.
@@ -64,7 +65,7 @@ struct HandlersCommand: AsyncParsableCommand {
                 ids.forEach { print($0) }
                 if ids.isEmpty {
                     reportRegistryError("courier: no app can handle \(HandlerKey.scheme(scheme.lowercased()))")
-                    throw OpenExitCode.noHandler.exitCode
+                    throw CourierExitCode.noHandler.exitCode
                 }
                 return
             }
@@ -72,7 +73,7 @@ struct HandlersCommand: AsyncParsableCommand {
         }
         if let problem = resolution.problem {
             reportRegistryError("courier: \(problem)")
-            throw ExitCode(65)
+            throw CourierExitCode.refused.exitCode
         }
         if explain {
             print(resolution.explanationText)
@@ -81,7 +82,7 @@ struct HandlersCommand: AsyncParsableCommand {
         }
         if resolution.chosen == nil {
             if !explain { reportRegistryError("courier: no app can handle \(resolution.key)") }
-            throw OpenExitCode.noHandler.exitCode
+            throw CourierExitCode.noHandler.exitCode
         }
     }
 }
@@ -94,7 +95,7 @@ extension HandlersCommand {
             return try await broker.registry().registry
         } catch {
             reportRegistryError("courier handlers: \(error.message)")
-            throw OpenExitCode(error).exitCode
+            throw CourierExitCode(error).exitCode
         }
     }
 
@@ -103,10 +104,10 @@ extension HandlersCommand {
             return try await broker.client.handlers(for: url)
         } catch where error.code == .invalidURL {
             reportRegistryError("courier: invalid URL: \(error.message)")
-            throw ExitCode(65)
+            throw CourierExitCode.refused.exitCode
         } catch {
             reportRegistryError("courier handlers: \(error.message)")
-            throw OpenExitCode(error).exitCode
+            throw CourierExitCode(error).exitCode
         }
     }
 }

@@ -1,3 +1,4 @@
+import CourierNames
 import ArgumentParser
 import CourierManifest
 import Foundation
@@ -32,7 +33,7 @@ struct InstalledManifest {
             return InstalledManifest(destination: destination, previous: previous, wrote: true)
         } catch {
             FileHandle.standardError.write(Data("courier register: cannot install a copy of \(source) as \(destination.path): \(error.localizedDescription) (nothing was installed)\n".utf8))
-            throw ExitCode(73)
+            throw CourierExitCode.cannotWrite.exitCode
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierNames
 import DBus
 import Foundation
 
@@ -18,7 +19,7 @@ struct OpenCommand: AsyncParsableCommand {
             content; -a picks the app), and the app is told to open it. Without --wait the command returns \
             once the file is in the Inbox and the app has been asked. A file no Courier app handles goes to \
             the desktop's handler unless --no-fallback. Write ./name for a file whose name looks like \
-            scheme:…. \(OpenExitCode.help) For FILEs also the statuses of courier drop: 10 not a readable \
+            scheme:…. \(CourierExitCode.openHelp) For FILEs also the statuses of courier drop: 10 not a readable \
             regular file, 11 limits exceeded, 12 no space, 13 unsafe container, 66 cannot be opened.
             """
     )
@@ -80,7 +81,7 @@ struct OpenCommand: AsyncParsableCommand {
                 options.bundleID = try await AppChoice.bundleID(for: app)
             } catch {
                 FileHandle.standardError.write(Data("courier open: \(error.message)\n".utf8))
-                throw OpenExitCode(error).exitCode
+                throw CourierExitCode(error).exitCode
             }
         }
         var status: Int32 = 0
@@ -95,7 +96,7 @@ struct OpenCommand: AsyncParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    private func open(_ url: String, options: OpenOptions) async -> OpenExitCode {
+    private func open(_ url: String, options: OpenOptions) async -> CourierExitCode {
         do {
             if noWait {
                 try await BrokerConnection.withBroker { client throws(CourierError) in try client.openWithoutReply(url, options: options) }
@@ -117,7 +118,7 @@ struct OpenCommand: AsyncParsableCommand {
                 printJSON(["url": url, "handled": false, "error": ["name": error.dbusName ?? CourierError.dbusNamePrefix + error.code.rawValue, "message": error.message]])
             }
             FileHandle.standardError.write(Data("courier open: \(url): \(error.message)\n".utf8))
-            return OpenExitCode(error)
+            return CourierExitCode(error)
         }
     }
 
@@ -140,7 +141,7 @@ struct OpenCommand: AsyncParsableCommand {
         } catch {
             if json { printJSON(["file": path, "handled": false, "error": ["name": CourierError.Code.invalidFile.dbusName, "message": error.message]]) }
             FileHandle.standardError.write(Data("courier open: \(error.message)\n".utf8))
-            return DropExitCode.cannotOpen.rawValue
+            return CourierExitCode.cannotOpen.rawValue
         }
         var dictionary = options.dictionary
         dictionary["bundle-id"] = nil
@@ -149,7 +150,7 @@ struct OpenCommand: AsyncParsableCommand {
             let placed = try await BrokerConnection.withBroker { client throws(CourierError) in
                 try await OpenFilesCall.call(client, bundleID: options.bundleID ?? "", files: [path], descriptors: descriptors, options: dictionary)
             }
-            guard let file = placed.first else { return OpenExitCode.otherError.rawValue }
+            guard let file = placed.first else { return CourierExitCode.otherError.rawValue }
             if dryRun { return reportDryRun(file, fallback: fallback) }
             if json {
                 var object = file.json
@@ -166,7 +167,7 @@ struct OpenCommand: AsyncParsableCommand {
                 printJSON(["file": path, "handled": false, "error": ["name": error.dbusName ?? error.code.dbusName, "message": error.message]])
             }
             FileHandle.standardError.write(Data("courier open: \(path): \(error.message)\n".utf8))
-            return DropExitCode.exitCode(for: error).rawValue
+            return CourierExitCode(dropping: error.code).exitCode.rawValue
         }
     }
 
@@ -174,7 +175,7 @@ struct OpenCommand: AsyncParsableCommand {
     private func reportDryRun(_ file: OpenFilesCall.Placement, fallback: Bool) -> Int32 {
         var object = file.json
         object["dry_run"] = true
-        let status: OpenExitCode
+        let status: CourierExitCode
         let line: String
         if file.accepted {
             status = .handled

@@ -38,12 +38,12 @@ struct RegisterCommand: AsyncParsableCommand {
         guard let app = review.manifest else {
             let unreadable = loaded.diagnostics.contains { $0.code == .unreadable || $0.code == .notRegularFile }
             report("courier register: \(loaded.path) was not registered (nothing was installed)")
-            throw ExitCode(unreadable ? 66 : 65)
+            throw (unreadable ? CourierExitCode.cannotOpen : .refused).exitCode
         }
         guard review.mayRegister(strict: strict) else {
             let reasons = review.problems.isEmpty ? ["it has warnings and --strict was given"] : review.problems
             report("courier register: \(loaded.path) was not registered (nothing was installed): \(reasons.joined(separator: "; "))")
-            throw ExitCode(65)
+            throw CourierExitCode.refused.exitCode
         }
         let copy = try InstalledManifest.install(source: loaded.path, bundleID: app.bundleIdentifier, executable: review.recordedExecutable)
         let launch = review.recordedExecutable.map { " (launch: \($0))" } ?? ""
@@ -61,7 +61,7 @@ struct RegisterCommand: AsyncParsableCommand {
             // The broker read the copy: name the user's file instead, which is the one to fix.
             let message = error.message.replacingOccurrences(of: copy.destination.path, with: loaded.path)
             report("courier register: \(message) (nothing was installed)")
-            throw error.code == .invalidManifest ? ExitCode(65) : OpenExitCode(error).exitCode
+            throw error.code == .invalidManifest ? CourierExitCode.refused.exitCode : CourierExitCode(error).exitCode
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierNames
 import DBus
 import Foundation
 
@@ -18,7 +19,7 @@ struct StatusCommand: AsyncParsableCommand {
             let client = try BrokerClient.session()
             guard await client.brokerIsRunning() else {
                 print(json ? "{\"running\":false}" : "no broker is running on this bus (courier open starts one)")
-                throw ExitCode(OpenExitCode.brokerUnavailable.rawValue)
+                throw CourierExitCode.brokerUnavailable.exitCode
             }
             let status = try await client.status()
             let apps = try await client.listApplications()
@@ -39,7 +40,7 @@ struct StatusCommand: AsyncParsableCommand {
             }
         } catch let error as CourierError {
             FileHandle.standardError.write(Data("courier status: \(error.message)\n".utf8))
-            throw OpenExitCode(error).exitCode
+            throw CourierExitCode(error).exitCode
         }
     }
 }

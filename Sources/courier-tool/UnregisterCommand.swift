@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierNames
 import Foundation
 
 /// `courier unregister BUNDLE_ID`: remove an app from the running broker (and its installed copy).
@@ -26,7 +27,7 @@ struct UnregisterCommand: AsyncParsableCommand {
             print("unregistered \(bundleID)")
         } catch let error as CourierError {
             FileHandle.standardError.write(Data("courier unregister: \(error.message)\n".utf8))
-            throw OpenExitCode(error).exitCode
+            throw CourierExitCode(error).exitCode
         }
     }
 }

@@ -1,10 +1,11 @@
+import CourierNames
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `courier open` for the command lines `OpenCommandLine` accepts: one `Broker1.OpenURL` per URL
 /// on one session-bus connection (`BrokerCall`), with the full CLI's output and exit statuses
-/// (`OpenCommand`, `OpenExitCode`). What only the full CLI can do — start `courierd` when no
+/// (`OpenCommand`, `CourierExitCode`). What only the full CLI can do — start `courierd` when no
 /// broker runs, hand a URL no Courier app owns to the desktop — is done by running it for that URL.
 struct OpenRunner {
     let request: OpenCommandLine
@@ -13,7 +14,7 @@ struct OpenRunner {
         self.request = request
     }
 
-    /// The exit status: 0 when every URL was handled, else the first failure's (`OpenExitCode`).
+    /// The exit status: 0 when every URL was handled, else the first failure's (`CourierExitCode`).
     func run() -> Int32 {
         // No session bus, or one this static executable cannot reach (see StaticLinkStubs.swift):
         // the full CLI connects its own way, or words the failure.
@@ -40,17 +41,17 @@ struct OpenRunner {
                 return 0
             }
             if !answer.handled { writeError("courier open: \(url): \(answer.bundleID) declined it") }
-            return answer.handled ? 0 : ExitStatus.declined
+            return answer.handled ? 0 : CourierExitCode.declined.rawValue
         } catch {
-            let status = ExitStatus.forError(named: error.name)
-            if status == ExitStatus.brokerUnavailable {
+            let status = CourierExitCode(CourierErrorCode(classifying: error.name))
+            if status == .brokerUnavailable {
                 return FullCLI.run(request.arguments(for: url))   // it starts courierd, then asks again
             }
-            if status == ExitStatus.noHandler, request.bundleID == nil, !request.noFallback, !request.desktopEntry, !request.dryRun {
+            if status == .noHandler, request.bundleID == nil, !request.noFallback, !request.desktopEntry, !request.dryRun {
                 return FullCLI.run(request.arguments(for: url))   // hands the URL to gio open / xdg-open
             }
             writeError("courier open: \(url): \(error.message)")
-            return status
+            return status.rawValue
         }
     }
 

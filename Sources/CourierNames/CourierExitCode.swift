@@ -1,0 +1,78 @@
+/// The exit statuses of every `courier` command: the one table, shared by the static front (which
+/// answers `courier open` itself) and `courier-tool` (every command), documented in docs/broker.md
+/// and in each command's `--help`. One status per outcome a script may want to tell apart.
+public enum CourierExitCode: Int32, CaseIterable, Sendable {
+    case handled = 0
+    case declined = 1
+    case invalidURL = 2
+    case noHandler = 3
+    case launchFailed = 4
+    case launchTimeout = 5
+    case appFailed = 6
+    case notPermitted = 7
+    case brokerUnavailable = 8
+    case otherError = 9
+    // The refusals only a drop meets (`courier drop`).
+    /// `org.courier.Error.InvalidFile`: a FILE is not a readable regular file.
+    case invalidFile = 10
+    /// `org.courier.Error.LimitsExceeded`: too many files, or a file or the drop too large.
+    case limitsExceeded = 11
+    /// `org.courier.Error.NoSpace`: the Inbox's disk has no room for the drop.
+    case noSpace = 12
+    /// `org.courier.Error.UnsafeContainer`: a folder on the way to the app's Inbox is a symbolic link.
+    case unsafeContainer = 13
+    // sysexits(3), for what is wrong on this side.
+    /// The command line is wrong (EX_USAGE; ArgumentParser's own).
+    case usage = 64
+    /// The input was read and refused: a manifest with errors, a bad URL or scheme (EX_DATAERR).
+    case refused = 65
+    /// An input file cannot be opened (EX_NOINPUT).
+    case cannotOpen = 66
+    /// An output file cannot be written (EX_CANTCREAT).
+    case cannotWrite = 73
+
+    /// `courier open`'s status for a failure (also every command's that talks to the broker):
+    /// the drop's own refusals count as `otherError` here.
+    public init(_ code: CourierErrorCode) {
+        switch code {
+        case .invalidURL: self = .invalidURL
+        case .noHandler: self = .noHandler
+        case .launchFailed: self = .launchFailed
+        case .launchTimeout: self = .launchTimeout
+        case .appFailed: self = .appFailed
+        case .notPermitted: self = .notPermitted
+        case .declined: self = .declined
+        case .brokerUnavailable: self = .brokerUnavailable
+        default: self = .otherError
+        }
+    }
+
+    /// `courier drop`'s status for a failure: the drop's own refusals by name, else as `open`.
+    public init(dropping code: CourierErrorCode) {
+        switch code {
+        case .invalidFile: self = .invalidFile
+        case .limitsExceeded: self = .limitsExceeded
+        case .noSpace: self = .noSpace
+        case .unsafeContainer: self = .unsafeContainer
+        default: self.init(code)
+        }
+    }
+
+    /// The statuses `courier open`, `can-open` and `handlers` exit with, for their `--help`.
+    public static let openHelp = """
+        Exit status: 0 handled; 1 declined by the app; 2 invalid URL; 3 no handler; 4 launch failed; \
+        5 launch timeout; 6 the app failed while handling; 7 not permitted; 8 no broker reachable; \
+        9 any other error; 64 usage error. With several URLs, the first failure's status.
+        """
+
+    /// The statuses `courier drop` exits with, for its `--help`.
+    public static let dropHelp = """
+        Exit status: 0 delivered and handled; 1 declined by the app; 3 no app for the type (or no \
+        such app); 4 launch failed; 5 launch timeout; 6 the app failed; 7 not permitted (a type \
+        the app does not declare); 8 no broker reachable; 9 any other error; 10 a FILE is not a \
+        readable regular file (folder, pipe, socket, device, deleted); 11 limits exceeded (too \
+        many files, a file or the drop too large); 12 not enough free space for the drop; 13 the \
+        app's container is unsafe (a symbolic link on the way to its Inbox); 66 a FILE cannot be \
+        opened; 64 usage error.
+        """
+}

@@ -1,0 +1,24 @@
+import CourierNames
+import Testing
+
+/// The one exit-status table of `courier` (static front and courier-tool alike).
+@Suite struct CourierExitCodeTests {
+    @Test func openMapsEachOutcomeAndTheBusSayingNoBroker() {
+        #expect(CourierExitCode(CourierErrorCode(classifying: "org.courier.Error.LaunchTimeout")) == .launchTimeout)
+        #expect(CourierExitCode(CourierErrorCode(classifying: "org.freedesktop.DBus.Error.ServiceUnknown")) == .brokerUnavailable)
+        #expect(CourierExitCode(CourierErrorCode(classifying: "org.freedesktop.DBus.Error.NoMemory")) == .otherError)
+        #expect(CourierExitCode(CourierErrorCode(classifying: "org.courier.Error.SomethingNew")) == .otherError)
+        #expect(CourierExitCode(.noSpace) == .otherError, "open has no status for a drop's refusal")
+    }
+
+    @Test func dropKeepsItsOwnRefusalsApart() {
+        #expect(CourierExitCode(dropping: .noSpace) == .noSpace)
+        #expect(CourierExitCode(dropping: .unsafeContainer).rawValue == 13)
+        #expect(CourierExitCode(dropping: .declined) == .declined)
+    }
+
+    @Test func statusesAreDistinctAndTheDocumentedNumbers() {
+        #expect(Set(CourierExitCode.allCases.map(\.rawValue)).count == CourierExitCode.allCases.count)
+        #expect(CourierExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 64, 65, 66, 73])
+    }
+}
