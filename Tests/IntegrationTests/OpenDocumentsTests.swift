@@ -242,4 +242,37 @@ struct OpenDocumentsTests {
 
             """, "\(result.output)")
     }
+
+    /// Hostile descriptors: a pipe (whose writer never writes) is routed by its name only — the
+    /// broker reads no content from what is not a regular file, so nothing blocks — and refused
+    /// as `InvalidFile` when sent for real; names that are not one per file are `InvalidArguments`.
+    @Test func aPipeIsRoutedByNameThenRefusedAndTheBrokerKeepsServing() async throws {
+        let setup = try await Setup()
+        defer { setup.tearDown() }
+        let script = try PythonScripts.install("open_pipe.py", #"""
+            import os, dbus
+            bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
+            broker = dbus.Interface(bus.get_object("org.courier.Broker", "/org/courier/Broker"), "org.courier.Broker1")
+            r, w = os.pipe()
+            rows = broker.OpenFiles("", [dbus.types.UnixFd(r)], ["notes.txt"], dbus.Dictionary({"dry-run": True}, signature="sv"))
+            print(rows[0]["type"], rows[0]["bundle-id"])
+            for names in (["notes.txt"], []):
+                try:
+                    broker.OpenFiles("", [dbus.types.UnixFd(r)], dbus.Array(names, signature="s"), dbus.Dictionary({}, signature="sv"))
+                    print("sent")
+                except dbus.DBusException as e:
+                    print(e.get_dbus_name())
+            print(len(broker.ListApplications()))
+            """#, in: setup.files)
+        let result = try await BackgroundProcess.run("/usr/bin/python3", [script], environment: setup.environment)
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output == """
+            public.plain-text \(Self.wrangler)
+            org.courier.Error.InvalidFile
+            org.courier.Error.InvalidArguments
+            3
+
+            """, "\(result.output)")
+        #expect(setup.inbox(Self.wrangler).isEmpty)
+    }
 }

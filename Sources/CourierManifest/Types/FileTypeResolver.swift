@@ -28,10 +28,14 @@ public struct FileTypeResolver: Sendable {
     }
 
     /// Identifies from a name and an open descriptor. Reads at most ``ContentSniffer/maximumBytes``
-    /// from offset 0 with `pread`, so the descriptor's offset is unchanged; a descriptor that
-    /// cannot be read that way (a pipe) is identified by name only.
+    /// from offset 0 with `pread`, so the descriptor's offset is unchanged, and only from a regular
+    /// file: anything else a caller may pass (a pipe, a socket, a device that could block or never
+    /// end) is identified by name only — the broker routes such descriptors before the Inbox
+    /// refuses them.
     public func identify(suggestedName name: String, fileDescriptor fd: Int32) -> FileTypeIdentification {
-        identify(suggestedName: name, contents: Self.prefix(of: fd))
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return identify(suggestedName: name, contents: nil) }
+        return identify(suggestedName: name, contents: Self.prefix(of: fd))
     }
 
     /// Identifies a file by path (the CLI). Opens with `O_NONBLOCK` and examines content only for
