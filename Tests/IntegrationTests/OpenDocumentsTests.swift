@@ -76,10 +76,17 @@ struct OpenDocumentsTests {
             try await runProduct("courier", arguments, environment)
         }
 
+        /// Stops the broker and exactly the apps it launched here (each recorder wrote its pid in
+        /// its container's `launches`), never another suite's processes.
         func tearDown() {
             client.connection.close()
+            let containers = "\(environment["XDG_DATA_HOME"]!)/courier/containers"
+            let apps = (try? FileManager.default.contentsOfDirectory(atPath: containers)) ?? []
+            let pids = apps.flatMap { app in
+                ((try? String(contentsOfFile: "\(containers)/\(app)/launches", encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
+            }
+            for pid in pids { kill(pid, SIGKILL) }
             daemon.tearDown(marker: daemon.manifests.path)
-            for pid in BrokerCrashFaultTests.Daemon.pids(containing: "courier-test-app") { kill(pid, SIGKILL) }
         }
     }
 
