@@ -104,16 +104,19 @@ let package = Package(
         ),
         // Load run (docs/broker.md, "Load and leaks"): driver, recorder app and load client in one executable.
         .executableTarget(name: "courier-test-app", dependencies: ["Courier", "DBus", "BusTestSupport", "CourierProcess"]),
-        // A private dbus-daemon per test suite, shared by every test that says "bus".
-        .target(name: "BusTestSupport", dependencies: ["DBus", "CourierProcess"], path: "Tests/BusTestSupport"),
+        // Real peers for what exercises Courier from outside: a private dbus-daemon (or dbus-broker)
+        // per suite, and helper processes run to completion with their output in files. A library of
+        // the package, not a test: the tests, the benchmark (courier-bench) and the load harness
+        // (courier-test-app) all run on it.
+        .target(name: "BusTestSupport", dependencies: ["DBus", "CourierProcess"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL"]),
         .testTarget(name: "CourierProcessTests", dependencies: ["CourierProcess"]),
         .testTarget(name: "CourierNamesTests", dependencies: ["CourierNames"]),
-        .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest"]),
+        .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest", "BusTestSupport"]),
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
-        .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "CourierManifest", "Courier"]),
-        .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierManifest", "CourierNames"]),
+        .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "CourierManifest", "Courier", "CourierProcess"]),
+        .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierManifest", "CourierNames", "BusTestSupport"]),
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames"]),
         .testTarget(
             name: "IntegrationTests",

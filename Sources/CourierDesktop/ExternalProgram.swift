@@ -1,4 +1,5 @@
 import CourierNames
+public import CourierProcess
 import Foundation
 
 /// A program found on `PATH` at run time and started with an argv, never through a shell.
@@ -32,12 +33,11 @@ public struct ExternalProgram: Sendable, Equatable {
     public func run(
         _ arguments: [String], environment: [String: String]? = nil, discardOutput: Bool = false
     ) throws(DesktopIntegrationError) -> ExitStatus {
-        let pid = try Syscalls.spawn(
-            path: path,
-            arguments: [path] + arguments,
-            environment: environment ?? ProcessInfo.processInfo.environment,
-            discardOutput: discardOutput
-        )
-        return try Syscalls.wait(for: pid, program: path)
+        do {
+            return try Spawner.start(path: path, arguments: [path] + arguments, environment: environment,
+                                     standardOutput: discardOutput ? .discard : .inherit).wait()
+        } catch {
+            throw .spawnFailed(program: path, errno: error.errno)
+        }
     }
 }

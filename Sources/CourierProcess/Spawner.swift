@@ -21,16 +21,6 @@ import Musl
 /// loop of the thread that launched the process runs; after an `await` the caller is usually on
 /// another thread of the cooperative pool and the wait never ends.
 public enum Spawner {
-    /// Starts `path` and returns its pid; the caller reaps it (`waitpid`).
-    /// - Parameter discardOutput: standard output to `/dev/null` (else inherited, like standard error).
-    /// - Throws: `SpawnError` with the `errno` of the failed `posix_spawn` (`ENOENT`, `EACCES`,
-    ///   `ENOEXEC`, …): glibc reports a failed `exec` in the child to the caller.
-    public static func spawn(path: String, arguments: [String], environment: [String: String],
-                             discardOutput: Bool = false) throws(SpawnError) -> Int32 {
-        try start(path: path, arguments: arguments, environment: environment,
-                  standardOutput: discardOutput ? .discard : .inherit).pid
-    }
-
     /// Starts `path` and returns the child, which the caller owns: it reaps it (`wait`, `stop`,
     /// `kill`, or a `poll`/`wait(timeout:)` that returned its termination) and, for `.pipe`,
     /// reads and closes `output`.
@@ -38,7 +28,8 @@ public enum Spawner {
     ///   - environment: the child's whole environment; `nil` passes the launcher's own.
     ///   - newProcessGroup: the child leads a process group of its own (`setpgid(0, 0)`), so that
     ///     it and everything it starts can be signalled at once (`ChildProcess.kill(processGroup:)`).
-    /// - Throws: `SpawnError` with the `errno` of the failed `pipe` or `posix_spawn`.
+    /// - Throws: `SpawnError` with the `errno` of the failed `pipe` or `posix_spawn` (`ENOENT`,
+    ///   `EACCES`, `ENOEXEC`, …: glibc reports a failed `exec` in the child to the caller).
     public static func start(path: String, arguments: [String], environment: [String: String]? = nil,
                              standardOutput: SpawnOutput = .inherit, standardError: SpawnOutput = .inherit,
                              newProcessGroup: Bool = false) throws(SpawnError) -> ChildProcess {

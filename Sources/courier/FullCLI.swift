@@ -36,6 +36,11 @@ enum FullCLI {
 
     /// Runs the full CLI with `arguments` as a child, with the same standard streams, and returns
     /// its exit status (a signal's number + 128, as shells report it).
+    ///
+    /// Deliberately not CourierProcess's `Spawner`, the package's one spawner: the full CLI here is
+    /// this very command continued, so it keeps this process's standard input (a terminal it may
+    /// prompt on) and signal settings, which `Spawner` resets by design; and this fully static
+    /// front links nothing it does not need.
     static func run(_ arguments: [String]) -> Int32 {
         guard let path else { missing() }
         fflush(nil)

@@ -1,3 +1,4 @@
+import BusTestSupport
 import Foundation
 import CourierDesktop
 import CourierNames
@@ -121,25 +122,12 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
     }
 }
 
-/// Runs a program with an argv (off the cooperative pool) and returns its exit status and output.
+/// Runs a program with an argv to completion (`BackgroundProcess`) and returns its exit status and
+/// standard output.
 @discardableResult
 func run(_ program: String, _ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
-    try await offPool { try runBlocking(program, arguments, environment: environment) }
-}
-
-@discardableResult
-func runBlocking(_ program: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    process.environment = environment
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let completed = try await BackgroundProcess.run(program, arguments, environment: environment)
+    return (completed.status, completed.output)
 }
 
 /// URLs that break launchers which go through a shell or mis-handle quoting and field codes.

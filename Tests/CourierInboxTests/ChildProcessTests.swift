@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CourierInbox
+import CourierProcess
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,18 +16,12 @@ import Glibc
     let bundle = "com.acme.todolist"
 
     /// Starts the child running `job` with `environment`; its output goes to `log`.
-    static func startChild(job: String, environment: [String: String], log: String) throws -> Process {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "childProcessEntryPoint"]
-        child.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            .merging([jobVariable: job]) { $1 }
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        child.standardOutput = output
-        child.standardError = output
-        try child.run()
-        return child
+    static func startChild(job: String, environment: [String: String], log: String) throws -> ChildProcess {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        return try Spawner.start(
+            path: executable, arguments: [executable, "--testing-library", "swift-testing", "--filter", "childProcessEntryPoint"],
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }.merging([jobVariable: job]) { $1 },
+            standardOutput: .file(log), standardError: .standardOutput)
     }
 
     @Test(arguments: [StagingStrategy.namedTemporaryFile, .unnamedTemporaryFile])
@@ -43,17 +38,20 @@ import Glibc
             "COURIER_INBOX_ROOT": scratch.root, "COURIER_INBOX_SOURCE": source, "COURIER_INBOX_MARKER": marker,
             "COURIER_INBOX_STAGING": staging == .namedTemporaryFile ? "named" : "unnamed",
         ], log: scratch.path + "/child.log")
-        defer { if child.isRunning { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() } }
+        var ended: ChildProcess.Termination?
+        defer { if ended == nil { child.kill() } }
 
         let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: marker) && child.isRunning && Date() < deadline {
+        while !FileManager.default.fileExists(atPath: marker) && Date() < deadline {
+            ended = child.poll()
+            if ended != nil { break }
             usleep(10_000)
         }
         try #require(FileManager.default.fileExists(atPath: marker),
                      "the child never reached the middle of the copy: \(String(decoding: contents(scratch.path + "/child.log"), as: UTF8.self))")
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-        #expect(child.terminationReason == .uncaughtSignal)
+        child.signal(SIGKILL)
+        ended = child.wait()
+        #expect(ended == .signaled(SIGKILL))
 
         let inboxPath = scratch.inbox().inboxPath(for: bundle)
         let left = scratch.list(inboxPath) ?? []
@@ -80,9 +78,9 @@ import Glibc
         let scratch = Scratch()
         let child = try Self.startChild(job: "descriptor-count", environment: ["COURIER_INBOX_ROOT": scratch.root],
                                         log: scratch.path + "/child.log")
-        child.waitUntilExit()
+        let ended = child.wait()
         let log = String(decoding: contents(scratch.path + "/child.log"), as: UTF8.self)
-        #expect(child.terminationStatus == 0, "child failed:\n\(log)")
+        #expect(ended == .exited(0), "child failed:\n\(log)")
         #expect(log.contains("descriptor count stayed at"), "child did not run the check:\n\(log)")
     }
 

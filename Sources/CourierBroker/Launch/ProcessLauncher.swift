@@ -63,13 +63,13 @@ public final class ProcessLauncher: Launcher {
         environment["COURIER_BUNDLE_ID"] = spec.bundleID
         environment["COURIER_CONTAINER"] = container
 
-        let pid = try spawn(path: path, arguments: spec.arguments, environment: environment, bundleID: spec.bundleID)
+        let child = try spawn(path: path, arguments: spec.arguments, environment: environment, bundleID: spec.bundleID)
+        let pid = child.pid
         live.withLock { _ = $0.insert(pid) }
         let reaper = Thread { [self] in
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            let status = child.wait()
             live.withLock { _ = $0.remove(pid) }
-            onExit(pid, ExitStatus(waitStatus: status))
+            onExit(pid, status)
         }
         reaper.stackSize = 256 * 1024
         reaper.name = "courier-reaper-\(pid)"
@@ -109,9 +109,9 @@ public final class ProcessLauncher: Launcher {
         throw BrokerError(.launchFailed, "cannot launch \(bundleID): '\(name)' was not found on the broker's PATH (\(searchPath ?? "unset")); run `courier register MANIFEST` again from a shell whose PATH has it (the registered copy then records its absolute path), or write an absolute path in CourierLaunchArguments")
     }
 
-    private func spawn(path: String, arguments: [String], environment: [String: String], bundleID: String) throws(BrokerError) -> Int32 {
+    private func spawn(path: String, arguments: [String], environment: [String: String], bundleID: String) throws(BrokerError) -> ChildProcess {
         do {
-            return try Spawner.spawn(path: path, arguments: arguments, environment: environment)
+            return try Spawner.start(path: path, arguments: arguments, environment: environment)
         } catch {
             throw BrokerError(.launchFailed, "cannot launch \(bundleID): exec of \(path) failed: \(error); check CourierLaunchArguments in its manifest")
         }

@@ -140,28 +140,4 @@ enum Syscalls {
         defer { free(resolved) }
         return String(cString: resolved)
     }
-
-    // MARK: Processes
-
-    /// Starts `path` with exactly `arguments` as its argv and `environment`, through the shared
-    /// `Spawner` (no shell, standard input `/dev/null`, descriptors above 2 closed, signals reset).
-    static func spawn(
-        path: String, arguments: [String], environment: [String: String], discardOutput: Bool
-    ) throws(DesktopIntegrationError) -> pid_t {
-        do {
-            return try Spawner.spawn(path: path, arguments: arguments, environment: environment, discardOutput: discardOutput)
-        } catch {
-            throw .spawnFailed(program: path, errno: error.errno)
-        }
-    }
-
-    /// Waits for `pid` to end (retrying on `EINTR`) and decodes its wait status.
-    static func wait(for pid: pid_t, program: String) throws(DesktopIntegrationError) -> ExitStatus {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno == EINTR { continue }
-            throw .fileSystem(operation: "waitpid for", path: program, errno: errno)
-        }
-        return ExitStatus(waitStatus: status)
-    }
 }

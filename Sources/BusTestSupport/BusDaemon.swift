@@ -18,7 +18,8 @@ struct BusDaemon: Sendable {
     let implementation: BusImplementation
 
     /// Starts `implementation` with `config`, listening on `socket`, logging into `directory`.
-    static func start(_ implementation: BusImplementation, directory: URL, config: URL, socket: String) throws -> BusDaemon {
+    static func start(_ implementation: BusImplementation, directory: URL, config: URL, socket: String,
+                      environment: [String: String]? = nil) throws -> BusDaemon {
         let log = directory.appendingPathComponent("daemon.log").path
         let argv: [String]
         let standardOutput: SpawnOutput
@@ -33,7 +34,7 @@ struct BusDaemon: Sendable {
         let process: ChildProcess
         do {
             // dbus-broker runs as a process group (launcher, broker, journal stand-in), killed as one.
-            process = try Spawner.start(path: argv[0], arguments: argv, standardOutput: standardOutput,
+            process = try Spawner.start(path: argv[0], arguments: argv, environment: environment, standardOutput: standardOutput,
                                         standardError: implementation == .dbusBroker ? .standardOutput : .file(log, append: true),
                                         newProcessGroup: implementation == .dbusBroker)
         } catch {

@@ -31,8 +31,11 @@ public final class PrivateBus: Sendable {
     public static var supportsActivation: Bool { BusImplementation.current.supportsActivation }
 
     /// Starts a bus and waits until it accepts connections.
-    /// - Parameter servicesDirectory: an optional directory of `.service` files for bus activation.
-    public init(servicesDirectory: URL? = nil) throws {
+    /// - Parameters:
+    ///   - servicesDirectory: an optional directory of `.service` files for bus activation.
+    ///   - environment: the daemon's environment, which the services it activates inherit (this
+    ///     process's when nil).
+    public init(servicesDirectory: URL? = nil, environment: [String: String]? = nil) throws {
         let dir = FileManager.default.temporaryDirectory
             .appendingPathComponent("courier-bus-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -60,7 +63,7 @@ public final class PrivateBus: Sendable {
         if implementation == .dbusBroker && servicesDirectory != nil {
             throw PrivateBusError("bus activation is unavailable under COURIER_TEST_BUS=dbus-broker (it needs systemd); skip with PrivateBus.supportsActivation")
         }
-        daemon = try BusDaemon.start(implementation, directory: dir, config: configURL, socket: socket)
+        daemon = try BusDaemon.start(implementation, directory: dir, config: configURL, socket: socket, environment: environment)
         address = daemon.address
         pid = daemon.process.pid
         directory = dir
