@@ -153,8 +153,9 @@ struct OpenCommand: AsyncParsableCommand {
             guard let file = placed.first else { return CourierExitCode.otherError.rawValue }
             if dryRun { return reportDryRun(file, fallback: fallback) }
             if json {
+                // Handled is known only when we waited; otherwise the file is in the Inbox and asked for.
                 var object = file.json
-                object["handled"] = true
+                object[wait ? "handled" : "sent"] = true
                 object["waited"] = wait
                 printJSON(object)
             }

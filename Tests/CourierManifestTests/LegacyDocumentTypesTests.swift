@@ -29,7 +29,10 @@ import Testing
         #expect(inferred.map(\.keyPath) == ["CFBundleDocumentTypes[0]", "CFBundleDocumentTypes[1]"])
         #expect(inferred.allSatisfy { $0.severity == .warning && $0.file.hasSuffix("skim.plist") })
         #expect(inferred[0].message.contains("com.adobe.pdf (from CFBundleTypeExtensions pdf)"))
-        #expect(inferred[0].message.contains("add LSItemContentTypes"))
+        #expect(inferred[0].message.contains("add LSItemContentTypes with com.adobe.pdf"))
+        // PostScript has no UTI Courier knows: the advice is to declare one, never to write a dyn.* type.
+        #expect(inferred[1].message.contains("declare a type in UTImportedTypeDeclarations for CFBundleTypeExtensions ps"))
+        #expect(!inferred[1].message.contains("LSItemContentTypes with dyn."))
         // No entry was dropped.
         #expect(!skim.diagnostics.contains { $0.message.contains("the entry is ignored") })
         // PostScript is not a Courier system type: the types are those files named so are given.

@@ -130,6 +130,7 @@ struct OpenDocumentsTests {
         #expect(reply["bundle_id"] as? String == Self.skim)
         #expect(reply["type"] as? String == "com.adobe.pdf")
         #expect(reply["waited"] as? Bool == false)
+        #expect(reply["sent"] as? Bool == true && reply["handled"] == nil)   // not waited for: not known
         let path = try #require(reply["path"] as? String)
         #expect(FileManager.default.contents(atPath: path) == Data(Self.pdf.utf8))
         // The app is still told to open it.

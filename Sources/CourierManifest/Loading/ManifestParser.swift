@@ -230,7 +230,14 @@ public struct ManifestParser: Sendable {
         guard !inferred.isEmpty else { return [] }
         let list = inferred.map { "\($0.typeIdentifier) (from \($0.source))" }.joined(separator: ", ")
         let why = hadContentTypes ? "LSItemContentTypes names no usable type" : "no LSItemContentTypes"
-        context.warning(.inferredDocumentType, path, "\(why): Courier inferred \(list) through shared-mime-info; add LSItemContentTypes with \(inferred.map(\.typeIdentifier).joined(separator: ", ")) to say so explicitly")
+        // Advice: the real identifiers to write; a type only shared-mime-info or nobody knows
+        // (dyn.*) has none, so the app should declare one for it.
+        let named = inferred.map(\.typeIdentifier).filter { !$0.hasPrefix("dyn.") }
+        let undeclared = inferred.filter { $0.typeIdentifier.hasPrefix("dyn.") }.map(\.source)
+        var advice: [String] = []
+        if !named.isEmpty { advice.append("add LSItemContentTypes with \(named.joined(separator: ", "))") }
+        if !undeclared.isEmpty { advice.append("declare a type in UTImportedTypeDeclarations for \(undeclared.joined(separator: ", ")) and list it there") }
+        context.warning(.inferredDocumentType, path, "\(why): Courier inferred \(list); \(advice.joined(separator: ", and ")) to say so explicitly")
         return inferred.map(\.typeIdentifier)
     }
 
