@@ -27,6 +27,9 @@ public final class Application: Sendable {
     public var broker: BrokerClient { BrokerClient(connection: connection) }
     /// `containerURL/Documents`.
     public var documentsURL: URL { containerURL.appendingPathComponent("Documents", isDirectory: true) }
+    /// The app's version, written into each preserved state (`RestorableStateCoder.bundleVersion`)
+    /// so a later version can refuse an archive it cannot read.
+    public let version: String
 
     private let delegate: any ApplicationDelegate
     private let gate = LaunchGate()
@@ -45,13 +48,15 @@ public final class Application: Sendable {
     /// - Parameters:
     ///   - bundleID: defaults to `COURIER_BUNDLE_ID` (set by the broker when it launches the app).
     ///   - connection: defaults to a new session-bus connection.
-    public init(bundleID: String? = nil, delegate: any ApplicationDelegate, connection: DBusConnection? = nil) throws(CourierError) {
+    ///   - version: the app's version, recorded in its preserved state.
+    public init(bundleID: String? = nil, version: String = "1", delegate: any ApplicationDelegate, connection: DBusConnection? = nil) throws(CourierError) {
         let environment = ProcessInfo.processInfo.environment
         guard let bundleID = bundleID ?? environment["COURIER_BUNDLE_ID"], !bundleID.isEmpty else {
             throw CourierError(.invalidBundleID, "no bundle id: pass one to Application(bundleID:) or set COURIER_BUNDLE_ID")
         }
         self.bundleID = bundleID
         (self.busName, self.objectPath) = try CourierBus.address(ofBundleID: bundleID)
+        self.version = version
         self.delegate = delegate
         if let connection {
             self.connection = connection
@@ -99,7 +104,9 @@ public final class Application: Sendable {
             throw CourierError(wrapping: error)
         }
         let options = ApplicationLaunchOptions(dictionary: try await broker.checkIn(bundleID: bundleID))
-        let accepted = delegate.willFinishLaunching(self, options: options) && delegate.didFinishLaunching(self, options: options)
+        var accepted = delegate.willFinishLaunching(self, options: options)
+        if accepted, let archive = options.restorationArchive { await restore(archive) }
+        accepted = accepted && delegate.didFinishLaunching(self, options: options)
         state.withLock {
             $0.launchOptions = options
             if !accepted { $0.declinedLaunchRequest = options.requestID }
@@ -107,6 +114,39 @@ public final class Application: Sendable {
         await gate.open()
         state.withLock { $0.launched = true }
         return options
+    }
+
+    /// Offers a preserved state to the delegate (the guide's restoration, between will- and
+    /// didFinishLaunching). An archive this library cannot read is reported and ignored.
+    private func restore(_ archive: [UInt8]) async {
+        let coder: RestorableStateCoder
+        do {
+            coder = try RestorableStateCoder(archive: archive, bundleID: bundleID)
+        } catch {
+            Self.report("\(bundleID): \(error.message)")
+            return
+        }
+        guard await delegate.shouldRestoreApplicationState(self, coder: coder) else { return }
+        await delegate.didDecodeRestorableState(self, coder: coder)
+    }
+
+    /// Preserves the app's state now, if the delegate opts in (`shouldSaveApplicationState`):
+    /// `willEncodeRestorableState` fills a coder, which is written atomically to the container
+    /// (`SavedState/state.archive`, mode 0600). The library does this when the broker sends
+    /// `WillTerminate`; an app may also call it at moments it chooses (after a change a person
+    /// would not want to lose). Returns whether a state was written.
+    @discardableResult
+    public func preserveState() async throws(CourierError) -> Bool {
+        guard await delegate.shouldSaveApplicationState(self) else { return false }
+        var coder = RestorableStateCoder(bundleVersion: version)
+        await delegate.willEncodeRestorableState(self, coder: &coder)
+        try StateArchiveFile(container: containerURL).write(try coder.archived(bundleID: bundleID))
+        return true
+    }
+
+    /// One line on standard error: the library has no logger, and these are for the app's developer.
+    private static func report(_ line: String) {
+        FileHandle.standardError.write(Data("courier: \(line)\n".utf8))
     }
 
     /// `start`, then serve until the bus connection ends (or `stop`).
@@ -163,6 +203,20 @@ public final class Application: Sendable {
                 )
                 let result = await delegate.openWithReply(url, options: options, application: self)
                 return [.boolean(result.handled), .vardict(result.reply)]
+            },
+            // The broker is about to terminate this app: preserve the state, tell the delegate,
+            // answer. The broker signals the process once answered, or at the deadline.
+            DBusMethod("WillTerminate", arguments: "u", argumentNames: ["deadline_ms"]) { [self] call in
+                guard let sender = call.sender, await isBroker(sender) else {
+                    throw DBusError(name: "org.courier.Error.NotPermitted", message: "\(bundleID) accepts WillTerminate only from the Courier broker (the owner of org.courier.Broker)")
+                }
+                do {
+                    try await preserveState()
+                } catch {
+                    Self.report("\(bundleID): the state was not preserved: \(CourierError(wrapping: error).message)")
+                }
+                await delegate.willTerminate(self)
+                return []
             },
         ])
     }

@@ -12,6 +12,8 @@ public struct ApplicationLaunchOptions: Sendable, Hashable {
     public var background: Bool
     /// Ties the launch to the delivery of the same request.
     var requestID: UInt64?
+    /// The preserved state the broker handed back (`restoration-archive`), still encoded.
+    var restorationArchive: [UInt8]?
 
     public init(url: String? = nil, sourceApplication: String = "", annotation: DBusValue? = nil, activationToken: String? = nil, background: Bool = false) {
         self.url = url
@@ -31,6 +33,7 @@ public struct ApplicationLaunchOptions: Sendable, Hashable {
             background: dictionary["background"]?.boolValue ?? false
         )
         requestID = dictionary["request-id"]?.uint64Value
+        restorationArchive = dictionary["restoration-archive"]?.bytesValue
     }
 }
 

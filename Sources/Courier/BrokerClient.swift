@@ -80,6 +80,44 @@ public struct BrokerClient: Sendable {
         return values.first?.vardictValue ?? [:]
     }
 
+    /// One dictionary per app the broker has dealt with (`bundle-id`, `state`, `pid`, `started-by`,
+    /// `uptime-ms`, `idle-ms`, `handled`, `queued`, `in-flight`, `rss-bytes`, `failures`).
+    public func processes() async throws(CourierError) -> [[String: DBusValue]] {
+        let values = try await call("ListProcesses", [])
+        return values.first?.arrayValue?.compactMap(\.vardictValue) ?? []
+    }
+
+    /// Terminates `bundleID` with notice (`WillTerminate`, then SIGTERM, then SIGKILL). Returns once
+    /// the notice is under way; `stateChanges` tells when the app is gone.
+    public func terminate(bundleID: String) async throws(CourierError) {
+        _ = try await call("Terminate", [.string(bundleID)])
+    }
+
+    /// `ApplicationStateChanged` signals as (bundle id, state, pid), for one app or all.
+    public func stateChanges(of bundleID: String? = nil) async throws(CourierError) -> AsyncStream<(bundleID: String, state: String, pid: UInt32)> {
+        let rule = MatchRule(
+            path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, member: "ApplicationStateChanged",
+            arguments: bundleID.map { [0: $0] } ?? [:]
+        )
+        let messages: AsyncStream<DBusMessage>
+        do {
+            messages = try await connection.signals(matching: rule)
+        } catch {
+            throw CourierError(wrapping: error)
+        }
+        return AsyncStream { continuation in
+            let task = Task {
+                for await message in messages {
+                    guard message.body.count == 3, let id = message.body[0].stringValue, let state = message.body[1].stringValue,
+                          let pid = message.body[2].uint32Value else { continue }
+                    continuation.yield((id, state, pid))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
     /// Whether a broker owns `org.courier.Broker` right now (no activation).
     public func brokerIsRunning() async -> Bool {
         ((try? await connection.nameOwner(of: CourierBus.brokerName)) ?? nil) != nil

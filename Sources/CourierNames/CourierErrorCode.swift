@@ -45,6 +45,11 @@ public struct CourierErrorCode: RawRepresentable, Hashable, Sendable, CustomStri
     /// The arguments of the call are malformed (no files, names not matching files, a bad bundle id).
     public static let invalidArguments = CourierErrorCode(rawValue: "InvalidArguments")
 
+    // MARK: Life cycle
+
+    /// The app is not running (or still launching), so it cannot be quit.
+    public static let notRunning = CourierErrorCode(rawValue: "NotRunning")
+
     // MARK: Dropping files
 
     /// A dropped descriptor is not a readable regular file: a directory, pipe, socket, device,

@@ -114,6 +114,9 @@ extension DBusValue {
             dict.sorted { $0.key < $1.key }.map { DBusDictEntry(.string($0.key), .variant($0.value)) })
     }
 
+    /// An `ay` byte array.
+    public static func bytes(_ values: [UInt8]) -> DBusValue { .array(.byte, values.map(DBusValue.byte)) }
+
     /// An `ah` array of file descriptors.
     public static func fds(_ values: [UnixFD]) -> DBusValue { .array(.unixFD, values.map(DBusValue.unixFD)) }
 
@@ -140,6 +143,12 @@ extension DBusValue {
     public var stringArrayValue: [String]? {
         guard case .array(.string, let vs) = unwrapped else { return nil }
         return vs.compactMap(\.stringValue)
+    }
+
+    /// `ay` → `[UInt8]` (nil if not an array of bytes).
+    public var bytesValue: [UInt8]? {
+        guard case .array(.byte, let vs) = unwrapped else { return nil }
+        return vs.compactMap { if case .byte(let b) = $0 { b } else { nil } }
     }
 
     /// `a{sv}` → `[String: DBusValue]` with the variant wrappers removed (nil if not an `a{s…}`).

@@ -184,6 +184,7 @@ enum BrokerBenchmark {
             case .checkedIn: marks.withLock { $0.checkIn = ContinuousClock.now }
             case .delivering: marks.withLock { $0.delivering = ContinuousClock.now }
             case .delivered: marks.withLock { $0.delivered = ContinuousClock.now }
+            case .stateChanged: break
             }
         }
         defer { service.stop(); service.connection.close() }
@@ -211,7 +212,7 @@ enum BrokerBenchmark {
                 handlings.append(handling)
             }
             // Stop the app and wait until the broker has seen it go.
-            if case .running(_, let pid?) = service.dispatcher.state(of: "com.acme.todolist") {
+            if let pid = service.dispatcher.state(of: "com.acme.todolist").pid {
                 kill(pid, SIGTERM)
                 for _ in 0..<500 {
                     if case .notRunning = service.dispatcher.state(of: "com.acme.todolist") { break }

@@ -6,10 +6,12 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
     case "app": try await RecorderApp.run()
+    case "lifecycle": try await LifecycleApp.run(arguments: Array(arguments.dropFirst()))
+    case "save-loop": try await LifecycleApp.saveLoop(arguments: Array(arguments.dropFirst()))
     case "client": try await LoadClient.run(arguments: Array(arguments.dropFirst()))
     case "load": exit(try await LoadRun.run(arguments: Array(arguments.dropFirst())))
     default:
-        print("usage: courier-test-app load [options] | app | client [options]   (courier-test-app load --help)")
+        print("usage: courier-test-app load [options] | app | lifecycle [options] | save-loop BYTES | client [options]   (courier-test-app load --help)")
         exit(64)
     }
 } catch {

@@ -17,6 +17,8 @@ struct CourierCommand: AsyncParsableCommand {
             OpenCommand.self,
             CanOpenCommand.self,
             StatusCommand.self,
+            PsCommand.self,
+            QuitCommand.self,
             RegisterCommand.self,
             UnregisterCommand.self,
             DropCommand.self,

@@ -41,10 +41,24 @@ struct CourierDaemonCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Requests (OpenURL, DropFiles, CanOpenURL, HandlersForURL) one client connection may have in flight; beyond it they are refused with org.courier.Error.LimitsExceeded.")
     var maxRequestsPerSender: Int = SenderQuota.defaultLimit
 
+    @Option(name: .long, help: "Terminate an app Courier launched once it has been idle this many seconds (default: off; also idle-timeout in $XDG_CONFIG_HOME/courier/courierd.conf). A manifest opts out with CourierTerminatesWhenIdle = false.")
+    var idleTimeout: Double?
+
+    @Option(name: .long, help: "Under memory pressure (PSI 'some avg10' in /proc/pressure/memory at or above this percent), terminate the least recently used idle apps (default: off; also memory-pressure in courierd.conf).")
+    var memoryPressure: Double?
+
+    @Option(name: .long, help: "Seconds an app has to answer WillTerminate (and save its state) before SIGTERM (default 5; also termination-notice in courierd.conf).")
+    var terminationNotice: Double?
+
     @Flag(name: .long, help: "Do not write desktop entries and mimeapps.list defaults for the registered apps (also COURIER_DESKTOP_ENTRIES=0).")
     var noDesktopEntries = false
 
     func validate() throws {
+        for (name, value) in [("--idle-timeout", idleTimeout), ("--memory-pressure", memoryPressure), ("--termination-notice", terminationNotice)] {
+            if let value, !(value >= 0 && value.isFinite) {
+                throw ValidationError("\(name) must be a number ≥ 0 (got \(value))")
+            }
+        }
         guard maxRequestsPerSender >= 1 else {
             throw ValidationError("--max-requests-per-sender must be at least 1 (got \(maxRequestsPerSender)); the default is \(SenderQuota.defaultLimit)")
         }
@@ -95,8 +109,26 @@ struct CourierDaemonCommand: AsyncParsableCommand {
         }
         await catalog.startWatching()
         let launcher = ProcessLauncher(busAddress: address, layout: layout)
+        let configFile: LifecycleConfigFile
+        do {
+            configFile = try LifecycleConfigFile(path: layout.configFolder + "/courierd.conf")
+        } catch {
+            throw ValidationError(error.description)
+        }
+        var termination = TerminationPolicy()
+        if let seconds = idleTimeout ?? configFile.idleTimeout, seconds > 0 { termination.idleTimeout = .milliseconds(Int64(seconds * 1000)) }
+        if let percent = memoryPressure ?? configFile.memoryPressure { termination.memoryPressure = MemoryPressurePolicy(threshold: percent) }
+        if let seconds = terminationNotice ?? configFile.terminationNotice { termination.noticeDeadline = .milliseconds(Int64(seconds * 1000)) }
+        if let pressure = termination.memoryPressure {
+            do {
+                _ = try pressure.source.read()
+            } catch {
+                throw ValidationError("--memory-pressure: \(error.message)")
+            }
+        }
         let service = BrokerService(
             connection: connection, catalog: catalog, busAddress: address, launcher: launcher,
+            configuration: .init(termination: termination, savedState: SavedStateStore(layout: layout)),
             logger: Logger(label: "courierd"),
             startedBy: startedBy ?? environment["COURIER_STARTED_BY"] ?? (environment["DBUS_STARTER_BUS_TYPE"] != nil ? "bus activation" : "command line"),
             inbox: Inbox(containersRoot: layout.containersRoot),

@@ -23,7 +23,7 @@ struct RunCommand: AsyncParsableCommand {
         let documents = Application.defaultContainer(bundleID: id).appendingPathComponent("Documents", isDirectory: true)
         let delegate = TodoAppDelegate(store: TodoStore(documents: documents))
         do {
-            try await Application(bundleID: id, delegate: delegate).run()
+            try await Application(bundleID: id, version: TodoListCommand.version, delegate: delegate).run()
         } catch {
             FileHandle.standardError.write(Data("todolist: \(error.message)\n".utf8))
             throw ExitCode(1)

@@ -10,6 +10,7 @@ import TodoListKit
 /// The guide's Listing 6-2 on Courier: a `todolist://` URL becomes a stored task.
 struct TodoAppDelegate: ApplicationDelegate {
     let store: TodoStore
+    var session = TodoSession()
 
     /// Declines a launch URL that is not a todolist task, before anything is stored (Figure 6-1).
     func willFinishLaunching(_ application: Application, options: ApplicationLaunchOptions) -> Bool {
@@ -37,11 +38,42 @@ struct TodoAppDelegate: ApplicationDelegate {
         do {
             let items = try await store.append(item)
             printLine("todolist: added \(item.line)")
-            return OpenURLResult(handled: true, reply: ["task": .string(item.task), "due": .string(due), "count": .uint32(UInt32(items.count))])
+            var reply: [String: DBusValue] = ["task": .string(item.task), "due": .string(due), "count": .uint32(UInt32(items.count))]
+            // What was on screen before this task: after a relaunch, the restored one.
+            if let previous = session.show(item.task, due: due).lastShown { reply["last-shown"] = .string(previous) }
+            return OpenURLResult(handled: true, reply: reply)
         } catch {
             printLine("todolist: cannot store \(item.task): \(error)")
             return false
         }
+    }
+}
+
+/// State preservation: the session (the task last shown) is saved when the broker terminates the
+/// app, and restored on the next launch when it was written by this version.
+extension TodoAppDelegate {
+    func shouldSaveApplicationState(_ application: Application) async -> Bool { true }
+
+    func willEncodeRestorableState(_ application: Application, coder: inout RestorableStateCoder) async {
+        session.encode(into: &coder)
+    }
+
+    func shouldRestoreApplicationState(_ application: Application, coder: RestorableStateCoder) async -> Bool {
+        guard coder.bundleVersion == application.version else {
+            printLine("todolist: not restoring the state saved by version \(coder.bundleVersion) (this is \(application.version))")
+            return false
+        }
+        return true
+    }
+
+    func didDecodeRestorableState(_ application: Application, coder: RestorableStateCoder) async {
+        if session.restore(from: coder) {
+            printLine("todolist: restored; last shown: \(session.current.lastShown ?? "nothing")")
+        }
+    }
+
+    func willTerminate(_ application: Application) async {
+        printLine("todolist: terminating")
     }
 }
 

@@ -6,6 +6,8 @@ import ArgumentParser
 struct TodoListCommand: AsyncParsableCommand {
     /// The bundle id of the example (Schemes/com.acme.todolist.plist).
     static let bundleID = "com.acme.todolist"
+    /// The version written into its preserved state; a state from another version is not restored.
+    static let version = "1.0"
 
     static let configuration = CommandConfiguration(
         commandName: "todolist",

@@ -1,4 +1,5 @@
 @testable import CourierBroker
+import Glibc
 import Testing
 
 /// The dispatcher's pure transitions, event by event: no lock, no process, no bus, no clock.
@@ -7,8 +8,11 @@ struct DispatcherStateTests {
     let app = AppDescriptor(bundleID: "com.acme.todolist", launchArguments: ["/usr/bin/todolist"], launchTimeout: .seconds(5))
     let t0 = ContinuousClock.now
 
-    func makeState(threshold: Int = 3) -> DispatcherState {
-        DispatcherState(policy: .init(maxQueuedPerApp: 3, crashLoop: .init(threshold: threshold, baseDelay: .seconds(30))))
+    func makeState(threshold: Int = 3, idleTimeout: Duration? = nil) -> DispatcherState {
+        DispatcherState(policy: .init(
+            maxQueuedPerApp: 3, crashLoop: .init(threshold: threshold, baseDelay: .seconds(30)),
+            termination: .init(idleTimeout: idleTimeout, noticeDeadline: .seconds(5))
+        ))
     }
 
     func submit(_ state: inout DispatcherState, _ url: String, at now: ContinuousClock.Instant? = nil) -> [DispatcherEffect]? {
@@ -32,7 +36,7 @@ struct DispatcherStateTests {
         #expect(options.url == "todo://a" && options.requestID == 1)
         #expect(effects.deliveries.map(\.url) == ["todo://a"])
         #expect(effects.deliveries.first?.isLaunchRequest == true)
-        #expect(state.apps["com.acme.todolist"]?.publicState == .running(uniqueName: ":1.5", pid: 42))
+        #expect(state.apps["com.acme.todolist"]?.publicState == .active(uniqueName: ":1.5", pid: 42))
     }
 
     @Test func deliveriesGoOneAtATimeInArrivalOrder() throws {
@@ -63,7 +67,7 @@ struct DispatcherStateTests {
         _ = try #require(submit(&state, "todo://a"))
         _ = try state.checkIn(app, uniqueName: ":1.5", now: t0).get()
         #expect(state.spawned("com.acme.todolist", pid: 42, generation: 1).timers.isEmpty)
-        #expect(state.apps["com.acme.todolist"]?.publicState == .running(uniqueName: ":1.5", pid: 42))
+        #expect(state.apps["com.acme.todolist"]?.publicState == .active(uniqueName: ":1.5", pid: 42))
         #expect(state.sourceApplication(uniqueName: ":9.9", pid: 42) == "com.acme.todolist")
     }
 
@@ -78,14 +82,14 @@ struct DispatcherStateTests {
         #expect(state.apps["com.acme.todolist"]?.publicState == .notRunning)
         #expect(state.apps["com.acme.todolist"]?.failures == 1)
         // The launch timer of that generation fires late: nothing happens, nothing is terminated.
-        #expect(state.launchTimedOut("com.acme.todolist", generation: 1, now: t0).isEmpty)
+        #expect(state.timerFired(.launch, "com.acme.todolist", generation: 1, now: t0).isEmpty)
     }
 
     @Test func aLaunchThatNeverChecksInIsTerminated() throws {
         var state = makeState()
         _ = try #require(submit(&state, "todo://a"))
         _ = state.spawned("com.acme.todolist", pid: 42, generation: 1)
-        let effects = state.launchTimedOut("com.acme.todolist", generation: 1, now: t0)
+        let effects = state.timerFired(.launch, "com.acme.todolist", generation: 1, now: t0)
         #expect(effects.terminated == [42])
         #expect(effects.finished.map { $0.errorCode } == [.launchTimeout])
     }
@@ -126,6 +130,102 @@ struct DispatcherStateTests {
         #expect(state.apps["com.acme.todolist"]?.publicState == .notRunning)
     }
 
+    // MARK: Life cycle
+
+    @Test func everyStateOfAColdRequestIsReportedOnce() throws {
+        var state = makeState()
+        var effects = try #require(submit(&state, "todo://a"))
+        effects += state.spawned("com.acme.todolist", pid: 42, generation: 1)
+        effects += try state.checkIn(app, uniqueName: ":1.5", now: t0).get().1
+        effects += state.delivered("com.acme.todolist", requestID: 1, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0)
+        #expect(effects.states == ["launching", "active", "idle"])
+    }
+
+    @Test func terminationSendsTheNoticeHoldsNewRequestsAndRelaunchesForThem() throws {
+        var state = runningState(pid: 42)
+        let noticed = try state.terminate("com.acme.todolist", reason: "quit").get()
+        #expect(noticed.notices == [1])
+        #expect(noticed.states == ["terminating"])
+        // A request now waits: nothing is delivered to a dying process.
+        let held = try #require(submit(&state, "todo://held"))
+        #expect(held.deliveries.isEmpty && held.spawns.isEmpty)
+        // The app answered the notice: SIGTERM.
+        #expect(state.noticeAnswered("com.acme.todolist", generation: 1).terminated == [42])
+        // It exits on the signal: not a failure, its state is kept, and the held request relaunches it.
+        let exited = state.processExited("com.acme.todolist", pid: 42, generation: 1, status: .signaled(SIGTERM), now: t0)
+        #expect(!exited.discards)
+        #expect(exited.spawns.map(\.generation) == [2])
+        #expect(exited.states == ["not-running", "launching"])
+        #expect(state.apps["com.acme.todolist"]?.failures == 0)
+    }
+
+    @Test func theNoticeWaitsForTheRequestInFlightAndTheDeadlineSignals() throws {
+        var state = runningState(pid: 42)
+        _ = try #require(submit(&state, "todo://a"))
+        #expect(try state.terminate("com.acme.todolist", reason: "quit").get().notices.isEmpty)
+        let answered = state.delivered("com.acme.todolist", requestID: 2, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0)
+        #expect(answered.notices == [1])
+        // No answer to the notice: the deadline signals it.
+        #expect(state.timerFired(.terminationDeadline, "com.acme.todolist", generation: 1, now: t0).terminated == [42])
+        // A late answer changes nothing.
+        #expect(state.noticeAnswered("com.acme.todolist", generation: 1).isEmpty)
+    }
+
+    @Test func anAppThatIsNotRunningCannotBeTerminated() {
+        var state = makeState()
+        #expect(throws: BrokerError.self) { try state.terminate("com.acme.todolist", reason: "quit").get() }
+        _ = submit(&state, "todo://a")
+        let launching = #expect(throws: BrokerError.self) { try state.terminate("com.acme.todolist", reason: "quit").get() }
+        #expect(launching?.code == .notRunning)
+    }
+
+    @Test func aCrashDiscardsThePreservedStateBeforeTheRelaunch() throws {
+        var state = runningState(pid: 42)
+        _ = try #require(submit(&state, "todo://a"))
+        _ = try #require(submit(&state, "todo://b"))
+        let crashed = state.processExited("com.acme.todolist", pid: 42, generation: 1, status: .signaled(SIGSEGV), now: t0)
+        let discard = try #require(crashed.firstIndex { if case .discardSavedState = $0 { true } else { false } })
+        let spawn = try #require(crashed.firstIndex { if case .spawn = $0 { true } else { false } })
+        #expect(discard < spawn)
+    }
+
+    @Test func theIdleTimeoutSkipsAppsThatOptOutOrThatCourierDidNotLaunch() throws {
+        var state = makeState(idleTimeout: .seconds(60))
+        _ = submit(&state, "todo://a")
+        _ = state.spawned("com.acme.todolist", pid: 42, generation: 1)
+        _ = try state.checkIn(app, uniqueName: ":1.5", now: t0).get()
+        _ = state.delivered("com.acme.todolist", requestID: 1, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0)
+        let byHand = AppDescriptor(bundleID: "com.acme.byhand", launchArguments: nil)
+        _ = try state.checkIn(byHand, uniqueName: ":1.6", now: t0).get()
+        #expect(state.reclaim(now: t0 + .seconds(59), underPressure: false).isEmpty)
+        let reclaimed = state.reclaim(now: t0 + .seconds(61), underPressure: false)
+        #expect(reclaimed.notices == [1])
+        #expect(state.apps["com.acme.byhand"]?.publicState == .idle(uniqueName: ":1.6", pid: nil))
+
+        var keep = makeState(idleTimeout: .seconds(60))
+        let kept = AppDescriptor(bundleID: "com.acme.todolist", launchArguments: ["/usr/bin/todolist"], terminatesWhenIdle: false)
+        _ = keep.submit(OpenRequest(url: "todo://a"), to: kept, received: t0, completion: { _ in }, now: t0)
+        _ = keep.spawned("com.acme.todolist", pid: 42, generation: 1)
+        _ = try keep.checkIn(kept, uniqueName: ":1.5", now: t0).get()
+        _ = keep.delivered("com.acme.todolist", requestID: 1, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0)
+        #expect(keep.reclaim(now: t0 + .seconds(3600), underPressure: true).isEmpty)
+    }
+
+    @Test func memoryPressureTerminatesTheLeastRecentlyUsedIdleAppOnePerSweep() throws {
+        var state = makeState()
+        for (index, name) in ["a", "b", "c"].enumerated() {
+            let descriptor = AppDescriptor(bundleID: "com.acme.\(name)", launchArguments: ["/bin/\(name)"])
+            let at = t0 + .seconds(index)
+            _ = state.submit(OpenRequest(url: "\(name)://x"), to: descriptor, received: at, completion: { _ in }, now: at)
+            _ = state.spawned(descriptor.bundleID, pid: Int32(100 + index), generation: 1)
+            _ = try state.checkIn(descriptor, uniqueName: ":1.\(index)", now: at).get()
+            _ = state.delivered(descriptor.bundleID, requestID: UInt64(index + 1), generation: 1, .success(DeliveryAnswer(handled: true)), now: at)
+        }
+        #expect(state.reclaim(now: t0 + .seconds(10), underPressure: false).isEmpty)
+        #expect(state.reclaim(now: t0 + .seconds(10), underPressure: true).terminating == ["com.acme.a"])
+        #expect(state.reclaim(now: t0 + .seconds(10), underPressure: true).terminating == ["com.acme.b"])
+    }
+
     /// A record checked in from `:1.5` (launched with `pid` when given), generation 1, queue empty.
     func runningState(pid: Int32? = nil) -> DispatcherState {
         var state = makeState()
@@ -146,7 +246,19 @@ extension [DispatcherEffect] {
         compactMap { if case .spawn(let spec, let generation) = $0 { (spec, generation) } else { nil } }
     }
     var timers: [UInt64] {
-        compactMap { if case .startLaunchTimer(_, let generation, _) = $0 { generation } else { nil } }
+        compactMap { if case .startTimer(.launch, _, let generation, _) = $0 { generation } else { nil } }
+    }
+    var notices: [UInt64] {
+        compactMap { if case .notifyTermination(_, let generation, _) = $0 { generation } else { nil } }
+    }
+    var discards: Bool {
+        contains { if case .discardSavedState = $0 { true } else { false } }
+    }
+    var states: [String] {
+        compactMap { if case .event(.stateChanged(_, let state)) = $0 { state.name } else { nil } }
+    }
+    var terminating: [String] {
+        compactMap { if case .event(.stateChanged(let id, .terminating)) = $0 { id } else { nil } }
     }
     var terminated: [Int32] {
         compactMap { if case .terminate(let pid) = $0 { pid } else { nil } }

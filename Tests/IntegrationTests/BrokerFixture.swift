@@ -2,6 +2,7 @@ import BusTestSupport
 import Courier
 import CourierBroker
 import CourierInbox
+import CourierNames
 import DBus
 import Foundation
 import Logging
@@ -21,7 +22,7 @@ final class BrokerFixture: @unchecked Sendable {
 
     /// - Parameter brokerSearchPath: the broker's `PATH` when it is not the clients' (which has the
     ///   build's products first).
-    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, brokerSearchPath: String? = nil, configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
+    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, brokerSearchPath: String? = nil, termination: TerminationPolicy = .init(), configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
         bus = try PrivateBus()
         root = bus.directory.appendingPathComponent("fixture", isDirectory: true)
         manifests = root.appendingPathComponent("manifests", isDirectory: true)
@@ -39,7 +40,11 @@ final class BrokerFixture: @unchecked Sendable {
         let catalog = ManifestCatalog(folders: [manifests.path], defaultLaunchTimeout: launchTimeout, logger: logger)
         service = BrokerService(
             connection: try bus.connect(), catalog: catalog, busAddress: bus.address, launcher: launcher,
-            configuration: .init(terminationGrace: .milliseconds(300), crashLoop: .init(threshold: 50)), logger: logger,
+            configuration: .init(
+                terminationGrace: .milliseconds(300), crashLoop: .init(threshold: 50), termination: termination,
+                savedState: SavedStateStore(layout: CourierLayout(environment: brokerEnvironment))
+            ),
+            logger: logger,
             inbox: Inbox(containersRoot: dataHome.appendingPathComponent("courier/containers").path, limits: inboxLimits)
         )
         try await service.start()
@@ -53,6 +58,11 @@ final class BrokerFixture: @unchecked Sendable {
         service.connection.close()
         client.connection.close()
         bus.stop()
+    }
+
+    /// The container of `bundleID`.
+    func container(_ bundleID: String) -> URL {
+        dataHome.appendingPathComponent("courier/containers/\(bundleID)", isDirectory: true)
     }
 
     /// The todolist items stored in the app's container.
@@ -73,7 +83,7 @@ final class BrokerFixture: @unchecked Sendable {
     struct ManifestWriter {
         let folder: URL
 
-        func write(_ bundleID: String, schemes: [String], arguments: [String]?, queries: [String] = [], urlFormat: [String: Any]? = nil) throws {
+        func write(_ bundleID: String, schemes: [String], arguments: [String]?, queries: [String] = [], urlFormat: [String: Any]? = nil, extra: [String: Any] = [:]) throws {
             var plist: [String: Any] = [
                 "CFBundleIdentifier": bundleID,
                 "CFBundleName": bundleID.split(separator: ".").last.map(String.init) ?? bundleID,
@@ -82,6 +92,7 @@ final class BrokerFixture: @unchecked Sendable {
             if let arguments { plist["CourierLaunchArguments"] = arguments }
             if !queries.isEmpty { plist["LSApplicationQueriesSchemes"] = queries }
             if let urlFormat { plist["CourierURLFormat"] = urlFormat }
+            plist.merge(extra) { _, new in new }
             let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
             try data.write(to: folder.appendingPathComponent("\(bundleID).plist"))
         }
@@ -106,11 +117,15 @@ final class BrokerFixture: @unchecked Sendable {
 final class CountingLauncher: Launcher {
     let real: ProcessLauncher
     private let launched = Mutex<[Int32]>([])
+    private let exits = Mutex<[Int32: ExitStatus]>([:])
 
     init(_ real: ProcessLauncher) { self.real = real }
 
     func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(BrokerError) -> Int32 {
-        let pid = try real.launch(spec, onExit: onExit)
+        let pid = try real.launch(spec) { [self] pid, status in
+            exits.withLock { $0[pid] = status }
+            onExit(pid, status)
+        }
         launched.withLock { $0.append(pid) }
         return pid
     }
@@ -118,6 +133,8 @@ final class CountingLauncher: Launcher {
     func terminate(pid: Int32, grace: Duration) { real.terminate(pid: pid, grace: grace) }
 
     var count: Int { launched.withLock { $0.count } }
+    /// How `pid` ended, once it has been reaped.
+    func exitStatus(_ pid: Int32) -> ExitStatus? { exits.withLock { $0[pid] } }
     var pids: [Int32] { launched.withLock { $0 } }
 }
 

@@ -26,10 +26,13 @@ extension BrokerService {
                 getStatusMethod(),
                 dropFilesMethod(),  // BrokerService+DropFiles.swift
                 openFilesMethod(),
+                listProcessesMethod(),  // BrokerService+Lifecycle.swift
+                terminateMethod(),
             ],
             signals: [
                 DBusSignal("RegistryChanged", arguments: "asasas", argumentNames: ["added", "removed", "updated"]),
                 Self.dropProgressSignal,
+                Self.stateChangedSignal,
             ]
         )
     }
@@ -131,6 +134,7 @@ extension BrokerService {
                 dictionary["source-application"] = .string(options.sourceApplication)
                 if let id = options.requestID { dictionary["request-id"] = .uint64(id) }
                 for (key, value) in options.appOptions { if let value = value as? DBusValue { dictionary[key] = value } }
+                if let archive = options.restorationArchive { dictionary["restoration-archive"] = .bytes(archive) }
                 return [.vardict(dictionary)]
             } catch {
                 throw Self.dbusError(error)
@@ -182,10 +186,7 @@ extension BrokerService {
                     "launchable": .boolean(app.launchable), "state": .string((states[app.bundleID] ?? .notRunning).description),
                 ]
                 if let path = app.manifestPath { row["path"] = .string(path) }
-                switch states[app.bundleID] {
-                case .launching(let pid?)?, .running(_, let pid?)?: row["pid"] = .uint32(UInt32(bitPattern: pid))
-                default: break
-                }
+                if let pid = states[app.bundleID]?.pid { row["pid"] = .uint32(UInt32(bitPattern: pid)) }
                 return .vardict(row)
             }
             return [.array(.dictionary(key: .string, value: .variant), rows)]

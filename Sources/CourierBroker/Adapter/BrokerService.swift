@@ -78,7 +78,12 @@ public final class BrokerService: Sendable {
             deliverer: BusDeliverer(connection: connection),
             configuration: configuration,
             logger: logger,
-            observer: observer
+            observer: { [connection] event in
+                if case .stateChanged(let bundleID, let state) = event {
+                    Self.emitStateChanged(on: connection, bundleID: bundleID, state: state)
+                }
+                observer?(event)
+            }
         )
         (intakeStream, intake) = AsyncStream.makeStream(of: IntakeItem.self, bufferingPolicy: .unbounded)
     }
@@ -111,6 +116,7 @@ public final class BrokerService: Sendable {
             }
         }
         tasks.withLock { $0 += [watcher, consumer, announcer] }
+        dispatcher.startTerminationPolicies()
         let reply = try await connection.requestName(BrokerNames.busName, flags: [.doNotQueue])
         guard reply.isOwner else {
             stop()
@@ -129,6 +135,7 @@ public final class BrokerService: Sendable {
     }
 
     public func stop() {
+        dispatcher.stopTerminationPolicies()
         intake.finish()
         tasks.withLock { $0.forEach { $0.cancel() } }
     }

@@ -52,6 +52,25 @@ struct BusDeliverer: Deliverer {
         }
     }
 
+    func notifyTermination(_ endpoint: AppEndpoint, deadline: Duration, completion: @escaping @Sendable (Result<Void, BrokerError>) -> Void) {
+        let path: ObjectPath
+        do { path = try BrokerNames.applicationPath(endpoint.bundleID) } catch { return completion(.failure(error)) }
+        guard let destination = BusName(validating: endpoint.uniqueName) else {
+            return completion(.failure(BrokerError(.appFailed, "\(endpoint.bundleID) checked in with an invalid bus name")))
+        }
+        let milliseconds = UInt32(clamping: deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000)
+        // The call's own timeout is the deadline: the dispatcher's timer signals the app then anyway.
+        connection.call(destination, path: path, interface: BrokerNames.applicationInterface, method: "WillTerminate", [.uint32(milliseconds)], timeout: deadline) { result in
+            completion(Result { () throws(BrokerError) in
+                do {
+                    _ = try result.get()
+                } catch {
+                    throw BrokerError(.appFailed, "\(endpoint.bundleID) did not answer WillTerminate: \(error)")
+                }
+            })
+        }
+    }
+
     /// A foreign desktop app (any GApplication with `HANDLES_OPEN`): `org.freedesktop.Application.Open
     /// (as uris, a{sv} platform_data)` at its well-known name, which the bus activates when needed.
     /// The caller's activation token travels as `activation-token` and `desktop-startup-id`. Such an

@@ -204,7 +204,8 @@ public final class ManifestCatalog: ApplicationCatalog {
         return AppDescriptor(
             bundleID: manifest.bundleIdentifier, launchArguments: arguments, launchTimeout: defaultLaunchTimeout,
             queriesSchemes: Set(manifest.queriesSchemes.map { $0.lowercased() }),
-            dbusActivatable: manifest.dbusActivatable
+            dbusActivatable: manifest.dbusActivatable,
+            terminatesWhenIdle: manifest.terminatesWhenIdle
         )
     }
 }

@@ -14,14 +14,20 @@ public struct AppDescriptor: Sendable, Hashable {
     /// A foreign desktop app (`CourierDBusActivatable`): the bus starts it under `bundleID`, it
     /// never checks in, and URLs go through `org.freedesktop.Application.Open`.
     public var dbusActivatable: Bool
+    /// Whether the idle-timeout and memory-pressure policies may terminate the app: false when its
+    /// manifest says `CourierTerminatesWhenIdle` = false (like a background mode). `courier quit`
+    /// still works.
+    public var terminatesWhenIdle: Bool
 
     public init(
         bundleID: String,
         launchArguments: [String]?,
         launchTimeout: Duration = .seconds(10),
         queriesSchemes: Set<String> = [],
-        dbusActivatable: Bool = false
+        dbusActivatable: Bool = false,
+        terminatesWhenIdle: Bool = true
     ) {
+        self.terminatesWhenIdle = terminatesWhenIdle
         self.dbusActivatable = dbusActivatable
         self.bundleID = bundleID
         self.launchArguments = launchArguments

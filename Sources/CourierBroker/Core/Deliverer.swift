@@ -13,6 +13,12 @@ public protocol Deliverer: Sendable {
     /// delivery cannot start). The dispatcher uses this form; the default runs the `async` one in
     /// a task, and the D-Bus deliverer sends a call with a completion.
     func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, BrokerError>) -> Void)
+
+    /// Tells the app it is about to be terminated (`org.courier.Application1.WillTerminate` with
+    /// the deadline in milliseconds): `completion` runs once the app has answered — it has saved
+    /// what it wanted to — or the call failed. The default answers at once (an app reached in
+    /// process, without a bus, has nothing to be told).
+    func notifyTermination(_ endpoint: AppEndpoint, deadline: Duration, completion: @escaping @Sendable (Result<Void, BrokerError>) -> Void)
 }
 
 extension Deliverer {
@@ -24,6 +30,10 @@ extension Deliverer {
                 completion(.failure(error))
             }
         }
+    }
+
+    public func notifyTermination(_ endpoint: AppEndpoint, deadline: Duration, completion: @escaping @Sendable (Result<Void, BrokerError>) -> Void) {
+        completion(.success(()))
     }
 }
 

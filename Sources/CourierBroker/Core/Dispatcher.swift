@@ -31,26 +31,39 @@ public final class Dispatcher: Sendable {
         /// Requests queued per app beyond which `LimitsExceeded` is answered.
         public var maxQueuedPerApp: Int
         public var crashLoop: CrashLoopPolicy
-        /// Where the dispatcher's few tasks (launch timers, exit notices) prefer to run. The D-Bus
+        /// Where the dispatcher's few tasks (timers, exit notices) prefer to run. The D-Bus
         /// adapter passes its connection's I/O thread.
         public var taskExecutor: (any TaskExecutor)?
+        /// Idle timeout, memory pressure, and the notice an app gets before it is terminated.
+        public var termination: TerminationPolicy
+        /// Where preserved states are read (handed back at `CheckIn`) and discarded (after a
+        /// crash); nil: apps are not restored.
+        public var savedState: SavedStateStore?
 
-        public init(terminationGrace: Duration = .seconds(2), maxQueuedPerApp: Int = 4096, crashLoop: CrashLoopPolicy = .init(), taskExecutor: (any TaskExecutor)? = nil) {
+        public init(terminationGrace: Duration = .seconds(2), maxQueuedPerApp: Int = 4096, crashLoop: CrashLoopPolicy = .init(), taskExecutor: (any TaskExecutor)? = nil, termination: TerminationPolicy = .init(), savedState: SavedStateStore? = nil) {
             self.terminationGrace = terminationGrace
             self.maxQueuedPerApp = maxQueuedPerApp
             self.crashLoop = crashLoop
             self.taskExecutor = taskExecutor
+            self.termination = termination
+            self.savedState = savedState
         }
     }
 
     public typealias Completion = @Sendable (Result<OpenOutcome, BrokerError>) -> Void
 
     private let state: Mutex<DispatcherState>
-    /// Launch timers by bundle id, with the generation each is for: performing `stopLaunchTimer`
+    /// Timers by kind and bundle id, with the generation each is for: performing `stopTimer`
     /// cancels one. Effects of two transitions may be performed on two threads at once, so a timer
     /// is only replaced or stopped by its own or a later generation. A timer that fires late is
     /// harmless (its transition checks the generation); stopping only frees the sleeping task.
-    private let launchTimers = Mutex<[String: (generation: UInt64, task: Task<Void, Never>)]>([:])
+    private let timers = Mutex<[TimerKey: (generation: UInt64, task: Task<Void, Never>)]>([:])
+    private struct TimerKey: Hashable {
+        var timer: DispatcherTimer
+        var bundleID: String
+    }
+    /// Applies the termination policies every `sweepInterval` (when one is on).
+    private let sweeper = Mutex<Task<Void, Never>?>(nil)
     private let resolver: any HandlerResolver
     private let launcher: any Launcher
     private let deliverer: any Deliverer
@@ -67,13 +80,17 @@ public final class Dispatcher: Sendable {
         logger: Logger = Logger(label: "org.courier.broker"),
         observer: (@Sendable (DispatcherEvent) -> Void)? = nil
     ) {
-        self.state = Mutex(DispatcherState(policy: .init(maxQueuedPerApp: configuration.maxQueuedPerApp, crashLoop: configuration.crashLoop)))
+        self.state = Mutex(DispatcherState(policy: .init(maxQueuedPerApp: configuration.maxQueuedPerApp, crashLoop: configuration.crashLoop, termination: configuration.termination)))
         self.observer = observer
         self.resolver = resolver
         self.launcher = launcher
         self.deliverer = deliverer
         self.configuration = configuration
         self.logger = logger
+    }
+
+    deinit {
+        sweeper.withLock { $0?.cancel() }
     }
 
     // MARK: Requests
@@ -115,9 +132,50 @@ public final class Dispatcher: Sendable {
         guard let descriptor = known ?? resolver.descriptor(bundleID: bundleID) else {
             throw BrokerError(.notPermitted, "no manifest is registered for \(bundleID); register it (courier register) before checking in")
         }
-        let (options, effects) = try state.withLock { $0.checkIn(descriptor, uniqueName: uniqueName, now: clock.now) }.get()
+        var (options, effects) = try state.withLock { $0.checkIn(descriptor, uniqueName: uniqueName, now: clock.now) }.get()
+        options.restorationArchive = configuration.savedState?.read(bundleID)
         perform(effects)
         return options
+    }
+
+    /// Terminates the app with notice (`courier quit`): see `AppRecord.terminate`. Throws
+    /// `NotRunning` when it is not running (or still launching).
+    public func terminate(bundleID: String, reason: String = "quit on request") throws(BrokerError) {
+        perform(try state.withLock { $0.terminate(bundleID, reason: reason) }.get())
+    }
+
+    /// Starts applying the termination policies (idle timeout, memory pressure) every sweep
+    /// interval; nothing when both are off. The D-Bus adapter calls it once it serves.
+    public func startTerminationPolicies() {
+        let policy = configuration.termination
+        guard policy.isActive else { return }
+        let task = Task(executorPreference: configuration.taskExecutor) { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: policy.sweepInterval)
+                guard let self else { return }
+                self.sweep()
+            }
+        }
+        sweeper.withLock { $0?.cancel(); $0 = task }
+    }
+
+    /// Stops the policies' sweep.
+    public func stopTerminationPolicies() {
+        sweeper.withLock { $0?.cancel(); $0 = nil }
+    }
+
+    /// Applies the termination policies now (the sweep does this every interval; tests call it to
+    /// choose the moment).
+    public func sweep() {
+        var underPressure = false
+        if let pressure = configuration.termination.memoryPressure {
+            do {
+                underPressure = try pressure.source.read().some10 >= pressure.threshold
+            } catch {
+                logger.warning("\(error.message)")
+            }
+        }
+        perform(state.withLock { $0.reclaim(now: clock.now, underPressure: underPressure) })
     }
 
     /// A unique bus name left the bus (`NameOwnerChanged`): the app it belonged to is gone.
@@ -144,10 +202,9 @@ public final class Dispatcher: Sendable {
 
     /// Every app the broker has dealt with since it started.
     public func statuses() -> [AppStatus] {
-        state.withLock { state in
-            state.apps.values.map { AppStatus(bundleID: $0.bundleID, state: $0.publicState, queued: $0.queue.count + ($0.inFlight == nil ? 0 : 1), consecutiveFailures: $0.failures) }
-        }
-        .sorted { $0.bundleID < $1.bundleID }
+        let now = clock.now
+        return state.withLock { state in state.apps.values.map { $0.status(now: now) } }
+            .sorted { $0.bundleID < $1.bundleID }
     }
 
     // MARK: Runner
@@ -166,22 +223,33 @@ public final class Dispatcher: Sendable {
                 logger.log(level: level, message)
             case .spawn(let spec, let generation):
                 work.append(contentsOf: spawn(spec, generation: generation))
-            case .startLaunchTimer(let bundleID, let generation, let timeout):
+            case .startTimer(let kind, let bundleID, let generation, let delay):
                 let timer = Task(executorPreference: configuration.taskExecutor) {
-                    try? await Task.sleep(for: timeout)
-                    if !Task.isCancelled { self.perform(self.state.withLock { $0.launchTimedOut(bundleID, generation: generation, now: self.clock.now) }) }
+                    try? await Task.sleep(for: delay)
+                    if !Task.isCancelled { self.perform(self.state.withLock { $0.timerFired(kind, bundleID, generation: generation, now: self.clock.now) }) }
                 }
-                let stale = launchTimers.withLock { timers -> Task<Void, Never>? in
-                    if let current = timers[bundleID], current.generation > generation { return timer }
-                    return timers.updateValue((generation, timer), forKey: bundleID)?.task
+                let key = TimerKey(timer: kind, bundleID: bundleID)
+                let stale = timers.withLock { timers -> Task<Void, Never>? in
+                    if let current = timers[key], current.generation > generation { return timer }
+                    return timers.updateValue((generation, timer), forKey: key)?.task
                 }
                 stale?.cancel()
-            case .stopLaunchTimer(let bundleID, let generation):
-                let stopped = launchTimers.withLock { timers -> Task<Void, Never>? in
-                    guard let current = timers[bundleID], current.generation <= generation else { return nil }
-                    return timers.removeValue(forKey: bundleID)?.task
+            case .stopTimer(let kind, let bundleID, let generation):
+                let key = TimerKey(timer: kind, bundleID: bundleID)
+                let stopped = timers.withLock { timers -> Task<Void, Never>? in
+                    guard let current = timers[key], current.generation <= generation else { return nil }
+                    return timers.removeValue(forKey: key)?.task
                 }
                 stopped?.cancel()
+            case .notifyTermination(let endpoint, let generation, let deadline):
+                deliverer.notifyTermination(endpoint, deadline: deadline) { [self] result in
+                    if case .failure(let error) = result { logger.debug("\(error.message)") }
+                    perform(state.withLock { $0.noticeAnswered(endpoint.bundleID, generation: generation) })
+                }
+            case .discardSavedState(let bundleID):
+                if configuration.savedState?.discard(bundleID) == true {
+                    logger.info("\(bundleID) ended without being asked to terminate (a crash, not a termination): its preserved state was discarded")
+                }
             case .terminate(let pid):
                 launcher.terminate(pid: pid, grace: configuration.terminationGrace)
             case .finish(let pending, let target, let result):

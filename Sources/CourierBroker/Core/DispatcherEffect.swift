@@ -23,14 +23,27 @@ enum DispatcherEffect: Sendable {
     /// Start the app's process; the runner reports back with `spawned` or `spawnFailed` for
     /// `generation`, and later `processExited`.
     case spawn(LaunchSpec, generation: UInt64)
-    /// Start the launch timer: `launchTimedOut(bundleID, generation)` after `timeout`.
-    case startLaunchTimer(bundleID: String, generation: UInt64, timeout: Duration)
-    /// The launch of `bundleID`'s `generation` is over (checked in, exited): its timer may go.
-    case stopLaunchTimer(bundleID: String, generation: UInt64)
+    /// Start a timer: `timerFired(kind, bundleID, generation)` after `after`.
+    case startTimer(DispatcherTimer, bundleID: String, generation: UInt64, after: Duration)
+    /// What the timer of `generation` waited for is over (checked in, exited): it may go.
+    case stopTimer(DispatcherTimer, bundleID: String, generation: UInt64)
+    /// Send `WillTerminate` with `deadline`; the runner reports the answer with `noticeEnded`.
+    case notifyTermination(AppEndpoint, generation: UInt64, deadline: Duration)
+    /// The app ended without being asked (a crash): remove the state it preserved, so its next
+    /// launch is not restored from it.
+    case discardSavedState(bundleID: String)
     /// SIGTERM the process, SIGKILL after the configured grace.
     case terminate(pid: Int32)
     /// Answer one request (its completion and its routing log line).
     case finish(PendingRequest, target: String, Result<OpenOutcome, BrokerError>)
     /// Hand one request to its app; the runner reports the answer with `delivered`.
     case deliver(PendingRequest, Delivery, AppEndpoint, generation: UInt64)
+}
+
+/// The dispatcher's timers, one of each kind per app at a time.
+enum DispatcherTimer: Sendable, Hashable {
+    /// A launched process has this long to check in.
+    case launch
+    /// A terminating app has this long to answer `WillTerminate` before it is signalled.
+    case terminationDeadline
 }

@@ -10,4 +10,6 @@ public enum DispatcherEvent: Sendable {
     case delivering(bundleID: String)
     /// The app answered (or failed) the delivery.
     case delivered(bundleID: String)
+    /// The app's public state changed (`ApplicationStateChanged` on the bus).
+    case stateChanged(bundleID: String, state: AppState)
 }

@@ -1,6 +1,6 @@
 /// The broker core's book-keeping as one value: every app's record, and the pure transitions that
-/// turn an event (a request, a check-in, a spawn's result, an exit, an answer) into a new state and
-/// the effects left to perform (`DispatcherEffect`).
+/// turn an event (a request, a check-in, a spawn's result, an exit, an answer, a timer, a policy
+/// sweep) into a new state and the effects left to perform (`DispatcherEffect`).
 ///
 /// Nothing here takes a lock, spawns, delivers, logs or reads a clock: time comes in as `now`, and
 /// everything else goes out as effects. `Dispatcher` holds this value behind its lock and performs
@@ -10,6 +10,8 @@ struct DispatcherState: Sendable {
         /// Requests queued per app beyond which `LimitsExceeded` is answered.
         var maxQueuedPerApp: Int
         var crashLoop: CrashLoopPolicy
+        /// When and how apps are terminated with notice.
+        var termination: TerminationPolicy = .init()
     }
 
     let policy: Policy
@@ -21,20 +23,23 @@ struct DispatcherState: Sendable {
     }
 
     /// The one way to change a record: `body` runs on the record of `bundleID` in place (one
-    /// lookup, no copy). `nil` when the broker does not know the app.
-    mutating func withRecord<R>(_ bundleID: String, _ body: (inout AppRecord) -> R) -> R? {
+    /// lookup, no copy), then the record reports its state if it changed. `nil` when the broker
+    /// does not know the app.
+    mutating func withRecord<R>(_ bundleID: String, _ effects: inout [DispatcherEffect], _ body: (inout AppRecord, inout [DispatcherEffect]) -> R) -> R? {
         guard let index = apps.index(forKey: bundleID) else { return nil }
-        return body(&apps.values[index])
+        defer { apps.values[index].reportState(&effects) }
+        return body(&apps.values[index], &effects)
     }
 
     /// The same, creating the record from `descriptor` when the app is new, and refreshing its
     /// descriptor (the manifest may have changed) when it is not.
-    private mutating func withRecord<R>(_ descriptor: AppDescriptor, _ body: (inout AppRecord) -> R) -> R {
-        func refreshed(_ record: inout AppRecord) -> R {
+    private mutating func withRecord<R>(_ descriptor: AppDescriptor, _ effects: inout [DispatcherEffect], _ body: (inout AppRecord, inout [DispatcherEffect]) -> R) -> R {
+        func refreshed(_ record: inout AppRecord, _ effects: inout [DispatcherEffect]) -> R {
             record.descriptor = descriptor
-            return body(&record)
+            defer { record.reportState(&effects) }
+            return body(&record, &effects)
         }
-        return refreshed(&apps[descriptor.bundleID, default: AppRecord(descriptor: descriptor)])
+        return refreshed(&apps[descriptor.bundleID, default: AppRecord(descriptor: descriptor)], &effects)
     }
 
     // MARK: Events
@@ -48,28 +53,29 @@ struct DispatcherState: Sendable {
         }
         let id = nextRequestID
         let maxQueued = policy.maxQueuedPerApp
-        let effects = withRecord(descriptor) { record -> [DispatcherEffect]? in
-            record.assumeActivatable()
-            guard record.queue.count < maxQueued else { return nil }
-            var effects: [DispatcherEffect] = []
+        var effects: [DispatcherEffect] = []
+        let accepted = withRecord(descriptor, &effects) { record, effects -> Bool in
+            record.assumeActivatable(now: now)
+            guard record.queue.count < maxQueued else { return false }
             record.enqueue(PendingRequest(id: id, request: request, received: received, completion: completion, launched: !record.isRunning), now: now, &effects)
-            return effects
+            return true
         }
-        if effects != nil { nextRequestID += 1 }
+        guard accepted else { return nil }
+        nextRequestID += 1
         return effects
     }
 
     /// The app `descriptor` checked in from `uniqueName`.
     mutating func checkIn(_ descriptor: AppDescriptor, uniqueName: String, now: ContinuousClock.Instant) -> Result<(LaunchOptions, [DispatcherEffect]), BrokerError> {
         let crashLoop = policy.crashLoop
-        return withRecord(descriptor) { record in
-            var effects: [DispatcherEffect] = []
-            return record.checkIn(uniqueName: uniqueName, now: now, crashLoop: crashLoop, &effects).map { ($0, effects) }
-        }
+        var effects: [DispatcherEffect] = []
+        return withRecord(descriptor, &effects) { record, effects in
+            record.checkIn(uniqueName: uniqueName, now: now, crashLoop: crashLoop, &effects)
+        }.map { ($0, effects) }
     }
 
     mutating func spawned(_ bundleID: String, pid: Int32, generation: UInt64) -> [DispatcherEffect] {
-        change(bundleID) { record, effects in record.spawned(pid: pid, generation: generation, &effects) }
+        change(bundleID) { record, effects, _ in record.spawned(pid: pid, generation: generation, &effects) }
     }
 
     mutating func spawnFailed(_ bundleID: String, _ error: BrokerError, generation: UInt64, now: ContinuousClock.Instant) -> [DispatcherEffect] {
@@ -80,8 +86,13 @@ struct DispatcherState: Sendable {
         change(bundleID) { record, effects, crashLoop in record.processExited(pid: pid, generation: generation, status: status, now: now, crashLoop: crashLoop, &effects) }
     }
 
-    mutating func launchTimedOut(_ bundleID: String, generation: UInt64, now: ContinuousClock.Instant) -> [DispatcherEffect] {
-        change(bundleID) { record, effects, crashLoop in record.launchTimedOut(generation: generation, now: now, crashLoop: crashLoop, &effects) }
+    mutating func timerFired(_ timer: DispatcherTimer, _ bundleID: String, generation: UInt64, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+        change(bundleID) { record, effects, crashLoop in
+            switch timer {
+            case .launch: record.launchTimedOut(generation: generation, now: now, crashLoop: crashLoop, &effects)
+            case .terminationDeadline: record.noticeEnded(generation: generation, answered: false, &effects)
+            }
+        }
     }
 
     mutating func delivered(_ bundleID: String, requestID: UInt64, generation: UInt64, _ result: Result<DeliveryAnswer, BrokerError>, now: ContinuousClock.Instant) -> [DispatcherEffect] {
@@ -93,6 +104,7 @@ struct DispatcherState: Sendable {
         var effects: [DispatcherEffect] = []
         for index in apps.indices where apps.values[index].uniqueName == uniqueName {
             apps.values[index].gone(reason: "left the bus", now: now, crashLoop: policy.crashLoop, &effects)
+            apps.values[index].reportState(&effects)
         }
         return effects
     }
@@ -103,6 +115,46 @@ struct DispatcherState: Sendable {
         change(bundleID) { record, effects, crashLoop in
             if record.uniqueName == uniqueName { record.gone(reason: "released its bus name", now: now, crashLoop: crashLoop, &effects) }
         }
+    }
+
+    // MARK: Termination
+
+    /// Terminates `bundleID` with notice (`courier quit`, a policy).
+    mutating func terminate(_ bundleID: String, reason: String) -> Result<[DispatcherEffect], BrokerError> {
+        var effects: [DispatcherEffect] = []
+        let deadline = policy.termination.noticeDeadline
+        let result = withRecord(bundleID, &effects) { $0.terminate(reason: reason, deadline: deadline, &$1) }
+            ?? .failure(BrokerError(.notRunning, "\(bundleID) has not run since the broker started; nothing to quit"))
+        return result.map { effects }
+    }
+
+    /// The app of `generation` answered `WillTerminate` (or the call failed).
+    mutating func noticeAnswered(_ bundleID: String, generation: UInt64) -> [DispatcherEffect] {
+        change(bundleID) { record, effects, _ in record.noticeEnded(generation: generation, answered: true, &effects) }
+    }
+
+    /// The termination policies, applied at `now`: every app idle longer than the idle timeout is
+    /// terminated, and `underPressure`, the least recently used idle app too. Only idle apps that
+    /// Courier launched (so it can signal them) and whose manifest does not opt out are candidates.
+    mutating func reclaim(now: ContinuousClock.Instant, underPressure: Bool) -> [DispatcherEffect] {
+        var effects: [DispatcherEffect] = []
+        var leastRecent: (index: Dictionary<String, AppRecord>.Index, since: ContinuousClock.Instant)?
+        for index in apps.indices {
+            let record = apps.values[index]
+            guard record.descriptor.terminatesWhenIdle, record.launchedPID != nil,
+                  case .idle = record.publicState, let since = record.lastActive else { continue }
+            if let timeout = policy.termination.idleTimeout, now - since >= timeout {
+                _ = apps.values[index].terminate(reason: "idle for \((now - since).formatted) (idle timeout \(timeout.formatted))", deadline: policy.termination.noticeDeadline, &effects)
+                apps.values[index].reportState(&effects)
+            } else if underPressure, since < (leastRecent?.since ?? now + .seconds(1)) {
+                leastRecent = (index, since)
+            }
+        }
+        if let leastRecent {
+            _ = apps.values[leastRecent.index].terminate(reason: "memory pressure; least recently used idle app (idle for \((now - leastRecent.since).formatted))", deadline: policy.termination.noticeDeadline, &effects)
+            apps.values[leastRecent.index].reportState(&effects)
+        }
+        return effects
     }
 
     // MARK: Queries
@@ -119,14 +171,10 @@ struct DispatcherState: Sendable {
 
     // MARK: Helpers
 
-    private mutating func change(_ bundleID: String, _ body: (inout AppRecord, inout [DispatcherEffect]) -> Void) -> [DispatcherEffect] {
-        var effects: [DispatcherEffect] = []
-        withRecord(bundleID) { body(&$0, &effects) }
-        return effects
-    }
-
     private mutating func change(_ bundleID: String, _ body: (inout AppRecord, inout [DispatcherEffect], CrashLoopPolicy) -> Void) -> [DispatcherEffect] {
+        var effects: [DispatcherEffect] = []
         let crashLoop = policy.crashLoop
-        return change(bundleID) { record, effects in body(&record, &effects, crashLoop) }
+        withRecord(bundleID, &effects) { body(&$0, &$1, crashLoop) }
+        return effects
     }
 }

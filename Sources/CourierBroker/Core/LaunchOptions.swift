@@ -11,6 +11,9 @@ public struct LaunchOptions: Sendable {
     public var requestID: UInt64?
     /// The launch request's app options (annotation, activation token, background).
     public var appOptions: [String: any Sendable]
+    /// The state the app preserved before it was last terminated, as it wrote it (the app library
+    /// decodes it and asks the delegate whether to restore it); nil when there is none.
+    public var restorationArchive: [UInt8]?
 
     public init(url: String? = nil, sourceApplication: String = "", requestID: UInt64? = nil, appOptions: [String: any Sendable] = [:]) {
         self.url = url

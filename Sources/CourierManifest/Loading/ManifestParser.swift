@@ -12,6 +12,8 @@ public struct ManifestParser: Sendable {
     public static let urlFormatKey = "CourierURLFormat"
     /// The key that marks a foreign, D-Bus-activatable `org.freedesktop.Application` (a Boolean).
     public static let dbusActivatableKey = "CourierDBusActivatable"
+    /// false: the idle-timeout and memory-pressure policies never terminate the app (docs/lifecycle.md).
+    public static let terminatesWhenIdleKey = "CourierTerminatesWhenIdle"
 
     /// Checks `CourierURLFormat`; returns a message when the value is not a valid format.
     /// Installed by the module that knows the format type (kept a closure so this module does not
@@ -58,6 +60,13 @@ public struct ManifestParser: Sendable {
         manifest.launchCommand = parseLaunchCommand(plist[Self.launchArgumentsKey], &context)
         manifest.queriesSchemes = parseQueriesSchemes(plist["LSApplicationQueriesSchemes"], &context)
         manifest.dbusActivatable = parseDBusActivatable(plist[Self.dbusActivatableKey], hasLaunchCommand: manifest.launchCommand != nil, &context)
+        if let value = plist[Self.terminatesWhenIdleKey] {
+            if case .boolean(let terminates) = value {
+                manifest.terminatesWhenIdle = terminates
+            } else {
+                context.warning(.wrongType, Self.terminatesWhenIdleKey, "\(Self.terminatesWhenIdleKey) is a \(value.typeName), expected a Boolean (<false/> to keep the app running when idle); it is ignored")
+            }
+        }
         if let format = plist[Self.urlFormatKey] {
             if let problem = urlFormatValidator?(format) {
                 let key = problem.keyPath.isEmpty ? Self.urlFormatKey : Self.urlFormatKey + "." + problem.keyPath

@@ -26,6 +26,9 @@ public struct Manifest: Sendable, Hashable {
     /// the session bus starts under its bundle identifier and that receives URLs through
     /// `org.freedesktop.Application.Open` instead of checking in (see docs/desktop.md).
     public var dbusActivatable = false
+    /// `CourierTerminatesWhenIdle`: false keeps the app running when idle (the idle-timeout and
+    /// memory-pressure policies skip it), like an iOS background mode.
+    public var terminatesWhenIdle = true
     /// The absolute path of the file this manifest was read from (empty when built in memory).
     public var path: String
 

@@ -1,0 +1,110 @@
+import Courier
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `courier-test-app lifecycle [--will-terminate-delay-ms N] [--ignore-sigterm] [--version V]`:
+/// a Courier app for the life-cycle tests (docs/lifecycle.md). It preserves which URLs it handled,
+/// restores them, and records in `$COURIER_CONTAINER/events` one line per thing that happened to
+/// it: `launch PID`, `restored URL,URL…` (or `refused VERSION`), `open URL`, `will-terminate PID`
+/// and, once its delegate has returned, `will-terminate-done PID`.
+///
+/// `courier-test-app save-loop BYTES`: preserves a state of BYTES bytes (all equal to the save's
+/// number modulo 256) over and over, for the test that kills a save midway.
+enum LifecycleApp {
+    static let eventsFile = "events"
+
+    static func run(arguments: [String]) async throws {
+        var delay = 0
+        var version = "1"
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--will-terminate-delay-ms": delay = Int(remaining.popFirst() ?? "") ?? 0
+            case "--ignore-sigterm": signal(SIGTERM, SIG_IGN)
+            case "--version": version = remaining.popFirst() ?? version
+            default: throw LoadError("courier-test-app lifecycle: unknown option \(argument)")
+            }
+        }
+        let events = try RecorderApp.openAppending(try container() + "/" + eventsFile)
+        RecorderApp.append("launch \(getpid())\n", to: events)
+        try await Application(version: version, delegate: Delegate(events: events, willTerminateDelay: .milliseconds(delay))).run()
+    }
+
+    static func saveLoop(arguments: [String]) async throws {
+        guard let size = arguments.first.flatMap(Int.init), size > 0 else { throw LoadError("usage: courier-test-app save-loop BYTES") }
+        let saver = Saver(size: size)
+        let application = try Application(version: "1", delegate: saver)
+        while true {
+            try await application.preserveState()
+            saver.count.add(1, ordering: .relaxed)
+        }
+    }
+
+    static func container() throws -> String {
+        guard let container = ProcessInfo.processInfo.environment["COURIER_CONTAINER"], container.hasPrefix("/") else {
+            throw LoadError("courier-test-app: COURIER_CONTAINER is not set; the app must be launched by courierd")
+        }
+        return container
+    }
+
+    final class Delegate: ApplicationDelegate {
+        let events: Int32
+        let willTerminateDelay: Duration
+        let handled = Mutex<[String]>([])
+
+        init(events: Int32, willTerminateDelay: Duration) {
+            self.events = events
+            self.willTerminateDelay = willTerminateDelay
+        }
+
+        func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool {
+            handled.withLock { $0.append(url) }
+            RecorderApp.append("open \(url)\n", to: events)
+            return true
+        }
+
+        func shouldSaveApplicationState(_ application: Application) async -> Bool { true }
+
+        func willEncodeRestorableState(_ application: Application, coder: inout RestorableStateCoder) async {
+            try? coder.encode(handled.withLock { $0 }, forKey: "handled")
+        }
+
+        func shouldRestoreApplicationState(_ application: Application, coder: RestorableStateCoder) async -> Bool {
+            guard coder.bundleVersion == application.version else {
+                RecorderApp.append("refused \(coder.bundleVersion)\n", to: events)
+                return false
+            }
+            return true
+        }
+
+        func didDecodeRestorableState(_ application: Application, coder: RestorableStateCoder) async {
+            let urls = ((try? coder.decode([String].self, forKey: "handled")) ?? nil) ?? []
+            handled.withLock { $0 = urls }
+            RecorderApp.append("restored \(urls.joined(separator: ","))\n", to: events)
+        }
+
+        func willTerminate(_ application: Application) async {
+            RecorderApp.append("will-terminate \(getpid())\n", to: events)
+            try? await Task.sleep(for: willTerminateDelay)
+            RecorderApp.append("will-terminate-done \(getpid())\n", to: events)
+        }
+    }
+
+    final class Saver: ApplicationDelegate {
+        let size: Int
+        let count = Atomic<Int>(0)
+
+        init(size: Int) { self.size = size }
+
+        func shouldSaveApplicationState(_ application: Application) async -> Bool { true }
+
+        func willEncodeRestorableState(_ application: Application, coder: inout RestorableStateCoder) async {
+            let number = count.load(ordering: .relaxed)
+            try? coder.encode(number, forKey: "number")
+            coder.encode(bytes: [UInt8](repeating: UInt8(truncatingIfNeeded: number), count: size), forKey: "payload")
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Courier
+import DBus
+import Foundation
+
+/// `courier ps`: the apps the broker knows and where each is in its life (docs/lifecycle.md) —
+/// what `launchctl list` and `systemctl --user status` show their users.
+struct PsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ps",
+        abstract: "List the apps the broker knows: state, pid, who started them, uptime, requests handled and queued, memory.",
+        discussion: "States: not-running, launching, active (handling or with requests waiting), idle, terminating. Never starts a broker."
+    )
+
+    @Flag(name: .long, help: "Print JSON (one object per app).")
+    var json = false
+
+    /// One app, as printed.
+    struct Row: Codable {
+        var bundleID: String
+        var state: String
+        var pid: UInt32?
+        var startedBy: String?
+        var uptimeMilliseconds: UInt64?
+        var idleMilliseconds: UInt64?
+        var handled: UInt64
+        var queued: UInt32
+        var residentBytes: UInt64?
+        var consecutiveFailures: UInt32
+
+        enum CodingKeys: String, CodingKey {
+            case bundleID = "bundle-id", state, pid, startedBy = "started-by", uptimeMilliseconds = "uptime-ms"
+            case idleMilliseconds = "idle-ms", handled, queued, residentBytes = "rss-bytes", consecutiveFailures = "failures"
+        }
+
+        init(_ row: [String: DBusValue]) {
+            bundleID = row["bundle-id"]?.stringValue ?? "?"
+            state = row["state"]?.stringValue ?? "?"
+            pid = row["pid"]?.uint32Value
+            startedBy = row["started-by"]?.stringValue
+            uptimeMilliseconds = row["uptime-ms"]?.uint64Value
+            idleMilliseconds = row["idle-ms"]?.uint64Value
+            handled = row["handled"]?.uint64Value ?? 0
+            queued = row["queued"]?.uint32Value ?? 0
+            residentBytes = row["rss-bytes"]?.uint64Value
+            consecutiveFailures = row["failures"]?.uint32Value ?? 0
+        }
+    }
+
+    func run() async throws {
+        do {
+            let client = try BrokerClient.session()
+            guard await client.brokerIsRunning() else {
+                FileHandle.standardError.write(Data("courier ps: no broker is running on this bus (courier open starts one)\n".utf8))
+                throw ExitCode(OpenExitCode.brokerUnavailable.rawValue)
+            }
+            let rows = try await client.processes().map(Row.init)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                FileHandle.standardOutput.write(try encoder.encode(rows) + Data("\n".utf8))
+                return
+            }
+            var lines = [["BUNDLE-ID", "STATE", "PID", "STARTED-BY", "UPTIME", "HANDLED", "QUEUED", "RSS"]]
+            for row in rows {
+                lines.append([
+                    row.bundleID, row.state, row.pid.map(String.init) ?? "-", row.startedBy ?? "-",
+                    row.uptimeMilliseconds.map(Self.duration) ?? "-", String(row.handled), String(row.queued),
+                    row.residentBytes.map(Self.size) ?? "-",
+                ])
+            }
+            let widths = (0..<lines[0].count).map { column in lines.map { $0[column].count }.max() ?? 0 }
+            for line in lines {
+                print(zip(line, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+            }
+        } catch let error as CourierError {
+            FileHandle.standardError.write(Data("courier ps: \(error.message)\n".utf8))
+            throw OpenExitCode(error).exitCode
+        }
+    }
+
+    static func duration(_ milliseconds: UInt64) -> String {
+        let seconds = milliseconds / 1000
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m\(seconds % 60)s" }
+        return "\(seconds / 3600)h\(seconds % 3600 / 60)m"
+    }
+
+    static func size(_ bytes: UInt64) -> String {
+        bytes >= 1 << 20 ? "\(bytes >> 20)M" : "\(bytes >> 10)K"
+    }
+}

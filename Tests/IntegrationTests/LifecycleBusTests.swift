@@ -1,0 +1,265 @@
+import BusTestSupport
+import Courier
+import CourierBroker
+import DBus
+import Foundation
+import Testing
+
+/// The app life cycle on a real bus with real app processes (docs/lifecycle.md): execution states
+/// and their signal, termination with notice (WillTerminate, deadline, SIGTERM, SIGKILL), the
+/// idle-timeout and memory-pressure policies, requests held during termination, and state
+/// preservation and restoration — the todolist example and `courier-test-app lifecycle`.
+@Suite("Lifecycle (bus)", .serialized)
+struct LifecycleBusTests {
+    /// The lifecycle test app under `bundleID`, claiming `scheme`.
+    static func lifecycleApp(_ writer: BrokerFixture.ManifestWriter, _ bundleID: String, scheme: String, options: [String] = [], extra: [String: Any] = [:]) throws {
+        try writer.write(bundleID, schemes: [scheme], arguments: [Products.path("courier-test-app"), "lifecycle"] + options, extra: extra)
+    }
+
+    /// Waits (bounded) for `bundleID` to reach `state` on the `ApplicationStateChanged` stream.
+    static func reach(_ state: String, _ changes: AsyncStream<(bundleID: String, state: String, pid: UInt32)>, bundleID: String? = nil) async -> (bundleID: String, state: String, pid: UInt32)? {
+        let stream = changes
+        return await withTaskGroup(of: (bundleID: String, state: String, pid: UInt32)?.self) { group in
+            group.addTask {
+                for await change in stream where change.state == state && (bundleID == nil || change.bundleID == bundleID) { return change }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(20))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    static func events(_ fixture: BrokerFixture, _ bundleID: String) -> [String] {
+        let path = fixture.container(bundleID).appendingPathComponent("events").path
+        return ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    @Test func anIdleTodolistIsTerminatedWithNoticeAndRestoredOnItsNextLaunch() async throws {
+        let fixture = try await BrokerFixture(termination: .init(idleTimeout: .milliseconds(300), sweepInterval: .milliseconds(50))) { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let changes = try await fixture.client.stateChanges(of: "com.acme.todolist")
+        let first = try await fixture.client.open("todolist://www.acme.com?Quarterly%20Report#200806231300")
+        #expect(first.handled && first.reply["last-shown"] == nil)
+        #expect(await Self.reach("idle", changes) != nil)
+        #expect(await Self.reach("terminating", changes) != nil)
+        #expect(await Self.reach("not-running", changes) != nil)
+
+        // The todolist preserved its session when told: atomically written, the user's alone.
+        let archive = fixture.container("com.acme.todolist").appendingPathComponent("SavedState/state.archive").path
+        var info = stat()
+        #expect(stat(archive, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(stat(fixture.container("com.acme.todolist").appendingPathComponent("SavedState").path, &info) == 0 && info.st_mode & 0o777 == 0o700)
+
+        // The next URL relaunches it; it shows where the person was.
+        let second = try await fixture.client.open("todolist://www.acme.com?Board%20Meeting#today")
+        #expect(second.handled)
+        #expect(second.reply["last-shown"]?.stringValue == "Quarterly Report")
+        #expect(fixture.launcher.count == 2)
+        #expect(fixture.todoItems().count == 2)
+    }
+
+    @Test func memoryPressureTerminatesTheLeastRecentlyUsedIdleAppFirst() async throws {
+        let pressure = try TemporaryFile(contents: "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
+        let policy = TerminationPolicy(memoryPressure: MemoryPressurePolicy(threshold: 10, source: PressureStallFile(path: pressure.path)), sweepInterval: .seconds(3600))
+        let fixture = try await BrokerFixture(termination: policy) { writer in
+            for name in ["a", "b", "c"] { try Self.lifecycleApp(writer, "com.acme.life\(name)", scheme: "life\(name)") }
+            try Self.lifecycleApp(writer, "com.acme.lifekeep", scheme: "lifekeep", extra: ["CourierTerminatesWhenIdle": false])
+        }
+        defer { fixture.tearDown() }
+        for scheme in ["lifekeep", "lifea", "lifeb", "lifec", "lifea"] {
+            #expect(try await fixture.client.open("\(scheme)://x").handled)
+        }
+        let changes = try await fixture.client.stateChanges()
+        fixture.service.dispatcher.sweep()   // no pressure: nothing happens
+        try pressure.write("some avg10=42.50 avg60=20.00 avg300=5.00 total=123456\nfull avg10=3.00 avg60=1.00 avg300=0.00 total=1000\n")
+        fixture.service.dispatcher.sweep()
+        #expect(await Self.reach("terminating", changes)?.bundleID == "com.acme.lifeb")
+        fixture.service.dispatcher.sweep()
+        #expect(await Self.reach("terminating", changes)?.bundleID == "com.acme.lifec")
+        try pressure.write("some avg10=0.00 avg60=20.00 avg300=5.00 total=123456\nfull avg10=0.00 avg60=1.00 avg300=0.00 total=1000\n")
+        fixture.service.dispatcher.sweep()
+        let states = Dictionary(uniqueKeysWithValues: fixture.service.dispatcher.statuses().map { ($0.bundleID, $0.state.name) })
+        #expect(states["com.acme.lifea"] == "idle")
+        #expect(states["com.acme.lifekeep"] == "idle")   // opted out: never a candidate
+    }
+
+    @Test func theNoticeAndItsDeadlineAreHonouredThenSIGTERM() async throws {
+        let fixture = try await BrokerFixture { try Self.lifecycleApp($0, "com.acme.life", scheme: "life", options: ["--will-terminate-delay-ms", "400"]) }
+        defer { fixture.tearDown() }
+        #expect(try await fixture.client.open("life://one").handled)
+        let changes = try await fixture.client.stateChanges(of: "com.acme.life")
+        try await fixture.client.terminate(bundleID: "com.acme.life")
+        #expect(await Self.reach("not-running", changes) != nil)
+        let pid = try #require(fixture.launcher.pids.first)
+        // The delegate ran to its end (400 ms) before the broker signalled: SIGTERM, not SIGKILL.
+        #expect(Self.events(fixture, "com.acme.life").suffix(2) == ["will-terminate \(pid)", "will-terminate-done \(pid)"])
+        #expect(await eventually { fixture.launcher.exitStatus(pid) != nil })
+        #expect(fixture.launcher.exitStatus(pid) == .signaled(SIGTERM))
+    }
+
+    @Test func anAppThatOverrunsItsDeadlineAndIgnoresSIGTERMIsKilled() async throws {
+        let policy = TerminationPolicy(noticeDeadline: .milliseconds(300))
+        let fixture = try await BrokerFixture(termination: policy) {
+            try Self.lifecycleApp($0, "com.acme.life", scheme: "life", options: ["--will-terminate-delay-ms", "60000", "--ignore-sigterm"])
+        }
+        defer { fixture.tearDown() }
+        #expect(try await fixture.client.open("life://one").handled)
+        let changes = try await fixture.client.stateChanges(of: "com.acme.life")
+        try await fixture.client.terminate(bundleID: "com.acme.life")
+        #expect(await Self.reach("not-running", changes) != nil)
+        let pid = try #require(fixture.launcher.pids.first)
+        #expect(await eventually { fixture.launcher.exitStatus(pid) != nil })
+        #expect(fixture.launcher.exitStatus(pid) == .signaled(SIGKILL))
+        #expect(Self.events(fixture, "com.acme.life").last == "will-terminate \(pid)")
+    }
+
+    @Test func requestsArrivingWhileTerminatingWaitAndGoToTheRelaunchedApp() async throws {
+        let fixture = try await BrokerFixture { try Self.lifecycleApp($0, "com.acme.life", scheme: "life", options: ["--will-terminate-delay-ms", "500"]) }
+        defer { fixture.tearDown() }
+        #expect(try await fixture.client.open("life://one").handled)
+        let changes = try await fixture.client.stateChanges(of: "com.acme.life")
+        try await fixture.client.terminate(bundleID: "com.acme.life")
+        #expect(await Self.reach("terminating", changes) != nil)
+        let client = fixture.client
+        let two = Task { try await client.open("life://two") }
+        try await Task.sleep(for: .milliseconds(20))   // keeps "two" before "three" in bus order
+        let three = Task { try await client.open("life://three") }
+        #expect(try await two.value.handled)
+        #expect(try await three.value.handled)
+        #expect(fixture.launcher.count == 2)
+        let (first, second) = (fixture.launcher.pids[0], fixture.launcher.pids[1])
+        #expect(Self.events(fixture, "com.acme.life") == [
+            "launch \(first)", "open life://one", "will-terminate \(first)", "will-terminate-done \(first)",
+            "launch \(second)", "restored life://one", "open life://two", "open life://three",
+        ])
+    }
+
+    @Test func aCrashIsNotATerminationAndIsNotRestored() async throws {
+        let fixture = try await BrokerFixture { try Self.lifecycleApp($0, "com.acme.life", scheme: "life") }
+        defer { fixture.tearDown() }
+        let changes = try await fixture.client.stateChanges(of: "com.acme.life")
+        #expect(try await fixture.client.open("life://one").handled)
+        try await fixture.client.terminate(bundleID: "com.acme.life")
+        #expect(await Self.reach("not-running", changes) != nil)
+        #expect(try await fixture.client.open("life://two").handled)   // restored from "one"
+        let archive = fixture.container("com.acme.life").appendingPathComponent("SavedState/state.archive").path
+        #expect(FileManager.default.fileExists(atPath: archive))
+        kill(fixture.launcher.pids[1], SIGKILL)
+        #expect(await Self.reach("not-running", changes) != nil)
+        #expect(!FileManager.default.fileExists(atPath: archive))
+        #expect(try await fixture.client.open("life://three").handled)
+        let events = Self.events(fixture, "com.acme.life")
+        #expect(events.filter { $0.hasPrefix("restored") } == ["restored life://one"])
+        #expect(events.last == "open life://three")
+    }
+
+    @Test func anArchiveFromAnotherVersionIsRefused() async throws {
+        let fixture = try await BrokerFixture { try Self.lifecycleApp($0, "com.acme.life", scheme: "life", options: ["--version", "2"]) }
+        defer { fixture.tearDown() }
+        var coder = RestorableStateCoder(bundleVersion: "1")
+        try coder.encode(["life://old"], forKey: "handled")
+        let folder = fixture.container("com.acme.life").appendingPathComponent("SavedState")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(try coder.archived(bundleID: "com.acme.life")).write(to: folder.appendingPathComponent("state.archive"))
+        #expect(try await fixture.client.open("life://new").handled)
+        let events = Self.events(fixture, "com.acme.life")
+        #expect(events.contains("refused 1"))
+        #expect(!events.contains { $0.hasPrefix("restored") })
+    }
+
+    @Test func aSaveKilledMidwayLeavesTheWholePreviousArchive() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let container = bus.directory.appendingPathComponent("container", isDirectory: true)
+        var environment = bus.environment(homesIn: bus.directory)
+        environment["COURIER_CONTAINER"] = container.path
+        environment["COURIER_BUNDLE_ID"] = "com.acme.saver"
+        let archive = container.appendingPathComponent("SavedState/state.archive")
+        var numbers: [Int] = []
+        for round in 0..<12 {
+            let saver = try BackgroundProcess(Products.path("courier-test-app"), ["save-loop", "\(256 * 1024)"], environment: environment, outputIn: bus.directory, name: "saver-\(round)")
+            #expect(await eventually { FileManager.default.fileExists(atPath: archive.path) })
+            try await Task.sleep(for: .milliseconds(5 + (round * 7) % 40))
+            saver.signal(SIGKILL)
+            _ = await saver.wait()
+            // Whatever moment the kill came, the archive is one whole save.
+            let coder = try RestorableStateCoder(archive: [UInt8](try Data(contentsOf: archive)), bundleID: "com.acme.saver")
+            let number = try #require(try coder.decode(Int.self, forKey: "number"))
+            let payload = try #require(coder.bytes(forKey: "payload"))
+            #expect(payload.count == 256 * 1024)
+            #expect(payload.allSatisfy { $0 == UInt8(truncatingIfNeeded: number) })
+            numbers.append(number)
+        }
+        #expect(numbers.contains { $0 > 0 })
+    }
+
+    @Test func courierPsAndQuitShowAndEndAnAppsLife() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        #expect(try await fixture.client.open("todolist://www.acme.com?Ps#today").handled)
+        let ps = try await fixture.run(Products.path("courier"), ["ps", "--json"])
+        #expect(ps.status == 0, "\(ps.error)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(ps.output.utf8)) as? [[String: Any]])
+        let row = try #require(rows.first { $0["bundle-id"] as? String == "com.acme.todolist" })
+        #expect(row["state"] as? String == "idle")
+        #expect(row["pid"] as? Int == Int(fixture.launcher.pids[0]))
+        #expect(row["handled"] as? Int == 1)
+        #expect(row["queued"] as? Int == 0)
+        #expect((row["rss-bytes"] as? Int ?? 0) > 0)
+        #expect((row["started-by"] as? String ?? "").hasPrefix(":"))   // the client's unique name
+        let table = try await fixture.run(Products.path("courier"), ["ps"])
+        #expect(table.output.split(separator: "\n").first?.hasPrefix("BUNDLE-ID") == true)
+
+        let quit = try await fixture.run(Products.path("courier"), ["quit", "com.acme.todolist"])
+        #expect(quit.status == 0, "\(quit.error)")
+        #expect(fixture.service.dispatcher.state(of: "com.acme.todolist") == .notRunning)
+        let again = try await fixture.run(Products.path("courier"), ["quit", "com.acme.todolist"])
+        #expect(again.status != 0)
+        #expect(again.error.contains("not running"))
+    }
+
+    /// Cross-check with a tool nobody here wrote: `gdbus` sees the signal and the method.
+    @Test func gdbusSeesStateChangesAndListProcesses() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let monitor = try BackgroundProcess("/usr/bin/gdbus", ["monitor", "--session", "--dest", "org.courier.Broker", "--object-path", "/org/courier/Broker"], environment: fixture.environment, outputIn: fixture.root, name: "gdbus-monitor")
+        defer { monitor.kill() }
+        try await Task.sleep(for: .milliseconds(300))   // gdbus has subscribed (its match is in place)
+        #expect(try await fixture.client.open("todolist://www.acme.com?Gdbus#today").handled)
+        #expect(await eventually { monitor.output.contains("ApplicationStateChanged ('com.acme.todolist', 'idle'") })
+        #expect(monitor.output.contains("ApplicationStateChanged ('com.acme.todolist', 'launching'"))
+        let call = try await fixture.run("/usr/bin/gdbus", ["call", "--session", "--dest", "org.courier.Broker", "--object-path", "/org/courier/Broker", "--method", "org.courier.Broker1.ListProcesses"])
+        #expect(call.output.contains("'state': <'idle'>"), "\(call.output)")
+    }
+}
+
+/// Waits (bounded) until `condition` holds; for process side effects, not timing claims.
+func eventually(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<1000 {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+/// A real file a test rewrites (the memory-pressure source's stand-in for /proc/pressure/memory).
+final class TemporaryFile: Sendable {
+    let path: String
+
+    init(contents: String) throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString)").path
+        try write(contents)
+    }
+
+    func write(_ contents: String) throws {
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    deinit { unlink(path) }
+}
