@@ -193,7 +193,7 @@ struct BrokerBusTests {
         // The dry run stored nothing.
         #expect(fixture.todoItems().compactMap { $0["task"] } == ["Quarterly Report", "Second", "Third"])
         let status = try await fixture.run(courier, ["status"])
-        #expect(status.output.contains("com.acme.todolist\trunning"), "\(status.output)")
+        #expect(status.output.contains("com.acme.todolist\tidle"), "\(status.output)")
     }
 
     @Test func registeringAManifestAtRunTimeRoutesToItAndEmitsRegistryChanged() async throws {

@@ -32,6 +32,6 @@ struct BundleIdentifierBusTests {
         #expect(warm.handled && warm.bundleID == bundleID)
         #expect(fixture.launcher.count == 1)
         let listed = try await fixture.client.listApplications().first { $0["bundle-id"]?.stringValue == bundleID }
-        #expect(listed?["state"]?.stringValue?.hasPrefix("running") == true, "\(String(describing: listed))")
+        #expect(listed?["state"]?.stringValue?.hasPrefix("idle") == true, "\(String(describing: listed))")
     }
 }

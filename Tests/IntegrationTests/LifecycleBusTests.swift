@@ -34,6 +34,17 @@ struct LifecycleBusTests {
         }
     }
 
+    /// Launches `com.acme.life` with one URL, quits it, and returns its pid and how it ended.
+    static func openThenQuit(_ fixture: BrokerFixture) async throws -> (Int32, CourierBroker.ExitStatus?) {
+        #expect(try await fixture.client.open("life://one").handled)
+        let changes = try await fixture.client.stateChanges(of: "com.acme.life")
+        try await fixture.client.terminate(bundleID: "com.acme.life")
+        #expect(await reach("not-running", changes) != nil)
+        let pid = try #require(fixture.launcher.pids.first)
+        #expect(await eventually { fixture.launcher.exitStatus(pid) != nil })
+        return (pid, fixture.launcher.exitStatus(pid))
+    }
+
     static func events(_ fixture: BrokerFixture, _ bundleID: String) -> [String] {
         let path = fixture.container(bundleID).appendingPathComponent("events").path
         return ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
@@ -92,15 +103,10 @@ struct LifecycleBusTests {
     @Test func theNoticeAndItsDeadlineAreHonouredThenSIGTERM() async throws {
         let fixture = try await BrokerFixture { try Self.lifecycleApp($0, "com.acme.life", scheme: "life", options: ["--will-terminate-delay-ms", "400"]) }
         defer { fixture.tearDown() }
-        #expect(try await fixture.client.open("life://one").handled)
-        let changes = try await fixture.client.stateChanges(of: "com.acme.life")
-        try await fixture.client.terminate(bundleID: "com.acme.life")
-        #expect(await Self.reach("not-running", changes) != nil)
-        let pid = try #require(fixture.launcher.pids.first)
+        let (pid, status) = try await Self.openThenQuit(fixture)
         // The delegate ran to its end (400 ms) before the broker signalled: SIGTERM, not SIGKILL.
         #expect(Self.events(fixture, "com.acme.life").suffix(2) == ["will-terminate \(pid)", "will-terminate-done \(pid)"])
-        #expect(await eventually { fixture.launcher.exitStatus(pid) != nil })
-        #expect(fixture.launcher.exitStatus(pid) == .signaled(SIGTERM))
+        #expect(status == .signaled(SIGTERM))
     }
 
     @Test func anAppThatOverrunsItsDeadlineAndIgnoresSIGTERMIsKilled() async throws {
@@ -109,13 +115,8 @@ struct LifecycleBusTests {
             try Self.lifecycleApp($0, "com.acme.life", scheme: "life", options: ["--will-terminate-delay-ms", "60000", "--ignore-sigterm"])
         }
         defer { fixture.tearDown() }
-        #expect(try await fixture.client.open("life://one").handled)
-        let changes = try await fixture.client.stateChanges(of: "com.acme.life")
-        try await fixture.client.terminate(bundleID: "com.acme.life")
-        #expect(await Self.reach("not-running", changes) != nil)
-        let pid = try #require(fixture.launcher.pids.first)
-        #expect(await eventually { fixture.launcher.exitStatus(pid) != nil })
-        #expect(fixture.launcher.exitStatus(pid) == .signaled(SIGKILL))
+        let (pid, status) = try await Self.openThenQuit(fixture)
+        #expect(status == .signaled(SIGKILL))
         #expect(Self.events(fixture, "com.acme.life").last == "will-terminate \(pid)")
     }
 
