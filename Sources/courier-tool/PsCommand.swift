@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierNames
 import DBus
 import Foundation
 
@@ -52,7 +53,7 @@ struct PsCommand: AsyncParsableCommand {
             let client = try BrokerClient.session()
             guard await client.brokerIsRunning() else {
                 FileHandle.standardError.write(Data("courier ps: no broker is running on this bus (courier open starts one)\n".utf8))
-                throw ExitCode(OpenExitCode.brokerUnavailable.rawValue)
+                throw CourierExitCode.brokerUnavailable.exitCode
             }
             let rows = try await client.processes().map(Row.init)
             if json {
@@ -75,7 +76,7 @@ struct PsCommand: AsyncParsableCommand {
             }
         } catch let error as CourierError {
             FileHandle.standardError.write(Data("courier ps: \(error.message)\n".utf8))
-            throw OpenExitCode(error).exitCode
+            throw CourierExitCode(error).exitCode
         }
     }
 

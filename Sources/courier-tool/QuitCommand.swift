@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierNames
 import Foundation
 
 /// `courier quit BUNDLE_ID`: terminate an app with notice, as the broker's policies do — it gets
@@ -22,7 +23,7 @@ struct QuitCommand: AsyncParsableCommand {
             let client = try BrokerClient.session()
             guard await client.brokerIsRunning() else {
                 FileHandle.standardError.write(Data("courier quit: no broker is running on this bus, so no app is managed\n".utf8))
-                throw ExitCode(OpenExitCode.brokerUnavailable.rawValue)
+                throw CourierExitCode.brokerUnavailable.exitCode
             }
             // Subscribed first, so the end cannot be missed between the call and the wait.
             let changes = try await client.stateChanges(of: bundleID)
@@ -31,7 +32,7 @@ struct QuitCommand: AsyncParsableCommand {
             for await change in changes where change.state == "not-running" || change.state == "launching" { return }
         } catch let error as CourierError {
             FileHandle.standardError.write(Data("courier quit: \(error.message)\n".utf8))
-            throw OpenExitCode(error).exitCode
+            throw CourierExitCode(error).exitCode
         }
     }
 }
