@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "CURLScan"),
         .target(name: "CourierManifest", dependencies: ["CourierURL", "CMagic", "CourierNames"]),
         // fd -> atomic file in an app's Documents/Inbox; the file system edge of DropFiles.
-        .target(name: "CourierInbox", dependencies: ["CInbox", "CourierManifest", "CourierNames"]),
+        .target(name: "CourierInbox", dependencies: ["CInbox", "CourierNames"]),
         // Linux calls Swift's Glibc module does not import (copy_file_range, renameat2, O_TMPFILE).
         .target(name: "CInbox"),
         // The facts every layer shares, dependency-free and Foundation-free so that each links it (the
@@ -58,9 +58,9 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "Courier", dependencies: ["DBus", "CourierURL", "CourierNames"]),
+        .target(name: "Courier", dependencies: ["DBus", "CourierNames"]),
         // The freedesktop edge: desktop entries, mimeapps.list, hand-off to gio / xdg-open.
-        .target(name: "CourierDesktop", dependencies: ["CourierManifest", "CourierNames", "CourierProcess"]),
+        .target(name: "CourierDesktop", dependencies: ["CourierNames", "CourierProcess"]),
         .executableTarget(
             name: "courierd",
             dependencies: [
@@ -115,8 +115,8 @@ let package = Package(
         .testTarget(name: "CourierNamesTests", dependencies: ["CourierNames"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest", "BusTestSupport"]),
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
-        .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "CourierManifest", "Courier", "CourierProcess"]),
-        .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierManifest", "CourierNames", "BusTestSupport"]),
+        .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "Courier", "CourierProcess"]),
+        .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierNames", "BusTestSupport"]),
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames"]),
         .testTarget(
             name: "IntegrationTests",

@@ -20,9 +20,9 @@ let package = Package(
         .target(name: "CURLScan"),
         .target(name: "CourierNames"),
         .target(name: "CourierProcess"),
-        .target(name: "CourierManifest", dependencies: ["CourierURL", "CMagic"], swiftSettings: testable),
+        .target(name: "CourierManifest", dependencies: ["CourierURL", "CMagic", "CourierNames"], swiftSettings: testable),
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: testable),
-        .target(name: "CourierInbox", dependencies: ["CInbox", "CourierManifest", "CourierNames"]),
+        .target(name: "CourierInbox", dependencies: ["CInbox", "CourierNames"]),
         .target(
             name: "CourierBroker",
             dependencies: ["DBus", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames", "CourierProcess",

@@ -14,7 +14,8 @@ enum OfflineDesktopEntries {
         do {
             let exec = try DesktopExec(command: [courier, "open", "--desktop-entry"])
             let registry = RegistryService(configuration: .standard()).snapshot
-            let report = try DesktopIntegration(exec: exec).synchronize(DesktopApp.owners(in: registry))
+            let apps = registry.schemeOwnerships().compactMap { try? DesktopApp(bundleIdentifier: $0.bundleIdentifier, name: $0.name, schemes: $0.schemes) }
+            let report = try DesktopIntegration(exec: exec).synchronize(apps)
             return "desktop entries: \(report.writtenEntries.count) written, \(report.removedEntries.count) removed"
         } catch {
             return "desktop entries not written: \(error)"

@@ -39,8 +39,9 @@ enum DesktopEntries {
     }
 
     /// What the desktop should see now: each app with the schemes the registry routes to it.
+    /// (Apps whose bundle identifier cannot name a desktop file are left out: the loader reported them.)
     static func apps(_ catalog: ManifestCatalog) -> [DesktopApp] {
-        catalog.schemeOwners().compactMap { try? DesktopApp(bundleIdentifier: $0.bundleID, name: $0.name, schemes: $0.schemes) }
+        catalog.schemeOwners().compactMap { try? DesktopApp(bundleIdentifier: $0.bundleIdentifier, name: $0.name, schemes: $0.schemes) }
     }
 
     /// `courier` beside this executable, else on `PATH` (absolute paths only).

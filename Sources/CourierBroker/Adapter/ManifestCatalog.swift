@@ -44,15 +44,9 @@ public final class ManifestCatalog: ApplicationCatalog {
         self.init(configuration: .init(folders: folders, reportMissingFolders: false, stateFolder: nil), defaultLaunchTimeout: defaultLaunchTimeout, logger: logger)
     }
 
-    /// Each registered app with the schemes the registry routes to it (those it claims and wins),
-    /// in bundle-id order: what courierd's desktop entries declare.
-    public func schemeOwners() -> [(bundleID: String, name: String, schemes: [String])] {
-        let registry = service.snapshot
-        return registry.sortedApplications.map { manifest in
-            let owned = manifest.schemes.filter { registry.handlers(forScheme: $0).chosen?.bundleIdentifier == manifest.bundleIdentifier }
-            return (manifest.bundleIdentifier, manifest.name, owned)
-        }
-    }
+    /// Each registered app with the schemes the registry routes to it (`Registry.schemeOwnerships`):
+    /// what courierd's desktop entries declare.
+    public func schemeOwners() -> [Registry.SchemeOwnership] { service.snapshot.schemeOwnerships() }
 
     // MARK: HandlerResolver
 

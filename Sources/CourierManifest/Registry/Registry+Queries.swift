@@ -1,6 +1,27 @@
 import Glibc
 
 extension Registry {
+    /// One registered app and the schemes the registry routes to it.
+    public struct SchemeOwnership: Sendable, Equatable {
+        public var bundleIdentifier: String
+        public var name: String
+        /// The schemes it claims and wins, in declaration order.
+        public var schemes: [String]
+    }
+
+    /// Each registered app with the schemes it *owns* — those for which the registry chooses it
+    /// (user default, rank, first claim) — in bundle-id order: what the desktop is told (desktop
+    /// entries, `mimeapps.list`), by courierd and by `courier register` alike. A scheme an app
+    /// claims but loses to another app, or that is reserved for the system (`https`, `mailto`, …)
+    /// and was refused, is left out, so Courier never becomes the desktop's handler of a scheme it
+    /// would not route to that app.
+    public func schemeOwnerships() -> [SchemeOwnership] {
+        sortedApplications.map { manifest in
+            SchemeOwnership(bundleIdentifier: manifest.bundleIdentifier, name: manifest.name,
+                            schemes: manifest.schemes.filter { handlers(forScheme: $0).chosen?.bundleIdentifier == manifest.bundleIdentifier })
+        }
+    }
+
     /// The scheme of `text`, lowercased: the part before the first `:` of a URL, or `text` itself
     /// when it has no colon. nil when that is not a valid scheme.
     public static func scheme(fromURLOrScheme text: String) -> String? {

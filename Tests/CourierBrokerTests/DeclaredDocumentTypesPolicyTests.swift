@@ -1,3 +1,4 @@
+import CourierBroker
 import CourierInbox
 import CourierManifest
 import Foundation
@@ -19,33 +20,37 @@ import Glibc
         return registry
     }
 
-    func drop(_ scratch: Scratch, name: String, contents: [UInt8], to bundle: String = todolist) throws -> [DeliveredFile] {
-        let source = scratch.write("source", contents)
+    /// Drops a file holding `contents` as `name` into `bundle`'s Inbox under `scratch`'s `containers`.
+    func drop(_ scratch: TemporaryDirectory, name: String, contents: [UInt8], to bundle: String = todolist) throws -> [DeliveredFile] {
+        let source = scratch.url.appendingPathComponent("source").path
+        _ = FileManager.default.createFile(atPath: source, contents: Data(contents))
         let policy = DeclaredDocumentTypesPolicy(registry: try Self.registry(), bundleIdentifier: bundle)
-        return try scratch.withDescriptor(source) { fd in
-            try scratch.inbox().drop([DropFile(descriptor: fd, suggestedName: name)], to: bundle, typePolicy: policy)
-        }
+        let fd = open(source, O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        return try Self.inbox(scratch).drop([DropFile(descriptor: fd, suggestedName: name)], to: bundle, typePolicy: policy)
     }
+
+    static func inbox(_ scratch: TemporaryDirectory) -> Inbox { Inbox(containersRoot: scratch.url.path + "/containers") }
 
     @Test(arguments: [("tasks.txt", "milk\neggs\n"), ("notes.md", "# Groceries\n- milk\n"), ("empty.txt", "")])
     func declaredTextIsAccepted(name: String, text: String) throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         #expect(try drop(scratch, name: name, contents: Array(text.utf8)).map(\.name) == [name])
     }
 
     @Test func undeclaredTypeIsRefusedNamingTheType() {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D, 0x49, 0x48, 0x44, 0x52,
                             0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1F, 0x15, 0xC4, 0x89]
         let error = #expect(throws: InboxError.self) { try drop(scratch, name: "photo.png", contents: png) }
         #expect(error?.code == .notPermitted)
         #expect(error?.message.contains("public.png") == true)
         #expect(error?.message.contains("public.plain-text") == true)
-        #expect(scratch.list(scratch.root) == nil)
+        #expect(!FileManager.default.fileExists(atPath: Self.inbox(scratch).containersRoot), "nothing was written")
     }
 
     @Test func aLyingExtensionDoesNotFoolTheCheck() {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D, 0x49, 0x48, 0x44, 0x52,
                             0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1F, 0x15, 0xC4, 0x89]
         let error = #expect(throws: InboxError.self) { try drop(scratch, name: "tasks.txt", contents: png) }
@@ -54,7 +59,7 @@ import Glibc
     }
 
     @Test func anAppWithoutAManifestAcceptsNothing() {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let error = #expect(throws: InboxError.self) { try drop(scratch, name: "a.txt", contents: Array("x".utf8), to: "com.acme.unknown") }
         #expect(error?.code == .notPermitted)
         #expect(error?.message.contains("no registered manifest") == true)

@@ -1,8 +1,8 @@
-import CourierDesktop
 import CourierManifest
 import Testing
 
-@Suite struct DesktopAppRegistryTests {
+/// What the desktop is told each app owns (`Registry.schemeOwnerships`).
+@Suite struct SchemeOwnershipTests {
     static func registry(_ manifests: [Manifest]) throws -> Registry {
         var registry = Registry()
         for manifest in manifests { _ = try registry.register(manifest) }
@@ -16,7 +16,7 @@ import Testing
         let tasks = Manifest(
             bundleIdentifier: "org.example.tasks", name: "Tasks",
             urlTypes: [URLTypeDeclaration(schemes: ["tasks", "todolist"]), URLTypeDeclaration(schemes: ["mailto", "https"])], path: "/m/tasks.plist")
-        let apps = DesktopApp.owners(in: try Self.registry([todolist, tasks]))
+        let apps = try Self.registry([todolist, tasks]).schemeOwnerships()
         #expect(apps.map(\.bundleIdentifier) == ["com.acme.todolist", "org.example.tasks"])
         #expect(apps.map(\.schemes) == [["todolist"], ["tasks"]])
         #expect(apps.map(\.name) == ["Todo List", "Tasks"])

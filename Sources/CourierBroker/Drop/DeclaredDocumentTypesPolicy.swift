@@ -1,7 +1,9 @@
+public import CourierInbox
 public import CourierManifest
 
-/// The default type check of a drop: the file's type must conform to a document type the receiving
-/// app declares (`CFBundleDocumentTypes` / `LSItemContentTypes`).
+/// The broker's type check of a drop: the file's type must conform to a document type the receiving
+/// app declares (`CFBundleDocumentTypes` / `LSItemContentTypes`). The broker's policy, given to the
+/// Inbox as a `DropTypePolicy`: the Inbox itself knows files, not manifests.
 ///
 /// The type is decided by the registry's type machinery (`Registry.acceptance`) from both the name
 /// the file will have in the Inbox and its content (libmagic on the first 64 KiB, read with
