@@ -11,19 +11,14 @@ enum DesktopFallback {
     static func open(_ url: String, json: Bool) -> CourierExitCode {
         do {
             let result = try DesktopHandoff().open(url)
-            if json { printJSON(["url": url, "handled": result.status.succeeded, "bundle_id": "", "desktop": result.opener]) }
+            if json { JSONOutput.print(OpenOutcome(url: url, bundleID: "", handled: result.status.succeeded, desktop: .string(result.opener))) }
             if result.status.succeeded { return .handled }
             FileHandle.standardError.write(Data("courier open: \(url): no Courier app handles it and the desktop could not open it either (\(result.opener) \(result.status))\n".utf8))
         } catch {
-            if json { printJSON(["url": url, "handled": false, "error": ["name": "org.courier.Error.NoHandler", "message": error.description]]) }
+            if json { JSONOutput.print(OpenOutcome(url: url, handled: false, error: JSONError(name: CourierErrorCode.noHandler.dbusName, message: error.description))) }
             FileHandle.standardError.write(Data("courier open: \(url): no Courier app handles it, and \(error)\n".utf8))
         }
         return .noHandler
     }
 
-    private static func printJSON(_ object: [String: Any]) {
-        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
-        }
-    }
 }

@@ -38,7 +38,7 @@ struct DropCommand: AsyncParsableCommand {
         do {
             descriptors = try OpenFilesCall.openFiles(files)
         } catch {
-            fail(["file": error.file], name: CourierError.Code.invalidFile.dbusName, message: error.message)
+            fail(file: error.file, name: CourierError.Code.invalidFile.dbusName, message: error.message)
             throw CourierExitCode.cannotOpen.exitCode
         }
         let showProgress = !json && isatty(STDOUT_FILENO) == 1
@@ -58,7 +58,7 @@ struct DropCommand: AsyncParsableCommand {
                 reportHomeless(routes, error: error)
             } else {
                 // The broker's message says what was wrong and what to do; the status says which refusal.
-                fail([:], name: error.dbusName ?? error.code.dbusName, message: error.message)
+                fail(name: error.dbusName ?? error.code.dbusName, message: error.message)
             }
             throw CourierExitCode(dropping: error.code).exitCode
         }
@@ -72,7 +72,7 @@ struct DropCommand: AsyncParsableCommand {
 
     private func report(_ placed: [OpenFilesCall.Placement]) {
         if json {
-            OpenFilesCall.printJSON(["delivered": true, "files": placed.map(\.json)])
+            JSONOutput.print(DropOutcome(delivered: true, files: placed.map(\.outcome)))
         } else if bundleID != nil {
             placed.forEach { print($0.inboxPath ?? "") }
         } else {
@@ -84,8 +84,8 @@ struct DropCommand: AsyncParsableCommand {
     private func reportHomeless(_ routes: [OpenFilesCall.Placement], error: CourierError) {
         let homeless = routes.filter { !$0.accepted }
         if json {
-            OpenFilesCall.printJSON(["delivered": false, "files": routes.map(\.json),
-                                     "error": ["name": error.dbusName ?? error.code.dbusName, "message": error.message]])
+            JSONOutput.print(DropOutcome(delivered: false, files: routes.map(\.outcome),
+                                         error: JSONError(name: error.dbusName ?? error.code.dbusName, message: error.message)))
         }
         for route in homeless {
             FileHandle.standardError.write(Data("courier drop: \(route.file): no app accepts \(route.type) (\(route.typeReason))\n".utf8))
@@ -94,9 +94,11 @@ struct DropCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data("courier drop: nothing was sent\(accepted > 0 ? " (\(accepted) other file(s) had an app)" : ""); drop those files with --to APP, or register an app that declares their type\n".utf8))
     }
 
-    private func fail(_ extra: [String: Any], name: String, message: String) {
+    /// The refusal on standard error (and, with `--json`, as the outcome; `file` names the FILE
+    /// that could not be opened).
+    private func fail(file: String? = nil, name: String, message: String) {
         if json {
-            OpenFilesCall.printJSON(extra.merging(["delivered": false, "error": ["name": name, "message": message]]) { $1 })
+            JSONOutput.print(DropOutcome(delivered: false, file: file, error: JSONError(name: name, message: message)))
         }
         FileHandle.standardError.write(Data("courier drop: \(message)\n".utf8))
     }

@@ -115,7 +115,7 @@ struct OpenCommand: AsyncParsableCommand {
                 return DesktopFallback.open(url, json: json)
             }
             if json {
-                printJSON(["url": url, "handled": false, "error": ["name": error.dbusName ?? CourierError.dbusNamePrefix + error.code.rawValue, "message": error.message]])
+                JSONOutput.print(OpenOutcome(url: url, handled: false, error: JSONError(name: error.dbusName ?? error.code.dbusName, message: error.message)))
             }
             FileHandle.standardError.write(Data("courier open: \(url): \(error.message)\n".utf8))
             return CourierExitCode(error)
@@ -130,7 +130,7 @@ struct OpenCommand: AsyncParsableCommand {
         var isFolder: ObjCBool = false
         if fallback, FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
             guard !dryRun else {
-                if json { printJSON(["file": path, "dry_run": true, "desktop": true]) } else { print("\(path): a folder; would go to the desktop's handler") }
+                if json { JSONOutput.print(OpenOutcome(file: path, dryRun: true, desktop: .bool(true))) } else { print("\(path): a folder; would go to the desktop's handler") }
                 return 0
             }
             return DesktopFallback.open(URL(fileURLWithPath: path).absoluteString, json: json).rawValue
@@ -139,7 +139,7 @@ struct OpenCommand: AsyncParsableCommand {
         do {
             descriptors = try OpenFilesCall.openFiles([path])
         } catch {
-            if json { printJSON(["file": path, "handled": false, "error": ["name": CourierError.Code.invalidFile.dbusName, "message": error.message]]) }
+            if json { JSONOutput.print(OpenOutcome(file: path, handled: false, error: JSONError(name: CourierError.Code.invalidFile.dbusName, message: error.message))) }
             FileHandle.standardError.write(Data("courier open: \(error.message)\n".utf8))
             return CourierExitCode.cannotOpen.rawValue
         }
@@ -154,10 +154,10 @@ struct OpenCommand: AsyncParsableCommand {
             if dryRun { return reportDryRun(file, fallback: fallback) }
             if json {
                 // Handled is known only when we waited; otherwise the file is in the Inbox and asked for.
-                var object = file.json
-                object[wait ? "handled" : "sent"] = true
-                object["waited"] = wait
-                printJSON(object)
+                var outcome = file.outcome
+                if wait { outcome.handled = true } else { outcome.sent = true }
+                outcome.waited = wait
+                JSONOutput.print(outcome)
             }
             return 0
         } catch {
@@ -165,7 +165,7 @@ struct OpenCommand: AsyncParsableCommand {
                 return DesktopFallback.open(URL(fileURLWithPath: path).absoluteString, json: json).rawValue
             }
             if json {
-                printJSON(["file": path, "handled": false, "error": ["name": error.dbusName ?? error.code.dbusName, "message": error.message]])
+                JSONOutput.print(OpenOutcome(file: path, handled: false, error: JSONError(name: error.dbusName ?? error.code.dbusName, message: error.message)))
             }
             FileHandle.standardError.write(Data("courier open: \(path): \(error.message)\n".utf8))
             return CourierExitCode(dropping: error.code).exitCode.rawValue
@@ -174,8 +174,8 @@ struct OpenCommand: AsyncParsableCommand {
 
     /// What a dry run found for a file: the app, or the desktop, or why neither.
     private func reportDryRun(_ file: OpenFilesCall.Placement, fallback: Bool) -> Int32 {
-        var object = file.json
-        object["dry_run"] = true
+        var outcome = file.outcome
+        outcome.dryRun = true
         let status: CourierExitCode
         let line: String
         if file.accepted {
@@ -186,14 +186,14 @@ struct OpenCommand: AsyncParsableCommand {
             line = "\(file.file): \(file.bundleID) does not open \(file.type) (\(file.typeReason)); it declares no such document type"
         } else if fallback {
             status = .handled
-            object["desktop"] = true
+            outcome.desktop = .bool(true)
             line = "\(file.file): no Courier app opens \(file.type) (\(file.typeReason)); would go to the desktop's handler"
         } else {
             status = .noHandler
             line = "\(file.file): no Courier app opens \(file.type) (\(file.typeReason))"
         }
         if json {
-            printJSON(object)
+            JSONOutput.print(outcome)
         } else if status == .handled {
             print(line)
         } else {
@@ -204,44 +204,11 @@ struct OpenCommand: AsyncParsableCommand {
 
     private func report(_ url: String, handled: Bool, bundleID: String, reply: [String: DBusValue], note: String?) {
         if json {
-            var object: [String: Any] = ["url": url, "handled": handled, "bundle_id": bundleID, "reply": reply.mapValues(Self.jsonObject)]
-            if dryRun { object["dry_run"] = true }
-            printJSON(object)
+            JSONOutput.print(OpenOutcome(url: url, bundleID: bundleID, handled: handled, dryRun: dryRun ? true : nil, reply: JSONValue.object(reply)))
         } else if let note {
             print("\(url): \(note)")
         } else if !handled {
             FileHandle.standardError.write(Data("courier open: \(url): \(bundleID) declined it\n".utf8))
-        }
-    }
-
-    private func printJSON(_ object: [String: Any]) {
-        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
-        }
-    }
-
-    /// A D-Bus value as a JSON-compatible object (variants unwrapped, dictionaries by string key).
-    static func jsonObject(_ value: DBusValue) -> Any {
-        switch value.unwrapped {
-        case .boolean(let v): return v
-        case .byte(let v): return Int(v)
-        case .int16(let v): return Int(v)
-        case .uint16(let v): return Int(v)
-        case .int32(let v): return Int(v)
-        case .uint32(let v): return Int(v)
-        case .int64(let v): return v
-        case .uint64(let v): return v
-        case .double(let v): return v
-        case .string(let v): return v
-        case .objectPath(let v): return v.rawValue
-        case .signature(let v): return v.rawValue
-        case .array(_, let values): return values.map(jsonObject)
-        case .dictionary(_, _, let entries):
-            var out: [String: Any] = [:]
-            for entry in entries { out["\(entry.key.unwrapped.stringValue ?? entry.key.description)"] = jsonObject(entry.value) }
-            return out
-        case .structure(let fields): return fields.map(jsonObject)
-        default: return value.description
         }
     }
 }

@@ -23,11 +23,9 @@ enum OpenFilesCall {
 
         var inboxPath: String? { inboxURL.map { URL(string: $0)?.path ?? $0 } }
 
-        var json: [String: Any] {
-            var object: [String: Any] = ["file": file, "type": type, "type_reason": typeReason, "bundle_id": bundleID, "accepted": accepted]
-            if let inboxURL { object["inbox_url"] = inboxURL }
-            if let inboxPath { object["path"] = inboxPath }
-            return object
+        /// The file in `--json` output.
+        var outcome: OpenOutcome {
+            OpenOutcome(file: file, type: type, typeReason: typeReason, bundleID: bundleID, accepted: accepted, inboxURL: inboxURL, path: inboxPath)
         }
     }
 
@@ -98,10 +96,4 @@ enum OpenFilesCall {
         }
     }
 
-    /// Writes one JSON object and a newline on standard output.
-    static func printJSON(_ object: [String: Any]) {
-        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
-        }
-    }
 }

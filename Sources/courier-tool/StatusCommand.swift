@@ -18,15 +18,13 @@ struct StatusCommand: AsyncParsableCommand {
         do {
             let client = try BrokerClient.session()
             guard await client.brokerIsRunning() else {
-                print(json ? "{\"running\":false}" : "no broker is running on this bus (courier open starts one)")
+                if json { JSONOutput.print(StatusOutcome(running: false)) } else { print("no broker is running on this bus (courier open starts one)") }
                 throw CourierExitCode.brokerUnavailable.exitCode
             }
             let status = try await client.status()
             let apps = try await client.listApplications()
             if json {
-                let object: [String: Any] = ["running": true, "broker": status.mapValues(OpenCommand.jsonObject), "applications": apps.map { $0.mapValues(OpenCommand.jsonObject) }]
-                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-                FileHandle.standardOutput.write(data + Data("\n".utf8))
+                JSONOutput.print(StatusOutcome(running: true, broker: JSONValue.object(status), applications: apps.map(JSONValue.object)))
                 return
             }
             print("broker: pid \(status["pid"]?.uint32Value.map(String.init) ?? "?") as \(status["unique-name"]?.stringValue ?? "?"), started by \(status["started-by"]?.stringValue ?? "?")")
