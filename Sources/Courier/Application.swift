@@ -2,6 +2,9 @@ import CourierNames
 public import DBus
 public import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What an app links to receive URLs: owns its bundle id as a bus name, serves
 /// `org.courier.Application1` and `org.freedesktop.Application` at the path made from the bundle id
@@ -52,7 +55,7 @@ public final class Application: Sendable {
     public init(bundleID: String? = nil, version: String = "1", delegate: any ApplicationDelegate, connection: DBusConnection? = nil) throws(CourierError) {
         let environment = ProcessInfo.processInfo.environment
         guard let bundleID = bundleID ?? environment["COURIER_BUNDLE_ID"], !bundleID.isEmpty else {
-            throw CourierError(.invalidBundleID, "no bundle id: pass one to Application(bundleID:) or set COURIER_BUNDLE_ID")
+            throw CourierError(.invalidBundleID, "COURIER_BUNDLE_ID is not set: Courier sets it when it launches the app (`courier open URL`); to run the app by hand, set it to the CFBundleIdentifier of its manifest, e.g. COURIER_BUNDLE_ID=com.example.app \(CommandLine.arguments.first ?? "app")")
         }
         self.bundleID = bundleID
         (self.busName, self.objectPath) = try CourierBus.address(ofBundleID: bundleID)
@@ -64,6 +67,16 @@ public final class Application: Sendable {
             self.connection = try BrokerClient.session().connection
         }
         self.containerURL = Application.defaultContainer(bundleID: bundleID, environment: environment)
+        Application.lineBufferStandardOutput()
+    }
+
+    /// A launched app's standard output is its log file (`courier log`), where C stdio — and so
+    /// Swift's `print` — would buffer whole blocks: line by line, each printed line is there when
+    /// `print` returns. (`stdout` is read through `dlsym`: Swift 6 refuses a C global `var`.)
+    private static func lineBufferStandardOutput() {
+        guard isatty(1) == 0, let symbol = dlsym(nil, "stdout"),
+              let stream = symbol.assumingMemoryBound(to: UnsafeMutablePointer<FILE>?.self).pointee else { return }
+        setvbuf(stream, nil, _IOLBF, 0)
     }
 
     /// `COURIER_CONTAINER` when set, else where the broker makes it (`CourierLayout.appContainer`).

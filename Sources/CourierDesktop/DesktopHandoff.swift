@@ -46,7 +46,10 @@ public struct DesktopHandoff: Sendable {
         self.environment = environment
     }
 
-    /// Opens `url` with the first opener found and waits for it to finish.
+    /// Opens `url` with the first opener found and waits for it to finish; when it fails (`gio`
+    /// knows only GIO's handlers and says "Operation not supported" where `xdg-open` still has
+    /// `$BROWSER` or the desktop's own tool), the next one found is tried. The last result is
+    /// returned.
     ///
     /// - Throws: ``DesktopIntegrationError/notAnAbsoluteURL(_:)`` when `url` does not start with
     ///   `scheme:` (or holds a NUL byte, which no argv can carry);
@@ -55,11 +58,14 @@ public struct DesktopHandoff: Sendable {
         guard let colon = url.firstIndex(of: ":"), DesktopApp.isValidScheme(String(url[..<colon])),
             !url.utf8.contains(0)
         else { throw .notAnAbsoluteURL(url) }
+        var last: Result?
         for opener in openers {
             guard let program = ExternalProgram.find(opener.program, environment: environment) else { continue }
             let status = try program.run(opener.arguments + [url], environment: environment)
-            return Result(opener: program.path, status: status)
+            last = Result(opener: program.path, status: status)
+            if status.succeeded { break }
         }
-        throw .noDesktopOpener(searched: openers.map(\.program))
+        guard let last else { throw .noDesktopOpener(searched: openers.map(\.program)) }
+        return last
     }
 }

@@ -22,6 +22,7 @@ import Musl
 /// | manifests searched instead, when set | `$COURIER_MANIFEST_PATH` (colon-separated) |
 /// | the user's defaults and first-claim order | `$XDG_CONFIG_HOME/courier` |
 /// | the broker's log when `courier` starts it | `$XDG_STATE_HOME/courier` |
+/// | what each launched app prints (`courier log`) | `$XDG_STATE_HOME/courier/logs/<bundle-id>.log` |
 /// | app containers | `$XDG_DATA_HOME/courier/containers/<bundle-id>/Documents/Inbox` |
 /// | desktop entries, `mimeapps.list` | `$XDG_DATA_HOME/applications`, `$XDG_CONFIG_HOME` |
 ///
@@ -95,6 +96,19 @@ public struct CourierLayout: Sendable, Hashable {
 
     /// `$XDG_STATE_HOME/courier`: `courierd.log` when `courier` starts the broker.
     public var stateFolder: String { Paths.join(stateHome, "courier") }
+
+    /// `$XDG_STATE_HOME/courier/logs`: the launched apps' logs.
+    public var logsFolder: String { Paths.join(stateFolder, "logs") }
+
+    /// `<logsFolder>/<bundle-id>.log`: the standard output and error of the app the broker
+    /// launched, one header line per launch (what `courier log BUNDLE_ID` shows).
+    public func log(for app: BundleIdentifier) -> String { Paths.join(logsFolder, app.rawValue + ".log") }
+
+    /// The log before the last rotation: `<bundle-id>.log.1`.
+    public func previousLog(for app: BundleIdentifier) -> String { log(for: app) + ".1" }
+
+    /// A log is rotated (to `.log.1`) when a launch finds it larger than this.
+    public static let logRotationSize = 1 << 20
 
     // MARK: Containers
 

@@ -1,17 +1,19 @@
-// `courier-test-app app|client|load [options]`: the recorder app, the load client and the load-run
-// driver of docs/broker.md ("Load and leaks"). One executable so the driver can launch itself.
+// `courier-test-app app|echo|client|load [options]`: the recorder app, the README's example app, the
+// load client and the load-run driver of docs/broker.md ("Load and leaks"). One executable so the
+// driver can launch itself.
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
     case "app": try await RecorderApp.run()
+    case "echo": await EchoApp.run()
     case "lifecycle": try await LifecycleApp.run(arguments: Array(arguments.dropFirst()))
     case "save-loop": try await LifecycleApp.saveLoop(arguments: Array(arguments.dropFirst()))
     case "client": try await LoadClient.run(arguments: Array(arguments.dropFirst()))
     case "load": exit(try await LoadRun.run(arguments: Array(arguments.dropFirst())))
     default:
-        print("usage: courier-test-app load [options] | app | lifecycle [options] | save-loop BYTES | client [options]   (courier-test-app load --help)")
+        print("usage: courier-test-app load [options] | app | echo | lifecycle [options] | save-loop BYTES | client [options]   (courier-test-app load --help)")
         exit(64)
     }
 } catch {

@@ -11,7 +11,7 @@ struct CanOpenCommand: AsyncParsableCommand {
         discussion: CourierExitCode.openHelp
     )
 
-    @Argument(help: "The URL to ask about.")
+    @Argument(help: "The URL to ask about.", completion: .custom(RegisteredNames.urls))
     var url: String
 
     @Flag(name: .long, help: "Print the candidate apps, the chosen one first.")

@@ -22,6 +22,8 @@ struct CourierCommand: AsyncParsableCommand {
             RegisterCommand.self,
             UnregisterCommand.self,
             DropCommand.self,
+            LogCommand.self,
+            DesktopCommand.self,
         ]
     )
 }

@@ -27,7 +27,7 @@ struct DropCommand: AsyncParsableCommand {
     @Argument(help: "The files to drop, in order.")
     var files: [String]
 
-    @Option(name: .customLong("to"), help: "The bundle id of the app to receive them.")
+    @Option(name: .customLong("to"), help: "The bundle id of the app to receive them.", completion: .custom(RegisteredNames.bundleIdentifiers))
     var bundleID: String?
 
     @Flag(name: .long, help: "Print one JSON object instead of paths.")

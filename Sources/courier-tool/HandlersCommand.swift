@@ -17,7 +17,7 @@ struct HandlersCommand: AsyncParsableCommand {
 
     @OptionGroup var manifests: ManifestFolderOptions
 
-    @Argument(help: "A URL (todolist://…) or a scheme (todolist).")
+    @Argument(help: "A URL (todolist://…) or a scheme (todolist).", completion: .custom(RegisteredNames.schemes))
     var urlOrScheme: String?
 
     @Option(name: .customLong("type"), help: ArgumentHelp("A uniform type identifier (public.plain-text) or a file to identify.", valueName: "uti-or-file"))

@@ -1,33 +1,55 @@
 import ArgumentParser
 import Courier
+import CourierManifest
 import CourierNames
 import Foundation
 
-/// `courier unregister BUNDLE_ID`: remove an app from the running broker (and its installed copy).
+/// `courier unregister BUNDLE_ID`: remove an app from the running broker (or, with none running,
+/// from the manifests on disk), with the copy `register` installed, its desktop entry and its log.
+/// The app's container — the user's documents — stays, and the command says where.
 struct UnregisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unregister",
-        abstract: "Unregister an app from the running broker, and delete the copy `register` installed."
+        abstract: "Unregister an app, and delete the copy `register` installed, its desktop entry and its log.",
+        discussion: "The app's data ($XDG_DATA_HOME/courier/containers/BUNDLE_ID) is kept."
     )
 
-    @Argument(help: "The app's bundle id.")
+    @Argument(help: "The app's bundle id.", completion: .custom(RegisteredNames.bundleIdentifiers))
     var bundleID: String
 
     func run() async throws {
         do {
-            let client = try BrokerClient.session()
-            guard await client.brokerIsRunning() else {
-                throw CourierError(.brokerUnavailable, "no broker is running; delete the manifest from \(UserManifests.folder.path) instead")
-            }
-            let path = try await client.listApplications().first { $0["bundle-id"]?.stringValue == bundleID }?["path"]?.stringValue
-            try await client.unregister(bundleID: bundleID)
-            if let path, path.hasPrefix(UserManifests.folder.path + "/") {
+            if let client = try? BrokerClient.session(), await client.brokerIsRunning() {
+                let path = try await client.listApplications().first { $0["bundle-id"]?.stringValue == bundleID }?["path"]?.stringValue
+                try await client.unregister(bundleID: bundleID)
+                if let path, path.hasPrefix(UserManifests.folder.path + "/") {
+                    try? FileManager.default.removeItem(atPath: path)
+                }
+            } else {
+                // No broker: the copy on disk is the registration.
+                guard let path = installedCopy() else {
+                    throw CourierError(.noHandler, "\(bundleID) is not registered in \(UserManifests.folder.path) (no broker is running)")
+                }
                 try? FileManager.default.removeItem(atPath: path)
+                print(OfflineDesktopEntries.synchronize())
             }
-            print("unregistered \(bundleID)")
         } catch let error as CourierError {
             FileHandle.standardError.write(Data("courier unregister: \(error.message)\n".utf8))
             throw CourierExitCode(error).exitCode
         }
+        if let app = try? BundleIdentifier(bundleID) {
+            let layout = CourierLayout.current()
+            try? FileManager.default.removeItem(atPath: layout.log(for: app))
+            try? FileManager.default.removeItem(atPath: layout.previousLog(for: app))
+        }
+        let container = Application.defaultContainer(bundleID: bundleID)
+        let kept = FileManager.default.fileExists(atPath: container.path) ? "; its data stays in \(container.path)" : ""
+        print("unregistered \(bundleID)\(kept)")
+    }
+
+    /// The manifest in the user's folder that declares `bundleID`.
+    private func installedCopy() -> String? {
+        let loaded = ManifestLoader().load(folders: [UserManifests.folder.path], reportMissing: false)
+        return loaded.files.first { $0.manifest?.bundleIdentifier == bundleID }?.path
     }
 }

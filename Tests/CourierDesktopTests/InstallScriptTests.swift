@@ -32,8 +32,8 @@ import Testing
         try home.write("mine\n", to: prefix + "/share/keep.txt")
         try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
         let before = snapshot(prefix)
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = home.root
+        // Only the temporary home: uninstall also cleans Courier's run-time files in the XDG homes.
+        let environment = home.environment()
 
         let install = try await run("/bin/bash", [Self.repository + "/scripts/install", "--prefix", prefix, "--bin-dir", Self.binDirectory], environment: environment)
         #expect(install.status == 0)
@@ -64,6 +64,58 @@ import Testing
         let uninstall = try await run("/bin/bash", [Self.repository + "/scripts/uninstall", "--prefix", prefix], environment: environment)
         #expect(uninstall.status == 0)
         #expect(snapshot(prefix) == before)
+    }
+
+    /// A user's session after the quick start: the broker and the app it launched running from the
+    /// prefix, desktop entries and `mimeapps.list` defaults written, logs. Uninstall stops both
+    /// processes, removes the entries, puts `mimeapps.list` back byte for byte, and leaves no
+    /// Courier file in the home but the app's documents.
+    @Test(.enabled(if: built, "courier and courierd are not built beside the tests"))
+    func uninstallStopsWhatRunsAndUndoesTheDesktopIntegration() async throws {
+        let home = try TemporaryDesktopHome()
+        let prefix = home.root + "/prefix"
+        let mimeapps = home.directories.configHome + "/mimeapps.list"
+        let mine = "[Default Applications]\nx-scheme-handler/https=firefox.desktop\n"
+        try home.write(mine, to: mimeapps)
+        let bus = try PrivateSessionBus(folder: home.root + "/bus", environment: home.environment())
+        var environment = home.environment(display: true, path: prefix + "/bin:/usr/bin:/bin")
+        environment["XDG_STATE_HOME"] = home.root + "/state"
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+
+        #expect(try await run("/bin/bash", [Self.repository + "/scripts/install", "--prefix", prefix, "--bin-dir", Self.binDirectory], environment: environment).status == 0)
+        let register = try await run(prefix + "/bin/courier", ["register", Self.repository + "/Schemes/com.acme.todolist.plist"], environment: environment)
+        #expect(register.status == 0 && register.output.contains("(launch: \(prefix)/bin/todolist)"), "\(register.output)")
+        let open = try await run(prefix + "/bin/courier", ["open", "todolist://www.acme.com?Quarterly%20Report#200806231300"], environment: environment)
+        #expect(open.status == 0)
+        let running = Self.processes(runningFrom: prefix + "/bin/")
+        #expect(Set(running.values) == [prefix + "/bin/courierd", prefix + "/bin/todolist"], "\(running)")
+        #expect(FileManager.default.fileExists(atPath: home.directories.dataHome + "/applications/courier-com.acme.todolist.desktop"))
+        #expect(String(decoding: home.read(mimeapps) ?? Data(), as: UTF8.self) != mine)
+
+        let uninstall = try await run("/bin/bash", [Self.repository + "/scripts/uninstall", "--prefix", prefix], environment: environment)
+        #expect(uninstall.status == 0)
+        #expect(Self.processes(runningFrom: prefix + "/bin/").isEmpty)
+        for pid in running.keys { #expect(kill(pid, 0) != 0, "pid \(pid) still runs") }
+        #expect(!FileManager.default.fileExists(atPath: home.directories.dataHome + "/applications/courier-com.acme.todolist.desktop"))
+        #expect(String(decoding: home.read(mimeapps) ?? Data(), as: UTF8.self) == mine)
+        #expect(!FileManager.default.fileExists(atPath: home.root + "/state/courier"))
+        #expect(!FileManager.default.fileExists(atPath: home.directories.configHome + "/courier/claims.json"))
+        #expect(!FileManager.default.fileExists(atPath: prefix + "/bin/courier"))
+        // Kept: the app's documents (and the manifest still registered, said so).
+        #expect(FileManager.default.fileExists(atPath: home.directories.dataHome + "/courier/containers/com.acme.todolist/Documents/todolist.json"))
+        withExtendedLifetime(bus) {}
+    }
+
+    /// pid → executable of this user's processes whose executable is under `folder` (or was, and
+    /// has been deleted since).
+    static func processes(runningFrom folder: String) -> [Int32: String] {
+        var found: [Int32: String] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(entry)/exe") else { continue }
+            let path = exe.hasSuffix(" (deleted)") ? String(exe.dropLast(" (deleted)".count)) : exe
+            if path.hasPrefix(folder) { found[pid] = path }
+        }
+        return found
     }
 
     @Test func uninstallWithoutAnInstallRefusesAndTouchesNothing() async throws {

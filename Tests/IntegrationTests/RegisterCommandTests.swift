@@ -122,6 +122,16 @@ struct RegisterCommandTests {
         let canOpen = try await runProduct("courier", ["can-open", "nobody://x"], fixture.environment)
         #expect(canOpen.status == handlers.status, "\(canOpen)")
 
+        // Completions offer the registered bundle ids and schemes (what the generated scripts run).
+        var offline = fixture.environment
+        offline["COURIER_MANIFEST_PATH"] = fixture.manifests.path
+        let ids = try await runProduct("courier", ["---completion", "unregister", "--", "positional@0", "2", "7", "courier", "unregister", "com.acm"], offline)
+        #expect(ids.status == 0 && ids.output == "com.acme.todolist\n", "\(ids)")
+        let schemes = try await runProduct("courier", ["---completion", "handlers", "--", "positional@0", "2", "2", "courier", "handlers", "to"], offline)
+        #expect(schemes.status == 0 && schemes.output == "todolist\n", "\(schemes)")
+        let bash = try await runProduct("courier", ["--generate-completion-script", "bash"], offline)
+        #expect(bash.output.contains("---completion log -- positional@0"))
+
         // `todolist list`: a task without a due time prints without an empty "— due ".
         let documents = fixture.dataHome.appendingPathComponent("courier/containers/com.acme.todolist/Documents")
         try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)

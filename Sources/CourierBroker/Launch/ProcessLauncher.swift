@@ -11,7 +11,10 @@ import Glibc
 ///
 /// The child gets the launcher's base environment plus `DBUS_SESSION_BUS_ADDRESS` (the bus the
 /// broker is on), `COURIER_BUNDLE_ID` and `COURIER_CONTAINER`; its container (with `Documents/`) is
-/// created first. The child is started by the shared `Spawner`: standard input `/dev/null`, no
+/// created first. Its standard output and error are appended to its log (`CourierLayout.log(for:)`,
+/// mode 0600, rotated past 1 MiB, a header line per launch), which `courier log BUNDLE_ID` shows: a
+/// bus-activated broker has no terminal, and apps must not write into the broker's own log. The
+/// child is started by the shared `Spawner`: standard input `/dev/null`, no
 /// descriptor of the broker above 2 (not its bus socket, not a file being dropped), signal
 /// dispositions and the mask reset to defaults (the broker ignores SIGPIPE; apps should not
 /// inherit that). Every child is reaped by a small dedicated
@@ -63,7 +66,8 @@ public final class ProcessLauncher: Launcher {
         environment["COURIER_BUNDLE_ID"] = spec.bundleID
         environment["COURIER_CONTAINER"] = container
 
-        let child = try spawn(path: path, arguments: spec.arguments, environment: environment, bundleID: spec.bundleID)
+        let output = openLog(for: spec.bundleID, arguments: spec.arguments)
+        let child = try spawn(path: path, arguments: spec.arguments, environment: environment, output: output, bundleID: spec.bundleID)
         let pid = child.pid
         live.withLock { _ = $0.insert(pid) }
         let reaper = Thread { [self] in
@@ -109,9 +113,32 @@ public final class ProcessLauncher: Launcher {
         throw BrokerError(.launchFailed, "cannot launch \(bundleID): '\(name)' was not found on the broker's PATH (\(searchPath ?? "unset")); run `courier register MANIFEST` again from a shell whose PATH has it (the registered copy then records its absolute path), or write an absolute path in CourierLaunchArguments")
     }
 
-    private func spawn(path: String, arguments: [String], environment: [String: String], bundleID: String) throws(BrokerError) -> ChildProcess {
+    /// Makes the app's log ready (folder 0700, file 0600, rotated when large) and writes the launch
+    /// header; the output to give the child. When the log cannot be written the child inherits the
+    /// broker's output rather than not starting.
+    private func openLog(for bundleID: String, arguments: [String]) -> SpawnOutput {
+        guard let app = try? BundleIdentifier(bundleID) else { return .inherit }
+        let file = layout.log(for: app)
         do {
-            return try Spawner.start(path: path, arguments: arguments, environment: environment)
+            try FileManager.default.createDirectory(atPath: layout.logsFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            return .inherit
+        }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int, size > CourierLayout.logRotationSize {
+            _ = rename(file, layout.previousLog(for: app))
+        }
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { return .inherit }
+        let header = "--- \(Date().formatted(.iso8601)) courierd launches \(bundleID): \(arguments.joined(separator: " "))\n"
+        _ = header.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
+        close(descriptor)
+        return .file(file, append: true)
+    }
+
+    private func spawn(path: String, arguments: [String], environment: [String: String], output: SpawnOutput, bundleID: String) throws(BrokerError) -> ChildProcess {
+        do {
+            let standardError: SpawnOutput = output == .inherit ? .inherit : .standardOutput
+            return try Spawner.start(path: path, arguments: arguments, environment: environment, standardOutput: output, standardError: standardError)
         } catch {
             throw BrokerError(.launchFailed, "cannot launch \(bundleID): exec of \(path) failed: \(error); check CourierLaunchArguments in its manifest")
         }
