@@ -86,12 +86,26 @@ import CourierDesktop
         #expect(recorded == ["--compose", url], "files in the home: \(home.listing())")
     }
 
-    @Test func gioComesFirstAndAnUnhandledSchemeFailsWithItsStatus() async throws {
+    @Test func anUnhandledSchemeFailsWithTheLastOpenersStatus() async throws {
         let home = try TemporaryDesktopHome()
         let handoff = DesktopHandoff(environment: home.environment())
         let result = try await offPool { try handoff.open("nosuchscheme://x") }
-        #expect(result.opener == "/usr/bin/gio")
+        #expect(result.opener == "/usr/bin/xdg-open")
         #expect(!result.status.succeeded)
+    }
+
+    /// gio knows only GIO's handlers; when it finds none, xdg-open still has `$BROWSER` (and a
+    /// desktop's own tool). gio runs first, and xdg-open after it fails.
+    @Test func whenGioFindsNoHandlerXdgOpenTriesBrowser() async throws {
+        let home = try TemporaryDesktopHome()
+        let output = home.root + "/browser-arguments"
+        let browser = try home.makeRecorder(named: "browser", output: output)
+        let environment = home.environment().merging(["BROWSER": browser]) { _, new in new }
+        let result = try await offPool { try DesktopHandoff(environment: environment).open("https://example.org/?a=1") }
+        #expect(result.opener == "/usr/bin/xdg-open" && result.status.succeeded, "\(result)")
+        #expect(await home.recordedArguments(at: output) == ["https://example.org/?a=1"])
+        let gioOnly = try await offPool { try DesktopHandoff(openers: [.gio], environment: environment).open("https://example.org/") }
+        #expect(gioOnly.opener == "/usr/bin/gio" && !gioOnly.status.succeeded)
     }
 
     @Test func missingOpenersAreReported() async throws {
