@@ -35,6 +35,15 @@ struct AppLogTests {
         #expect(whole.output.hasSuffix("courierd launches com.acme.echo: \(Products.path("courier-test-app")) echo\nopened echo://one from ''\nopened echo://two from ''\n"), "\(whole.output.suffix(300))")
         #expect(whole.output.hasPrefix("xxxx"), "the log before the rotation comes first")
 
+        // --follow prints what the app prints next (once, whether it starts before or after the open).
+        let follow = try BackgroundProcess(Products.path("courier"), ["log", "com.acme.echo", "-f", "-n", "1"], environment: fixture.environment,
+                                           outputIn: fixture.root, name: "courier-log-follow")
+        defer { follow.kill() }
+        #expect(try await runProduct("courier", ["open", "echo://three"], fixture.environment).status == 0)
+        for _ in 0..<100 where !follow.output.contains("opened echo://three") { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(follow.output.hasSuffix("opened echo://three from ''\n"), "\(follow.output.suffix(300))")
+        #expect(follow.output.components(separatedBy: "echo://three").count == 2)
+
         let none = try await runProduct("courier", ["log", "com.acme.never"], fixture.environment)
         #expect(none.status == 66 && none.error.contains("Courier has not launched it"), "\(none)")
         let invalid = try await runProduct("courier", ["log", "../etc"], fixture.environment)

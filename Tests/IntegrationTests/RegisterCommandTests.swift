@@ -108,6 +108,24 @@ struct RegisterCommandTests {
         #expect(try await runProduct("courier", ["handlers", "todolist"], fixture.environment).output == "com.acme.todolist\n")
     }
 
+    /// The real courierd says "1 app", not "1 apps", when it starts serving.
+    @Test func courierdCountsItsAppsInEnglish() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let root = bus.directory.appendingPathComponent("count", isDirectory: true)
+        let manifests = root.appendingPathComponent("manifests")
+        try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
+        try BrokerFixture.ManifestWriter(folder: manifests).todolist()
+        let client = BrokerClient(connection: try bus.connect())
+        defer { client.connection.close() }
+        let courierd = try await startCourierd(["--manifests", manifests.path, "--no-desktop-entries", "--log-level=info"],
+                                               environment: bus.environment(homesIn: root), outputIn: root, client: client)
+        defer { courierd.kill() }
+        #expect(await client.brokerIsRunning())
+        let serving = courierd.errors.split(separator: "\n").first { $0.contains("courierd serving") }.map(String.init) ?? courierd.errors
+        #expect(serving.contains("; 1 app from \(manifests.path)"), "\(serving)")
+    }
+
     @Test func theSmallThingsOfTheFirstHour() async throws {
         let fixture = try await BrokerFixture { try $0.todolist() }
         defer { fixture.tearDown() }
