@@ -283,4 +283,39 @@ struct OpenDocumentsTests {
             """, "\(result.output)")
         #expect(setup.inbox(Self.wrangler).isEmpty)
     }
+
+    /// A caller that does not wait (`wait=false`) still holds one of its flood-limit slots per drop
+    /// until the app answers: drops to an app that never checks in cannot pile up past the limit
+    /// (64 per sender), and the ones beyond it are refused at once with nothing written.
+    @Test func dropsNobodyWaitsForStillCountAgainstTheCallersLimit() async throws {
+        let setup = try await Setup(fixtures: []) { writer in
+            // An app that starts and never checks in: every delivery waits for the launch timeout (20 s).
+            let sleeper: [String: Any] = [
+                "CFBundleIdentifier": "com.acme.sleeper", "CFBundleName": "Sleeper",
+                "CFBundleDocumentTypes": [["CFBundleTypeName": "Text", "LSItemContentTypes": ["public.plain-text"]]],
+                "CourierLaunchArguments": ["/usr/bin/python3", "-c", "import time; time.sleep(30)", writer.folder.path],
+            ]
+            try PropertyListSerialization.data(fromPropertyList: sleeper, format: .xml, options: 0)
+                .write(to: writer.folder.appendingPathComponent("com.acme.sleeper.plist"))
+        }
+        defer { setup.tearDown() }
+        let script = try PythonScripts.install("flood.py", #"""
+            import os, sys, dbus
+            bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
+            broker = dbus.Interface(bus.get_object("org.courier.Broker", "/org/courier/Broker"), "org.courier.Broker1")
+            sent, refused = 0, []
+            for i in range(70):
+                with open(sys.argv[1], "rb") as f:
+                    try:
+                        broker.OpenFiles("", [dbus.types.UnixFd(f)], ["note-%d.txt" % i], dbus.Dictionary({"wait": False}, signature="sv"))
+                        sent += 1
+                    except dbus.DBusException as e:
+                        refused.append(e.get_dbus_name())
+            print(sent, len(refused), sorted(set(refused)))
+            """#, in: setup.files)
+        let result = try await BackgroundProcess.run("/usr/bin/python3", [script, setup.path("notes.txt")], environment: setup.environment)
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output == "64 6 ['org.courier.Error.LimitsExceeded']\n", "\(result.output)")
+        #expect(setup.inbox("com.acme.sleeper").count == 64)
+    }
 }
