@@ -160,6 +160,10 @@ struct OpenDocumentsTests {
         #expect(lines.count == 2, "\(dry.output)")
         #expect(lines.first?.hasPrefix("\(setup.path("photo.txt")): would open in \(Self.xee) (public.png, by its content") == true, "\(dry.output)")
         #expect(lines.last?.contains("would go to the desktop's handler") == true, "\(dry.output)")
+        // A file: URL is percent-decoded to its path.
+        try Data("a\n".utf8).write(to: setup.files.appendingPathComponent("two words.pdf"))
+        let encoded = try await setup.courier(["open", "--dry-run", "file://" + setup.path("two%20words.pdf")])
+        #expect(encoded.status == 0 && encoded.output.hasPrefix("\(setup.path("two words.pdf")): would open in "), "\(encoded)")
         let strict = try await setup.courier(["open", "--dry-run", "--no-fallback", setup.path("blob.bin")])
         #expect(strict.status == 3, "\(strict)")
         #expect(setup.inbox(Self.xee).isEmpty && setup.deliveries(Self.xee).isEmpty)
