@@ -32,12 +32,15 @@ let package = Package(
             providers: [.apt(["libdbus-1-dev"])]
         ),
         .target(name: "DBus", dependencies: ["CDBus"]),
-        // libmagic through pkg-config; only CourierManifest's ContentSniffer imports it.
+        // libmagic through pkg-config; only CourierTypes' ContentSniffer imports it.
         .systemLibrary(name: "CMagic", pkgConfig: "libmagic", providers: [.apt(["libmagic-dev"])]),
+        // Uniform type identifiers: the conformance graph, system types, shared-mime-info, content
+        // sniffing, naming a file's type. What the manifests, the registry and the drops share.
+        .target(name: "CourierTypes", dependencies: ["CMagic", "CourierNames"]),
         .target(name: "CourierURL", dependencies: ["CURLScan"]),
         // SSE2 byte classification for CourierURL's fast path (Swift SIMD has no movemask).
         .target(name: "CURLScan"),
-        .target(name: "CourierManifest", dependencies: ["CourierURL", "CMagic", "CourierNames"]),
+        .target(name: "CourierManifest", dependencies: ["CourierURL", "CourierTypes", "CourierNames"]),
         // fd -> atomic file in an app's Documents/Inbox; the file system edge of DropFiles.
         .target(name: "CourierInbox", dependencies: ["CInbox", "CourierNames"]),
         // Linux calls Swift's Glibc module does not import (copy_file_range, renameat2, O_TMPFILE).
@@ -53,7 +56,7 @@ let package = Package(
         .target(
             name: "CourierBroker",
             dependencies: [
-                "DBus", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames", "CourierProcess",
+                "DBus", "CourierURL", "CourierManifest", "CourierTypes", "CourierInbox", "CourierNames", "CourierProcess",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
@@ -100,7 +103,7 @@ let package = Package(
         // Release-built benchmark harness: `swift run -c release courier-bench`.
         .executableTarget(
             name: "courier-bench",
-            dependencies: ["DBus", "CourierURL", "CourierManifest", "Courier", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess"]
+            dependencies: ["DBus", "CourierURL", "CourierManifest", "CourierTypes", "Courier", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess"]
         ),
         // Load run (docs/broker.md, "Load and leaks"): driver, recorder app and load client in one executable.
         .executableTarget(name: "courier-test-app", dependencies: ["Courier", "DBus", "BusTestSupport", "CourierProcess"]),
@@ -113,7 +116,7 @@ let package = Package(
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL"]),
         .testTarget(name: "CourierProcessTests", dependencies: ["CourierProcess"]),
         .testTarget(name: "CourierNamesTests", dependencies: ["CourierNames"]),
-        .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest", "BusTestSupport"]),
+        .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest", "CourierTypes", "BusTestSupport"]),
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "Courier", "CourierProcess"]),
         .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierNames", "BusTestSupport"]),

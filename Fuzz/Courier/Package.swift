@@ -20,12 +20,13 @@ let package = Package(
         .target(name: "CURLScan"),
         .target(name: "CourierNames"),
         .target(name: "CourierProcess"),
-        .target(name: "CourierManifest", dependencies: ["CourierURL", "CMagic", "CourierNames"], swiftSettings: testable),
+        .target(name: "CourierTypes", dependencies: ["CMagic", "CourierNames"], swiftSettings: testable),
+        .target(name: "CourierManifest", dependencies: ["CourierURL", "CourierTypes", "CourierNames"], swiftSettings: testable),
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: testable),
         .target(name: "CourierInbox", dependencies: ["CInbox", "CourierNames"]),
         .target(
             name: "CourierBroker",
-            dependencies: ["DBus", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames", "CourierProcess",
+            dependencies: ["DBus", "CourierURL", "CourierManifest", "CourierTypes", "CourierInbox", "CourierNames", "CourierProcess",
                            .product(name: "Logging", package: "swift-log"), .product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: testable
         ),

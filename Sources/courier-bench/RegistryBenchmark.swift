@@ -1,4 +1,5 @@
 import CourierManifest
+import CourierTypes
 import Foundation
 #if canImport(Glibc)
 import Glibc

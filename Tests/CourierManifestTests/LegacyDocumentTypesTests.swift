@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CourierManifest
+import CourierTypes
 
 /// Manifests shaped like real older apps (`Tests/Fixtures/legacy-manifests`): document types
 /// declared only with `CFBundleTypeExtensions` / `CFBundleTypeMIMETypes` are mapped to types, with

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import CourierManifest
+import CourierTypes
 
 /// Real files in a temporary folder.
 @Suite struct ManifestLoaderTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CourierManifest
+import CourierTypes
 
 @Suite struct ManifestParsingTests {
     @Test func readsEveryKeyCourierUses() throws {

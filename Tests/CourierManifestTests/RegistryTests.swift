@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CourierManifest
+import CourierTypes
 
 @Suite struct RegistryTests {
     func registry(_ manifests: [Manifest], preferences: RegistryPreferences = RegistryPreferences(), claims: ClaimOrder = ClaimOrder()) throws -> Registry {

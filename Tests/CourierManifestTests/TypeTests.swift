@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CourierManifest
+import CourierTypes
 
 @Suite struct TypeTests {
     let graph = TypeGraph(mimeDatabase: .system)

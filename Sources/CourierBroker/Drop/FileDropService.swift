@@ -1,5 +1,6 @@
 public import CourierInbox
 public import CourierManifest
+public import CourierTypes
 #if canImport(Glibc)
 import Glibc
 #endif

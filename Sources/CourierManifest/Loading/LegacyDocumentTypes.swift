@@ -1,3 +1,4 @@
+import CourierTypes
 /// The document-type keys of older `Info.plist` files, `CFBundleTypeExtensions` and
 /// `CFBundleTypeMIMETypes`, mapped to uniform type identifiers the way Launch Services does when an
 /// entry has no `LSItemContentTypes`: each extension and MIME type becomes the type a file with it

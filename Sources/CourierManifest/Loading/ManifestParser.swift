@@ -1,3 +1,4 @@
+public import CourierTypes
 import CourierNames
 
 /// Turns a decoded property list into a ``Manifest`` plus diagnostics. Pure: no file system.

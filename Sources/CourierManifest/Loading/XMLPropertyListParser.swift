@@ -1,3 +1,4 @@
+import CourierTypes
 import Foundation
 
 /// A direct parser for XML property lists (Apple's plist DTD) into ``PropertyListValue``.

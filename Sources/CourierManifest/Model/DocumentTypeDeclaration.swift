@@ -1,3 +1,4 @@
+import CourierTypes
 /// One entry of `CFBundleDocumentTypes`: the content types an app opens, with role and rank.
 public struct DocumentTypeDeclaration: Sendable, Hashable {
     /// `CFBundleTypeName`.

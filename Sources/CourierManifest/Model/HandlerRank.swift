@@ -1,3 +1,4 @@
+import CourierTypes
 /// `LSHandlerRank`: how strongly an app claims a scheme or a document type.
 ///
 /// The registry prefers `owner` over `default` over `alternate`; `none` is listed but never chosen.

@@ -1,3 +1,4 @@
+import CourierTypes
 /// `CFBundleTypeRole`: what the app does with a URL or document (`Editor`, `Viewer`, `Shell`, `None`).
 ///
 /// Courier records the role and shows it; routing decisions use ``HandlerRank``, not the role.

@@ -1,3 +1,4 @@
+import CourierTypes
 /// Syntax checks for the identifiers a manifest declares (bundle identifiers: `BundleIdentifier`).
 public enum Identifiers {
     /// RFC 3986 scheme: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`, ASCII only.

@@ -1,3 +1,4 @@
+import CourierTypes
 import CourierNames
 import Foundation
 

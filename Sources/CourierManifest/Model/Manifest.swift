@@ -1,3 +1,4 @@
+public import CourierTypes
 /// One app's declarations, read from its Info.plist.
 ///
 /// A value: comparing two manifests tells whether a reload changed anything. Keys Courier does not

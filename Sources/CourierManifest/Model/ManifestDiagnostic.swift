@@ -1,3 +1,4 @@
+import CourierTypes
 /// A problem found in a manifest: which file, which key, what is wrong and what to do.
 ///
 /// Loading never stops at a diagnostic: an `error` means the manifest (or the file) was not

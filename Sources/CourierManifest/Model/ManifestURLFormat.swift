@@ -1,3 +1,4 @@
+import CourierTypes
 public import CourierURL
 
 /// The bridge between a manifest's `CourierURLFormat` value and the parser module's ``URLFormat``

@@ -1,3 +1,4 @@
+import CourierTypes
 public import Foundation
 
 /// A property-list value as a Sendable Swift value.

@@ -1,3 +1,4 @@
+import CourierTypes
 /// One entry of `CFBundleURLTypes`: the schemes an app claims, with their role and rank.
 public struct URLTypeDeclaration: Sendable, Hashable {
     /// `CFBundleURLName`, an abstract name for the URL type (often reverse-DNS).

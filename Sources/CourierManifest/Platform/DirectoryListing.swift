@@ -1,3 +1,4 @@
+import CourierTypes
 import Glibc
 
 /// Lists a folder's entry names (no `.`/`..`), sorted byte-wise so loads are deterministic.

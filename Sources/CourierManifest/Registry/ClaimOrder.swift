@@ -1,3 +1,4 @@
+import CourierTypes
 /// Who claimed each scheme and type first, in order. Persisted as
 /// `$XDG_CONFIG_HOME/courier/claims.json` so that the last step of the decision (first claim) does
 /// not depend on file names or on the order of a reload: a manifest added later cannot take a

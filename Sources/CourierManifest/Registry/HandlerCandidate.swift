@@ -1,3 +1,4 @@
+import CourierTypes
 /// One app that claims a scheme or a type, where it stands in the decision, and why.
 public struct HandlerCandidate: Sendable, Hashable {
     /// Why a candidate stands where it does.

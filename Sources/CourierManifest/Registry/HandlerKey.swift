@@ -1,3 +1,4 @@
+import CourierTypes
 /// What a handler is chosen for: a URL scheme (lowercased) or a uniform type identifier.
 public enum HandlerKey: Sendable, Hashable, CustomStringConvertible {
     case scheme(String)

@@ -1,3 +1,4 @@
+import CourierTypes
 /// The candidates for a scheme or type in decision order, the chosen one first, with explanations.
 ///
 /// Eligible candidates come first, ordered by (1) the user's default, (2) `LSHandlerRank`

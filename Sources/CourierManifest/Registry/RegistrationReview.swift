@@ -1,3 +1,4 @@
+import CourierTypes
 import CourierNames
 
 /// What `courier register` decides about a manifest file before it installs anything: whether the

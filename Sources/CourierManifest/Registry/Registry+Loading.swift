@@ -1,3 +1,4 @@
+import CourierTypes
 extension Registry {
     /// Builds the registry from loaded files (in precedence order), applying the rules that span
     /// files:

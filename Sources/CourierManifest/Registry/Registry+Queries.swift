@@ -1,3 +1,4 @@
+public import CourierTypes
 import Glibc
 
 extension Registry {

@@ -1,3 +1,4 @@
+public import CourierTypes
 import CourierNames
 
 /// The routing table: every registered manifest, indexed by scheme and by type, with the user's

@@ -1,3 +1,4 @@
+import CourierTypes
 /// What a registration, unregistration, reload or preference change did, for consumers that
 /// listen for changes (the broker's `RegistryChanged` signal).
 public struct RegistryChange: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import CourierTypes
 import Foundation
 
 /// Everything in the registry, for `courier dump` (like `lsregister -dump`) and `ListApplications`.

@@ -1,3 +1,4 @@
+import CourierTypes
 /// A refused registry operation: what was asked, why it cannot be done, and what to do.
 public struct RegistryError: Error, Sendable, Hashable, CustomStringConvertible {
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {

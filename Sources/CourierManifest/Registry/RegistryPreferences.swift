@@ -1,3 +1,4 @@
+import CourierTypes
 /// The user's choices: default handlers per scheme and per type. Persisted as
 /// `$XDG_CONFIG_HOME/courier/defaults.json` by ``RegistryStateStore``.
 ///

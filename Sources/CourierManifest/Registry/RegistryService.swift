@@ -1,3 +1,4 @@
+public import CourierTypes
 public import CourierNames
 import Foundation
 import Synchronization

@@ -5,8 +5,8 @@ import Glibc
 /// The file is opened with `O_NONBLOCK | O_NOCTTY` (opening a FIFO or a terminal returns at once
 /// instead of waiting for a writer), checked with `fstat` on the descriptor (no race between
 /// checking and reading), and refused unless it is a regular file no larger than the limit.
-enum SafeFileReader {
-    enum Failure: Error, Equatable {
+package enum SafeFileReader {
+    package enum Failure: Error, Equatable {
         /// `open` or `read` failed; the errno and its text.
         case unreadable(errno: Int32, reason: String)
         /// Not a regular file; what it is ("a FIFO", "a character device", …).
@@ -15,7 +15,7 @@ enum SafeFileReader {
         case tooLarge(size: Int)
     }
 
-    static func read(path: String, limit: Int) -> Result<[UInt8], Failure> {
+    package static func read(path: String, limit: Int) -> Result<[UInt8], Failure> {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { return .failure(.unreadable(errno: errno, reason: errorText(errno))) }
         defer { close(fd) }
@@ -59,7 +59,7 @@ enum SafeFileReader {
         }
     }
 
-    static func errorText(_ code: Int32) -> String {
+    package static func errorText(_ code: Int32) -> String {
         String(cString: strerror(code))
     }
 }
