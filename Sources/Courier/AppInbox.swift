@@ -20,6 +20,15 @@ public enum AppInbox {
             .appendingPathComponent(CourierLayout.inboxInContainer.joined(separator: "/"), isDirectory: true)
     }
 
+    /// Whether `file` is a file directly inside the app's Inbox (after resolving `.` and `..`):
+    /// what an app checks before treating a `file:` URL the broker marked `inbox` as a drop.
+    public static func contains(_ file: URL, bundleIdentifier: String,
+                                environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        let folder = folderURL(bundleIdentifier: bundleIdentifier, environment: environment).standardizedFileURL.path
+        let path = file.standardizedFileURL
+        return file.isFileURL && path.deletingLastPathComponent().path == folder && !path.lastPathComponent.isEmpty
+    }
+
     /// Why a move failed.
     public struct MoveError: Error, Sendable, Equatable, CustomStringConvertible {
         public let message: String

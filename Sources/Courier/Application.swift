@@ -212,7 +212,8 @@ public final class Application: Sendable {
                 if annotation == .string("") { annotation = nil }
                 let options = OpenURLOptions(
                     sourceApplication: arguments[1].stringValue ?? "", annotation: annotation,
-                    activationToken: all["activation-token"]?.stringValue, background: all["background"]?.boolValue ?? false, all: all
+                    activationToken: all["activation-token"]?.stringValue, background: all["background"]?.boolValue ?? false,
+                    inbox: all["inbox"]?.boolValue ?? false, all: all
                 )
                 let result = await delegate.openWithReply(url, options: options, application: self)
                 return [.boolean(result.handled), .vardict(result.reply)]

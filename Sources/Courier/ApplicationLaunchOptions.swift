@@ -10,17 +10,21 @@ public struct ApplicationLaunchOptions: Sendable, Hashable {
     public var annotation: DBusValue?
     public var activationToken: String?
     public var background: Bool
+    /// `url` is a file the broker dropped into this app's `Documents/Inbox` (`DropFiles`): the
+    /// broker's word, never a caller's (see `OpenURLOptions.inbox`).
+    public var inbox: Bool
     /// Ties the launch to the delivery of the same request.
     var requestID: UInt64?
     /// The preserved state the broker handed back (`restoration-archive`), still encoded.
     var restorationArchive: [UInt8]?
 
-    public init(url: String? = nil, sourceApplication: String = "", annotation: DBusValue? = nil, activationToken: String? = nil, background: Bool = false) {
+    public init(url: String? = nil, sourceApplication: String = "", annotation: DBusValue? = nil, activationToken: String? = nil, background: Bool = false, inbox: Bool = false) {
         self.url = url
         self.sourceApplication = sourceApplication
         self.annotation = annotation
         self.activationToken = activationToken
         self.background = background
+        self.inbox = inbox
     }
 
     /// Decodes the `a{sv}` `CheckIn` returns.
@@ -30,7 +34,8 @@ public struct ApplicationLaunchOptions: Sendable, Hashable {
             sourceApplication: dictionary["source-application"]?.stringValue ?? "",
             annotation: dictionary["annotation"],
             activationToken: dictionary["activation-token"]?.stringValue,
-            background: dictionary["background"]?.boolValue ?? false
+            background: dictionary["background"]?.boolValue ?? false,
+            inbox: dictionary["inbox"]?.boolValue ?? false
         )
         requestID = dictionary["request-id"]?.uint64Value
         restorationArchive = dictionary["restoration-archive"]?.bytesValue
@@ -46,14 +51,20 @@ public struct OpenURLOptions: Sendable, Hashable {
     public var activationToken: String?
     /// The caller asked the app not to come to the foreground.
     public var background: Bool
+    /// The URL is a file the broker dropped into this app's `Documents/Inbox` (`DropFiles`). Only
+    /// the broker sets it (callers cannot: it is a broker fact, and this library accepts `OpenURL`
+    /// from the broker only); trust a `file:` URL as a drop only when it is set, and only for a
+    /// path inside the app's own Inbox (`AppInbox.contains`).
+    public var inbox: Bool
     /// Every option the broker passed, including ones this library does not know.
     public var all: [String: DBusValue]
 
-    public init(sourceApplication: String = "", annotation: DBusValue? = nil, activationToken: String? = nil, background: Bool = false, all: [String: DBusValue] = [:]) {
+    public init(sourceApplication: String = "", annotation: DBusValue? = nil, activationToken: String? = nil, background: Bool = false, inbox: Bool = false, all: [String: DBusValue] = [:]) {
         self.sourceApplication = sourceApplication
         self.annotation = annotation
         self.activationToken = activationToken
         self.background = background
+        self.inbox = inbox
         self.all = all
     }
 }

@@ -36,6 +36,10 @@ public struct CourierErrorCode: RawRepresentable, Hashable, Sendable, CustomStri
     public static let declined = CourierErrorCode(rawValue: "Declined")
     /// The caller may not do this (wrong identity, not the broker, a type the app does not declare).
     public static let notPermitted = CourierErrorCode(rawValue: "NotPermitted")
+    /// Another process holds the app's bus name and is not the app (its pid is neither the one
+    /// the broker launched nor running the executable the manifest launches): nothing is delivered
+    /// until it lets the name go. The message names the pid. Exit status as `NotPermitted`.
+    public static let nameSquatted = CourierErrorCode(rawValue: "NameSquatted")
     /// A manifest could not be loaded or registered.
     public static let invalidManifest = CourierErrorCode(rawValue: "InvalidManifest")
     /// A queue, size or rate limit was reached.

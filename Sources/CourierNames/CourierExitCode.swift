@@ -40,7 +40,7 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
         case .launchFailed: self = .launchFailed
         case .launchTimeout: self = .launchTimeout
         case .appFailed: self = .appFailed
-        case .notPermitted: self = .notPermitted
+        case .notPermitted, .nameSquatted: self = .notPermitted
         case .declined: self = .declined
         case .brokerUnavailable: self = .brokerUnavailable
         default: self = .otherError
@@ -61,7 +61,8 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
     /// The statuses `courier open`, `can-open` and `handlers` exit with, for their `--help`.
     public static let openHelp = """
         Exit status: 0 handled; 1 declined by the app; 2 invalid URL; 3 no handler; 4 launch failed; \
-        5 launch timeout; 6 the app failed while handling; 7 not permitted; 8 no broker reachable; \
+        5 launch timeout; 6 the app failed while handling; 7 not permitted (or the app's bus name is \
+        held by another process); 8 no broker reachable; \
         9 any other error; 64 usage error. With several URLs, the first failure's status.
         """
 
@@ -69,7 +70,7 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
     public static let dropHelp = """
         Exit status: 0 delivered and handled; 1 declined by the app; 3 no app for the type (or no \
         such app); 4 launch failed; 5 launch timeout; 6 the app failed; 7 not permitted (a type \
-        the app does not declare); 8 no broker reachable; 9 any other error; 10 a FILE is not a \
+        the app does not declare, or its bus name is held by another process); 8 no broker reachable; 9 any other error; 10 a FILE is not a \
         readable regular file (folder, pipe, socket, device, deleted); 11 limits exceeded (too \
         many files, a file or the drop too large); 12 not enough free space for the drop; 13 the \
         app's container is unsafe (a symbolic link on the way to its Inbox); 66 a FILE cannot be \

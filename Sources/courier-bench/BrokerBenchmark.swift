@@ -86,7 +86,7 @@ enum BrokerBenchmark {
     static func warmAndThroughput(bus: PrivateBus, calls: Int) async throws {
         let folder = bus.directory.appendingPathComponent("warm-manifests")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: nil, to: folder)
+        try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: BenchManifest.inProcessApp, to: folder)
         // When the broker starts and ends the delivery to the app: splits an OpenURL in three.
         let marks = Mutex<(delivering: ContinuousClock.Instant?, delivered: ContinuousClock.Instant?)>((nil, nil))
         let service = try await startBroker(bus: bus, folders: [folder.path]) { event in
@@ -263,7 +263,7 @@ enum BrokerBenchmark {
 
         let folder = bus.directory.appendingPathComponent("process-manifests")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: nil, to: folder)
+        try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: BenchManifest.inProcessApp, to: folder)
         let service = try await startBroker(bus: bus, folders: [folder.path])
         defer { service.stop(); service.connection.close() }
         let app = try Application(bundleID: "org.courier.bench.echo", delegate: EchoDelegate(), connection: DBusConnection(address: bus.address))
@@ -409,6 +409,10 @@ enum BrokerBenchmark {
 }
 
 enum BenchManifest {
+    /// The launch command of an app served inside this process: the bench binary itself, so the
+    /// broker's receiver check (`/proc/PID/exe` against the launch command) admits its CheckIn.
+    static let inProcessApp = [(try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]]
+
     static func write(_ bundleID: String, schemes: [String], arguments: [String]?, to folder: URL) throws {
         var plist: [String: Any] = [
             "CFBundleIdentifier": bundleID,

@@ -41,6 +41,13 @@ struct BrokerRegistry {
         for app in registry.sortedApplications where !listed.contains(app.bundleIdentifier) {
             _ = try? registry.unregister(bundleIdentifier: app.bundleIdentifier)
         }
-        return (registry, stored.diagnostics)
+        // Squatted names, from the broker's receiver checks: shown with the diagnostics.
+        let squats = applications.compactMap { app -> ManifestDiagnostic? in
+            let squat = StatusCommand.squat(app)
+            guard !squat.isEmpty, let id = app["bundle-id"]?.stringValue else { return nil }
+            return ManifestDiagnostic(file: app["path"]?.stringValue ?? id, keyPath: "CFBundleIdentifier",
+                                      message: "\(id)\(squat); stop that process", severity: .warning, code: .init(rawValue: "name-squatted"))
+        }
+        return (registry, stored.diagnostics + squats)
     }
 }

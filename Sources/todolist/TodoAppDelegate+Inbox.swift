@@ -6,11 +6,14 @@ import Foundation
 /// dropped on it (`courier drop list.txt --to com.acme.todolist`) arrives in its
 /// `Documents/Inbox` and is opened with `inbox=true`; each non-empty line becomes a task.
 extension TodoAppDelegate {
-    /// The path of a dropped file, when `url` is one (`file://` with the `inbox` option or inside
-    /// the app's Inbox); nil for any other URL.
-    static func droppedFilePath(_ url: String, inboxOption: Bool) -> String? {
-        guard url.hasPrefix("file://"), let parsed = URL(string: url), parsed.isFileURL else { return nil }
-        return inboxOption || parsed.path.contains("/Documents/Inbox/") ? parsed.path : nil
+    /// The path of a dropped file, when `url` is one: a `file://` URL the broker vouches it dropped
+    /// (`inbox`, a broker fact no caller can set) naming a file inside this app's own Inbox. nil
+    /// for any other URL — a `file:` URL without the broker's word, or pointing elsewhere (another
+    /// app's Inbox included), is not a drop.
+    static func droppedFilePath(_ url: String, inbox: Bool, bundleID: String) -> String? {
+        guard inbox, url.hasPrefix("file://"), let parsed = URL(string: url), parsed.isFileURL,
+              AppInbox.contains(parsed, bundleIdentifier: bundleID) else { return nil }
+        return parsed.path
     }
 
     /// Adds one task per non-empty line of the dropped text file.

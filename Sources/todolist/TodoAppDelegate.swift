@@ -14,7 +14,7 @@ struct TodoAppDelegate: ApplicationDelegate {
 
     /// Declines a launch URL that is not a todolist task, before anything is stored (Figure 6-1).
     func willFinishLaunching(_ application: Application, options: ApplicationLaunchOptions) -> Bool {
-        guard let url = options.url, Self.droppedFilePath(url, inboxOption: false) == nil else { return true }
+        guard let url = options.url, Self.droppedFilePath(url, inbox: options.inbox, bundleID: application.bundleID) == nil else { return true }
         if case .failure(let error) = Result(catching: { () throws(TodoURLError) in try TodoURL(url) }) {
             printLine("todolist: declined \(url): \(error)")
             return false
@@ -23,7 +23,7 @@ struct TodoAppDelegate: ApplicationDelegate {
     }
 
     func openWithReply(_ url: String, options: OpenURLOptions, application: Application) async -> OpenURLResult {
-        if let path = Self.droppedFilePath(url, inboxOption: options.all["inbox"]?.boolValue == true) {
+        if let path = Self.droppedFilePath(url, inbox: options.inbox, bundleID: application.bundleID) {
             return await importTasks(fromDroppedFile: path, sourceApplication: options.sourceApplication)
         }
         let todo: TodoURL

@@ -39,7 +39,7 @@ struct DispatcherTests {
 
     @Test func checkInReturnsTheLaunchURLAndSourceApplication() async throws {
         let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sleep", "30"])], autoCheckIn: false)
-        let answer = Task { try await harness.dispatcher.open(OpenRequest(url: "todo://first", sourceApplication: "com.acme.mail")) }
+        let answer = Task { try await harness.dispatcher.open(OpenRequest(url: "todo://first", facts: BrokerFacts(sourceApplication: "com.acme.mail"))) }
         #expect(await eventually { harness.launcher.count == 1 })
         let options = try harness.dispatcher.checkIn(bundleID: "com.acme.todolist", uniqueName: ":1.9")
         #expect(options.url == "todo://first")
@@ -63,7 +63,7 @@ struct DispatcherTests {
             launcher: harness.launcher, deliverer: harness.deliverer, logger: quietLogger
         )
         harness.launcher.onLaunch.withLock { $0 = { id, pid in Task { _ = try? dispatcher.checkIn(bundleID: id, uniqueName: ":t.\(pid)") } } }
-        _ = try await dispatcher.open(OpenRequest(url: "todo://x", activationToken: "token-1"))
+        _ = try await dispatcher.open(OpenRequest(url: "todo://x", options: CallerOptions(activationToken: "token-1")))
         let container = harness.directory.url.appendingPathComponent("courier/containers/com.acme.todolist").path
         var isDirectory: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: container + "/Documents", isDirectory: &isDirectory) && isDirectory.boolValue)

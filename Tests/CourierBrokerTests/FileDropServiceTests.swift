@@ -51,7 +51,7 @@ struct FileDropServiceTests {
         let options = Mutex<[Bool]>([])
         harness.deliverer.behaviour.withLock {
             $0 = { delivery, _ in
-                options.withLock { $0.append(delivery.appOptions[FileDropService.inboxOption] as? Bool ?? false) }
+                options.withLock { $0.append(delivery.facts.droppedFile) }
                 return DeliveryAnswer(handled: true)
             }
         }

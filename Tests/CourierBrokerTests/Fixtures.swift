@@ -1,3 +1,4 @@
+import DBus
 import CourierBroker
 import CourierNames
 import Foundation
@@ -70,7 +71,7 @@ final class RecordingDeliverer: Deliverer {
     func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer {
         delivered.withLock { $0.append(Record(bundleID: endpoint.bundleID, url: delivery.url, isLaunchRequest: delivery.isLaunchRequest, sourceApplication: delivery.sourceApplication)) }
         if let behaviour = behaviour.withLock({ $0 }) { return try await behaviour(delivery, endpoint) }
-        return DeliveryAnswer(handled: true, reply: ["echo": delivery.url])
+        return DeliveryAnswer(handled: true, reply: ["echo": .string(delivery.url)])
     }
 
     func urls(for bundleID: String) -> [String] {

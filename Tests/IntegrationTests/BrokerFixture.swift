@@ -131,6 +131,8 @@ final class CountingLauncher: Launcher {
     }
 
     func terminate(pid: Int32, grace: Duration) { real.terminate(pid: pid, grace: grace) }
+    func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool { real.isRunningChild(pid, of: bundleID) }
+    func executablePath(for spec: LaunchSpec) throws(BrokerError) -> String { try real.executablePath(for: spec) }
 
     var count: Int { launched.withLock { $0.count } }
     /// How `pid` ended, once it has been reaped.

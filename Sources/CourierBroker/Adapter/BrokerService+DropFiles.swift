@@ -49,7 +49,7 @@ extension BrokerService {
             argumentNames: ["bundle_id", "files", "names", "options"], resultNames: ["files"]
         ) { [self] call in
             try await withDropRequest(call, method: "OpenFiles") { service, request, options in
-                if options["dry-run"]?.boolValue == true {
+                if options.dryRun {
                     let routes: [FileDropService.Route]
                     do {
                         routes = try service.routes(for: request, in: await service.registry())
@@ -70,10 +70,9 @@ extension BrokerService {
     /// answered, so that drops nobody waits for cannot pile up past the caller's limit.
     private func withDropRequest(
         _ call: MethodCall, method: String,
-        _ body: (FileDropService, FileDropService.Request, [String: DBusValue]) async throws -> [DBusValue]
+        _ body: (FileDropService, FileDropService.Request, RequestOptions) async throws -> [DBusValue]
     ) async throws -> [DBusValue] {
-        let bundleID = call.arguments[0].stringValue ?? ""
-        let descriptors = (call.arguments[1].arrayValue ?? []).compactMap(\.unixFDValue)
+        let descriptors = (try? call.arguments.decode([UnixFD].self, at: 1)) ?? []
         defer { descriptors.forEach { $0.close() } }
         let ticket: SenderQuota.Ticket
         do throws(BrokerError) { ticket = try takeSenderSlot(call, method: method) } catch { throw error.dbusError }
@@ -83,8 +82,16 @@ extension BrokerService {
         }
         var handedOver = false
         defer { if !handedOver { giveBackOnce() } }
-        let names = call.arguments[2].stringArrayValue ?? []
-        let options = call.arguments[3].vardictValue ?? [:]
+        let bundleID: String
+        let names: [String]
+        let options: RequestOptions
+        do {
+            bundleID = try call.arguments.decode(String.self, at: 0)
+            names = try call.arguments.decode([String].self, at: 2)
+            options = try RequestOptions(call.arguments.decode([String: DBusValue].self, at: 3))
+        } catch {
+            throw Self.dbusError(error)
+        }
         guard !descriptors.isEmpty else {
             throw BrokerError(.invalidArguments, "\(method) needs at least one file descriptor").dbusError
         }
@@ -94,32 +101,27 @@ extension BrokerService {
         let files = zip(descriptors, names).map { DropFile(descriptor: $0.rawValue ?? -1, suggestedName: $1) }
         let sender = call.sender?.rawValue ?? ""
         let source = await sourceApplication(of: sender)
-        var appOptions: [String: any Sendable] = [FileDropService.inboxOption: DBusValue.boolean(true)]
-        for key in ["annotation", "background", "activation-token", "desktop-startup-id"] {
-            if let value = options[key] { appOptions[key] = value }
-        }
-        let token = options["activation-token"]?.stringValue ?? options["desktop-startup-id"]?.stringValue
         let service = FileDropService(inbox: inbox, dispatcher: dispatcher, registry: { [catalog] in
             (catalog as? ManifestCatalog)?.registry ?? Registry()
-        })
+        }, receiverCheck: { [receivers] in receivers.squatter(of: $0) })
         var request = FileDropService.Request(files: files, bundleID: bundleID, sourceApplication: source, caller: sender,
-                                              appOptions: appOptions, activationToken: token)
-        request.waitsForAnswers = method != "OpenFiles" || options["wait"]?.boolValue != false
+                                              options: options.caller)
+        request.waitsForAnswers = method != "OpenFiles" || options.wait != false
         if !request.waitsForAnswers {
             request.whenAnswered = giveBackOnce
         }
         let reply = try await body(service, request, options)
         // Not waiting, the files were handed to the apps: the slot goes back with their answers.
-        if !request.waitsForAnswers, options["dry-run"]?.boolValue != true { handedOver = true }
+        if !request.waitsForAnswers, !options.dryRun { handedOver = true }
         return reply
     }
 
     /// Runs the drop, logging what happened; a refusal becomes its D-Bus error.
-    private func drop(_ service: FileDropService, _ request: FileDropService.Request, options: [String: DBusValue],
+    private func drop(_ service: FileDropService, _ request: FileDropService.Request, options: RequestOptions,
                       call: MethodCall) async throws -> FileDropService.Outcome {
         let source = request.sourceApplication.isEmpty ? "unknown app" : request.sourceApplication
         do {
-            let outcome = try await service.drop(request, progress: progressReporter(token: options["progress-token"]?.stringValue, to: call.sender))
+            let outcome = try await service.drop(request, progress: progressReporter(token: options.progressToken, to: call.sender))
             logger.info("dropped \(outcome.inboxURLs.count) file(s) from \(request.caller) (\(source)) on \(outcome.bundleIDs.joined(separator: ", "))")
             return outcome
         } catch {

@@ -48,19 +48,35 @@ extension BrokerService {
         ) { [self] call, reply in
             let ticket: SenderQuota.Ticket
             do throws(BrokerError) { ticket = try takeSenderSlot(call, method: "OpenURL") } catch { return reply.fail(error.dbusError) }
-            let url = call.arguments[0].stringValue ?? ""
-            let options = call.arguments[1].vardictValue ?? [:]
-            if options["dry-run"]?.boolValue == true {
-                defer { giveBack(ticket) }
-                return reply.complete(Result { try dryRun(url: url, options: options) })
+            let url: String
+            let options: RequestOptions
+            do {
+                url = try call.arguments.decode(String.self, at: 0)
+                options = try RequestOptions(call.arguments.decode([String: DBusValue].self, at: 1))
+            } catch {
+                giveBack(ticket)
+                return reply.fail(Self.dbusError(error))
+            }
+            if let target = options.bundleID {
+                do throws(BrokerError) { try checkClaim(url: url, target: target) } catch {
+                    giveBack(ticket)
+                    return reply.fail(error.dbusError)
+                }
+            }
+            if options.dryRun {
+                let sender = call.sender?.rawValue ?? ""
+                Task { [self] in
+                    defer { giveBack(ticket) }
+                    let app = await queryingApp(sender)
+                    reply.complete(Result { try dryRun(url: url, options: options, asker: app) })
+                }
+                return
             }
             open(url: url, options: options, sender: call.sender?.rawValue ?? "") { [self] result in
                 giveBack(ticket)
                 switch result {
                 case .success(let outcome):
-                    var values: [String: DBusValue] = [:]
-                    for (key, value) in outcome.reply { if let value = value as? DBusValue { values[key] = value } }
-                    reply.succeed([.boolean(outcome.handled), .string(outcome.bundleID), .vardict(values)])
+                    reply.succeed([.boolean(outcome.handled), .string(outcome.bundleID), .vardict(outcome.reply)])
                 case .failure(let error):
                     reply.fail(error.dbusError)
                 }
@@ -68,11 +84,25 @@ extension BrokerService {
         }
     }
 
+    /// A caller that names the target (`bundle-id`) may only send it a URL of a scheme it claims:
+    /// `bundle-id` chooses among the apps that claim a scheme, it does not make an app open
+    /// anything. In particular a `file:` URL is not a drop — a file reaches an app's Inbox only
+    /// through `DropFiles`, which the broker performs and vouches for.
+    func checkClaim(url: String, target: String) throws(BrokerError) {
+        let scheme = url.prefix(while: { $0 != ":" }).lowercased()
+        guard let app = catalog.applications().first(where: { $0.bundleID == target }) else { return }   // NoHandler from routing
+        guard !app.schemes.contains(scheme) else { return }
+        let drop = scheme == "file" ? "; to give it a file, drop it: courier drop FILE --to \(target) (DropFiles)" : ""
+        throw BrokerError(.notPermitted, "\(target) does not claim \(scheme): URLs, so it is not sent one (bundle-id picks among the apps that claim a scheme)\(drop)")
+    }
+
     /// Validates and resolves without launching: `(false, bundle_id, {dry-run: true, state: s})`.
-    private func dryRun(url: String, options: [String: DBusValue]) throws -> [DBusValue] {
-        let bundleID = options["bundle-id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+    /// An app asking about a scheme it does not list gets what a scheme nobody handles gets.
+    private func dryRun(url: String, options: RequestOptions, asker: AppDescriptor?) throws -> [DBusValue] {
         do {
-            let app = try catalog.resolve(url: url, bundleID: bundleID)
+            let scheme = Self.scheme(of: url)
+            guard Self.may(asker, askAbout: scheme) else { throw ManifestCatalog.noHandler(scheme: scheme) }
+            let app = try catalog.resolve(url: url, bundleID: options.bundleID)
             let state = dispatcher.state(of: app.bundleID)
             return [.boolean(false), .string(app.bundleID), .vardict(["dry-run": .boolean(true), "state": .string(state.description), "launchable": .boolean(app.launchArguments != nil)])]
         } catch {
@@ -80,46 +110,41 @@ extension BrokerService {
         }
     }
 
-    /// Apps may only ask about the schemes listed in their `LSApplicationQueriesSchemes`.
-    private func checkQueryAllowed(url: String, sender: String) async throws(BrokerError) {
-        let source = await sourceApplication(of: sender)
-        guard !source.isEmpty, let app = catalog.descriptor(bundleID: source) else { return }
-        let scheme = url.prefix(while: { $0 != ":" }).lowercased()
-        guard app.queriesSchemes.contains(scheme) else {
-            throw BrokerError(.notPermitted, "\(source) may not ask which apps handle '\(scheme)': list the scheme in LSApplicationQueriesSchemes in its manifest")
-        }
-    }
-
-    /// `CanOpenURL (s url) → (b)`.
+    /// `CanOpenURL (s url) → (b)`: for an app caller, `false` for a scheme its manifest does not
+    /// list in `LSApplicationQueriesSchemes` (BrokerService+Privacy.swift).
     func canOpenURLMethod() -> DBusMethod {
         DBusMethod("CanOpenURL", arguments: "s", results: "b", argumentNames: ["url"], resultNames: ["can_open"]) { [self] call in try await withSenderSlot(call, method: "CanOpenURL") {
-            let url = call.arguments[0].stringValue ?? ""
+            let url = try call.arguments.decode(String.self, at: 0)
             do {
-                try await checkQueryAllowed(url: url, sender: call.sender?.rawValue ?? "")
-                return [.boolean(!(try catalog.handlers(forURL: url)).isEmpty)]
+                let handlers = try catalog.handlers(forURL: url)
+                guard Self.may(await queryingApp(call.sender?.rawValue ?? ""), askAbout: Self.scheme(of: url)) else { return [.boolean(false)] }
+                return [.boolean(!handlers.isEmpty)]
             } catch {
                 throw Self.dbusError(error)
             }
         } }
     }
 
-    /// `HandlersForURL (s url) → (as bundle_ids)`, the chosen one first.
+    /// `HandlersForURL (s url) → (as bundle_ids)`, the chosen one first; none for an app caller
+    /// asking about a scheme it does not list.
     func handlersForURLMethod() -> DBusMethod {
         DBusMethod("HandlersForURL", arguments: "s", results: "as", argumentNames: ["url"], resultNames: ["bundle_ids"]) { [self] call in try await withSenderSlot(call, method: "HandlersForURL") {
-            let url = call.arguments[0].stringValue ?? ""
+            let url = try call.arguments.decode(String.self, at: 0)
             do {
-                try await checkQueryAllowed(url: url, sender: call.sender?.rawValue ?? "")
-                return [.strings(try catalog.handlers(forURL: url))]
+                let handlers = try catalog.handlers(forURL: url)
+                guard Self.may(await queryingApp(call.sender?.rawValue ?? ""), askAbout: Self.scheme(of: url)) else { return [.strings([])] }
+                return [.strings(handlers)]
             } catch {
                 throw Self.dbusError(error)
             }
         } }
     }
 
-    /// `CheckIn (s bundle_id) → (a{sv} launch_options)`: only from the owner of the bundle id's bus name.
+    /// `CheckIn (s bundle_id) → (a{sv} launch_options)`: only from the owner of the bundle id's bus
+    /// name, and only when that process is the app (`ReceiverGuard.admit`).
     func checkInMethod() -> DBusMethod {
         DBusMethod("CheckIn", arguments: "s", results: "a{sv}", argumentNames: ["bundle_id"], resultNames: ["launch_options"]) { [self] call in
-            let bundleID = call.arguments[0].stringValue ?? ""
+            let bundleID = try call.arguments.decode(String.self, at: 0)
             guard let sender = call.sender else { throw BrokerError(.notPermitted, "CheckIn needs a bus sender").dbusError }
             let name: BusName
             do throws(BrokerError) { name = try BrokerNames.application(bundleID).name } catch { throw error.dbusError }
@@ -128,14 +153,11 @@ extension BrokerService {
                 throw BrokerError(.notPermitted, "\(sender) does not own the bus name \(name) of \(bundleID); an app must own its bundle id's bus name before CheckIn (the Courier library does this)").dbusError
             }
             do {
+                // Asked afresh, not cached: an app's connection is not a caller's.
+                let pid = (try? await connection.credentials(of: sender))?.processID.map { Int32(bitPattern: $0) }
+                try receivers.admit(bundleID: bundleID, uniqueName: sender.rawValue, pid: pid)
                 let options = try dispatcher.checkIn(bundleID: bundleID, uniqueName: sender.rawValue)
-                var dictionary: [String: DBusValue] = [:]
-                if let url = options.url { dictionary["url"] = .string(url) }
-                dictionary["source-application"] = .string(options.sourceApplication)
-                if let id = options.requestID { dictionary["request-id"] = .uint64(id) }
-                for (key, value) in options.appOptions { if let value = value as? DBusValue { dictionary[key] = value } }
-                if let archive = options.restorationArchive { dictionary["restoration-archive"] = .bytes(archive) }
-                return [.vardict(dictionary)]
+                return [.vardict(options.dbusDictionary)]
             } catch {
                 throw Self.dbusError(error)
             }
@@ -145,7 +167,7 @@ extension BrokerService {
     /// `RegisterManifest (s path) → (s bundle_id)`.
     func registerManifestMethod() -> DBusMethod {
         DBusMethod("RegisterManifest", arguments: "s", results: "s", argumentNames: ["path"], resultNames: ["bundle_id"]) { [self] call in
-            let path = call.arguments[0].stringValue ?? ""
+            let path = try call.arguments.decode(String.self, at: 0)
             do {
                 return [.string(try await catalog.register(manifestAt: path))]
             } catch {
@@ -158,7 +180,7 @@ extension BrokerService {
     func unregisterMethod() -> DBusMethod {
         DBusMethod("Unregister", arguments: "s", argumentNames: ["bundle_id"]) { [self] call in
             do {
-                _ = try await catalog.unregister(bundleID: call.arguments[0].stringValue ?? "")
+                _ = try await catalog.unregister(bundleID: call.arguments.decode(String.self, at: 0))
                 return []
             } catch {
                 throw Self.dbusError(error)
@@ -176,17 +198,34 @@ extension BrokerService {
         }
     }
 
-    /// `ListApplications () → (aa{sv})`: bundle-id, name, schemes, launchable, path, state, pid.
+    /// `ListApplications () → (aa{sv})`: bundle-id, name, schemes, launchable, path, state, pid, and
+    /// for an app caller only itself and the apps handling schemes it lists (with only those); and
+    /// for an app whose bus name an impostor holds: squatted, squatter-pid, squatter-executable.
     func listApplicationsMethod() -> DBusMethod {
-        DBusMethod("ListApplications", results: "aa{sv}", resultNames: ["applications"]) { [self] _ in
+        DBusMethod("ListApplications", results: "aa{sv}", resultNames: ["applications"]) { [self] call in
             let states = Dictionary(uniqueKeysWithValues: dispatcher.statuses().map { ($0.bundleID, $0.state) })
-            let rows: [DBusValue] = catalog.applications().map { app in
+            let squatters = receivers.squatters()
+            let asker = await queryingApp(call.sender?.rawValue ?? "")
+            let rows: [DBusValue] = catalog.applications().compactMap { listed in
+                // An app caller sees itself, and the schemes it may ask about.
+                var app = listed
+                if let asker, app.bundleID != asker.bundleID {
+                    app.schemes = app.schemes.filter { Self.may(asker, askAbout: $0) }
+                    if app.schemes.isEmpty { return nil }
+                }
                 var row: [String: DBusValue] = [
                     "bundle-id": .string(app.bundleID), "name": .string(app.name), "schemes": .strings(app.schemes),
                     "launchable": .boolean(app.launchable), "state": .string((states[app.bundleID] ?? .notRunning).description),
                 ]
                 if let path = app.manifestPath { row["path"] = .string(path) }
                 if let pid = states[app.bundleID]?.pid { row["pid"] = .uint32(UInt32(bitPattern: pid)) }
+                if let squatter = squatters[app.bundleID] {
+                    row["squatted"] = .boolean(true)
+                    if let squatter {
+                        row["squatter-pid"] = .uint32(UInt32(bitPattern: squatter.pid))
+                        row["squatter-executable"] = .string(squatter.executablePath)
+                    }
+                }
                 return .vardict(row)
             }
             return [.array(.dictionary(key: .string, value: .variant), rows)]

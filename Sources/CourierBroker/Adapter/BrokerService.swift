@@ -17,6 +17,9 @@ import Synchronization
 ///   app checked in from, or the pid (`GetConnectionCredentials`) of a process Courier launched —
 ///   never from the caller's options. A failed lookup means "unknown", never trusted.
 /// - App state follows `NameOwnerChanged`: a checked-in app that leaves the bus is not running.
+/// - Receivers are verified (`ReceiverGuard`): only a process tied to the app's manifest checks in
+///   and receives; a process squatting an app's bus name makes its opens and drops fail with
+///   `NameSquatted`.
 public final class BrokerService: Sendable {
     public let connection: DBusConnection
     public let dispatcher: Dispatcher
@@ -34,6 +37,8 @@ public final class BrokerService: Sendable {
     private let intakeBacklog = Atomic(0)
     /// unique name → pid, filled lazily from `GetConnectionCredentials`, dropped when the name goes.
     let callerPIDs = Mutex(CallerPIDCache())
+    /// Who may receive: CheckIn admission, name holders, the check before each delivery.
+    let receivers: ReceiverGuard
     /// Requests in flight per caller (`--max-requests-per-sender`): BrokerService+SenderQuota.swift.
     let senderQuota: Mutex<SenderQuota>
     private let tasks = Mutex<[Task<Void, Never>]>([])
@@ -41,7 +46,7 @@ public final class BrokerService: Sendable {
     struct IntakeItem: Sendable {
         let sender: String
         let url: String
-        let options: [String: DBusValue]
+        let options: RequestOptions
         let completion: Dispatcher.Completion
     }
 
@@ -72,10 +77,13 @@ public final class BrokerService: Sendable {
         self.startedBy = startedBy
         var configuration = configuration
         if configuration.taskExecutor == nil { configuration.taskExecutor = connection.executor }
+        let launcher = launcher ?? ProcessLauncher(busAddress: busAddress)
+        let receivers = ReceiverGuard(verifier: ReceiverVerifier(launcher: launcher, resolver: catalog), connection: connection, resolver: catalog, logger: logger)
+        self.receivers = receivers
         self.dispatcher = Dispatcher(
             resolver: catalog,
-            launcher: launcher ?? ProcessLauncher(busAddress: busAddress),
-            deliverer: BusDeliverer(connection: connection),
+            launcher: GuardedLauncher(base: launcher, receivers: receivers),
+            deliverer: GuardedDeliverer(base: BusDeliverer(connection: connection), receivers: receivers),
             configuration: configuration,
             logger: logger,
             observer: { [connection] event in
@@ -97,10 +105,12 @@ public final class BrokerService: Sendable {
         let dispatcher = dispatcher
         let watcher = Task { [self] in
             for await change in changes {
+                if !change.name.isUnique { receivers.nameOwnerChanged(change.name.rawValue, newOwner: change.newOwner?.rawValue) }
                 guard let old = change.oldOwner, change.newOwner == nil else { continue }
                 if change.name.isUnique {
                     callerPIDs.withLock { $0.vanished(old.rawValue) }
                     senderQuota.withLock { $0.forget(old.rawValue) }
+                    receivers.uniqueNameVanished(old.rawValue)
                     dispatcher.busNameVanished(old.rawValue)
                 } else {
                     dispatcher.bundleNameReleased(BrokerNames.bundleID(ofBusName: change.name.rawValue), by: old.rawValue)
@@ -143,9 +153,9 @@ public final class BrokerService: Sendable {
     // MARK: Intake (ordered)
 
     /// Routes one `OpenURL` from `sender`, in call order (see the type's notes on order).
-    func open(url: String, options: [String: DBusValue], sender: String, completion: @escaping Dispatcher.Completion) {
+    func open(url: String, options: RequestOptions, sender: String, completion: @escaping Dispatcher.Completion) {
         if intakeBacklog.load(ordering: .acquiring) == 0, let identity = knownIdentity(of: sender) {
-            var request = Self.request(url: url, options: options, sender: sender, source: "")
+            var request = Self.request(url: url, options: options, sender: sender)
             request.callerIdentity = identity
             return dispatcher.submit(request, completion: completion)
         }
@@ -155,7 +165,7 @@ public final class BrokerService: Sendable {
 
     private func runIntake() async {
         for await item in intakeStream {
-            var request = Self.request(url: item.url, options: item.options, sender: item.sender, source: "")
+            var request = Self.request(url: item.url, options: item.options, sender: item.sender)
             request.callerIdentity = CallerIdentity(uniqueName: item.sender, pid: await callerPID(item.sender))
             dispatcher.submit(request, completion: item.completion)
             intakeBacklog.subtract(1, ordering: .acquiringAndReleasing)
@@ -190,18 +200,10 @@ public final class BrokerService: Sendable {
         return dispatcher.sourceApplication(uniqueName: sender, pid: await callerPID(sender))
     }
 
-    static func request(url: String, options: [String: DBusValue], sender: String, source: String) -> OpenRequest {
-        var appOptions: [String: any Sendable] = [:]
-        for key in ["annotation", "background", "activation-token", "desktop-startup-id", "inbox"] {
-            if let value = options[key] { appOptions[key] = value }
-        }
-        let token = options["activation-token"]?.stringValue ?? options["desktop-startup-id"]?.stringValue
-        let timeout = options["timeout-ms"]?.uint32Value.map { Duration.milliseconds(Int64($0)) }
-        return OpenRequest(
-            url: url, bundleID: options["bundle-id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
-            sourceApplication: source, caller: sender, appOptions: appOptions,
-            activationToken: token, deliveryTimeout: timeout
-        )
+    /// The request as the dispatcher sees it: the caller's options, and no fact yet (the
+    /// dispatcher derives the source application from `callerIdentity`).
+    static func request(url: String, options: RequestOptions, sender: String) -> OpenRequest {
+        OpenRequest(url: url, bundleID: options.bundleID, caller: sender, options: options.caller)
     }
 
     /// Emits `RegistryChanged(as added, as removed, as updated)`.

@@ -20,13 +20,10 @@ struct BusDeliverer: Deliverer {
         guard let destination = BusName(validating: endpoint.uniqueName) else {
             return completion(.failure(BrokerError(.appFailed, "\(endpoint.bundleID) checked in with an invalid bus name")))
         }
-        var options: [String: DBusValue] = [:]
-        for (key, value) in delivery.appOptions where key != "annotation" {
-            if let value = value as? DBusValue { options[key] = value }
-        }
+        var options = delivery.options.dbusDictionary(facts: delivery.facts)
         options["request-id"] = .uint64(delivery.requestID)
         if delivery.isLaunchRequest { options["launch"] = .boolean(true) }
-        let annotation = (delivery.appOptions["annotation"] as? DBusValue) ?? .string("")
+        let annotation = delivery.options.annotation ?? .string("")
         connection.call(
             destination, path: path, interface: BrokerNames.applicationInterface, method: "OpenURL",
             [.string(delivery.url), .string(delivery.sourceApplication), .variant(annotation), .vardict(options)],
@@ -45,9 +42,7 @@ struct BusDeliverer: Deliverer {
                 guard values.count == 2, let handled = values[0].boolValue else {
                     throw BrokerError(.appFailed, "\(endpoint.bundleID) answered OpenURL with an unexpected signature")
                 }
-                var reply: [String: any Sendable] = [:]
-                for (key, value) in values[1].vardictValue ?? [:] { reply[key] = value }
-                return DeliveryAnswer(handled: handled, reply: reply)
+                return DeliveryAnswer(handled: handled, reply: values[1].vardictValue ?? [:])
             })
         }
     }
@@ -82,10 +77,9 @@ struct BusDeliverer: Deliverer {
             return completion(.failure(BrokerError(.appFailed, "\(endpoint.bundleID) is not a valid bus name")))
         }
         var platformData: [String: DBusValue] = [:]
-        let token = (delivery.appOptions["activation-token"] as? DBusValue) ?? (delivery.appOptions["desktop-startup-id"] as? DBusValue)
-        if let token {
-            platformData["activation-token"] = token
-            platformData["desktop-startup-id"] = token
+        if let token = delivery.options.activationToken {
+            platformData["activation-token"] = .string(token)
+            platformData["desktop-startup-id"] = .string(token)
         }
         connection.call(
             destination, path: path, interface: BrokerNames.freedesktopApplicationInterface, method: "Open",

@@ -71,7 +71,7 @@ public final class ManifestCatalog: ApplicationCatalog {
         let registry = service.snapshot
         let resolution = registry.handlers(forScheme: key)
         guard let chosen = resolution.chosen, let app = registry.application(bundleIdentifier: chosen.bundleIdentifier) else {
-            throw BrokerError(.noHandler, "no registered app handles \(scheme): URLs\(resolution.problem.map { " (\($0))" } ?? ""); \(registry.noHandlerAdvice(forScheme: key))")
+            throw Self.noHandler(scheme: scheme, problem: resolution.problem, advice: registry.noHandlerAdvice(forScheme: key))
         }
         let route = Route(descriptor: descriptor(app), format: format(of: app))
         // Stored under the revision read before the snapshot: if the registry changed in between,
@@ -158,6 +158,12 @@ public final class ManifestCatalog: ApplicationCatalog {
     }
 
     // MARK: Internals
+
+    /// The answer for a scheme no app handles — also what an app gets for a scheme it may not ask
+    /// about (`LSApplicationQueriesSchemes`), so the two cannot be told apart.
+    static func noHandler(scheme: String, problem: String? = nil, advice: String = "register one with `courier register MANIFEST`") -> BrokerError {
+        BrokerError(.noHandler, "no registered app handles \(scheme): URLs\(problem.map { " (\($0))" } ?? ""); \(advice)")
+    }
 
     static func parse(_ url: String) throws(BrokerError) -> URIReference {
         let reference: URIReference

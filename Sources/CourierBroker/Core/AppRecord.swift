@@ -124,7 +124,7 @@ struct AppRecord: Sendable {
             environment["XDG_ACTIVATION_TOKEN"] = token
             environment["DESKTOP_STARTUP_ID"] = token
         }
-        let options = LaunchOptions(url: first.request.url, sourceApplication: first.request.sourceApplication, requestID: first.id, appOptions: first.request.appOptions)
+        let options = LaunchOptions(url: first.request.url, requestID: first.id, options: first.request.options, facts: first.request.facts)
         phase = .launching(pid: nil, options: options)
         started(by: first.request.sourceApplication.isEmpty ? (first.request.caller.isEmpty ? "-" : first.request.caller) : first.request.sourceApplication, now: now)
         reportState(&effects)
@@ -152,7 +152,8 @@ struct AppRecord: Sendable {
     mutating func spawnFailed(_ error: BrokerError, generation: UInt64, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
         guard generation == self.generation, case .launching = phase else { return }
         phase = .notRunning
-        recordFailure(now: now, crashLoop: crashLoop, &effects)
+        // A squatted name is not the app's failure: no crash-loop back-off hides the squatter.
+        if error.code != .nameSquatted { recordFailure(now: now, crashLoop: crashLoop, &effects) }
         failQueue(error, &effects)
     }
 
@@ -222,8 +223,8 @@ struct AppRecord: Sendable {
         guard case .running(let uniqueName, _) = phase, inFlight == nil, let pending = queue.popFirst() else { return }
         inFlight = pending
         let delivery = Delivery(
-            requestID: pending.id, url: pending.request.url, sourceApplication: pending.request.sourceApplication,
-            appOptions: pending.request.appOptions, isLaunchRequest: launchRequestID == pending.id,
+            requestID: pending.id, url: pending.request.url, options: pending.request.options,
+            facts: pending.request.facts, isLaunchRequest: launchRequestID == pending.id,
             timeout: pending.request.deliveryTimeout
         )
         effects.append(.deliver(pending, delivery, endpoint(uniqueName), generation: generation))
@@ -303,16 +304,18 @@ struct AppRecord: Sendable {
 
     // MARK: Exit
 
-    /// The process of `generation` exited with `status`.
-    mutating func processExited(pid: Int32, generation: UInt64, status: ExitStatus, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
+    /// The process of `generation` exited with `status`; `reason`, when the launcher knows why
+    /// (its bus name is squatted), is the answer to the queue instead of the bare exit status.
+    mutating func processExited(pid: Int32, generation: UInt64, status: ExitStatus, reason: BrokerError? = nil, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
         guard generation == self.generation else { return }
         switch phase {
         case .launching:
             effects.append(.stopTimer(.launch, bundleID: bundleID, generation: generation))
             phase = .notRunning
             effects.append(.discardSavedState(bundleID: bundleID))
-            recordFailure(now: now, crashLoop: crashLoop, &effects)
-            failQueue(BrokerError(.launchFailed, "\(bundleID) (pid \(pid)) \(status.ending) before checking in; `courier log \(bundleID)` shows what it printed"), &effects)
+            let error = reason ?? BrokerError(.launchFailed, "\(bundleID) (pid \(pid)) \(status.ending) before checking in; `courier log \(bundleID)` shows what it printed")
+            if error.code != .nameSquatted { recordFailure(now: now, crashLoop: crashLoop, &effects) }
+            failQueue(error, &effects)
         case .running, .terminating:
             gone(reason: status.ending, now: now, crashLoop: crashLoop, &effects)
         case .notRunning:

@@ -1,3 +1,5 @@
+public import DBus
+
 /// The edge of the broker core that calls an app: the D-Bus adapter implements it with
 /// `org.courier.Application1.OpenURL`; tests implement it in process.
 public protocol Deliverer: Sendable {
@@ -58,28 +60,34 @@ public struct AppEndpoint: Sendable, Hashable {
 public struct Delivery: Sendable {
     public var requestID: UInt64
     public var url: String
-    public var sourceApplication: String
-    public var appOptions: [String: any Sendable]
+    /// What the caller said, forwarded to the app.
+    public var options: CallerOptions
+    /// What the broker vouches for (source application, a file it dropped).
+    public var facts: BrokerFacts
     /// True when this is the request the app was launched for (its `CheckIn` returned it).
     public var isLaunchRequest: Bool
     public var timeout: Duration?
 
-    public init(requestID: UInt64, url: String, sourceApplication: String, appOptions: [String: any Sendable], isLaunchRequest: Bool, timeout: Duration?) {
+    public init(requestID: UInt64, url: String, options: CallerOptions = .init(), facts: BrokerFacts = .init(), isLaunchRequest: Bool, timeout: Duration?) {
         self.requestID = requestID
         self.url = url
-        self.sourceApplication = sourceApplication
-        self.appOptions = appOptions
+        self.options = options
+        self.facts = facts
         self.isLaunchRequest = isLaunchRequest
         self.timeout = timeout
     }
+
+    /// The bundle id of the app that asked (`facts`), "" when unknown.
+    public var sourceApplication: String { facts.sourceApplication }
 }
 
 /// The app's answer to a delivery.
 public struct DeliveryAnswer: Sendable {
     public var handled: Bool
-    public var reply: [String: any Sendable]
+    /// The app's reply dictionary, as it sent it.
+    public var reply: [String: DBusValue]
 
-    public init(handled: Bool, reply: [String: any Sendable] = [:]) {
+    public init(handled: Bool, reply: [String: DBusValue] = [:]) {
         self.handled = handled
         self.reply = reply
     }

@@ -272,7 +272,9 @@ public final class Dispatcher: Sendable {
             // through a task.
             let pid = try launcher.launch(spec) { pid, status in
                 Task(executorPreference: executor) {
-                    self.perform(self.state.withLock { $0.processExited(bundleID, pid: pid, generation: generation, status: status, now: self.clock.now) })
+                    // Asked outside the lock: why it ended before checking in, if the launcher knows.
+                    let reason = self.launcher.failureBeforeCheckIn(bundleID: bundleID, pid: pid, status: status)
+                    self.perform(self.state.withLock { $0.processExited(bundleID, pid: pid, generation: generation, status: status, reason: reason, now: self.clock.now) })
                 }
             }
             return state.withLock { $0.spawned(bundleID, pid: pid, generation: generation) }

@@ -82,8 +82,8 @@ struct DispatcherState: Sendable {
         change(bundleID) { record, effects, crashLoop in record.spawnFailed(error, generation: generation, now: now, crashLoop: crashLoop, &effects) }
     }
 
-    mutating func processExited(_ bundleID: String, pid: Int32, generation: UInt64, status: ExitStatus, now: ContinuousClock.Instant) -> [DispatcherEffect] {
-        change(bundleID) { record, effects, crashLoop in record.processExited(pid: pid, generation: generation, status: status, now: now, crashLoop: crashLoop, &effects) }
+    mutating func processExited(_ bundleID: String, pid: Int32, generation: UInt64, status: ExitStatus, reason: BrokerError? = nil, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+        change(bundleID) { record, effects, crashLoop in record.processExited(pid: pid, generation: generation, status: status, reason: reason, now: now, crashLoop: crashLoop, &effects) }
     }
 
     mutating func timerFired(_ timer: DispatcherTimer, _ bundleID: String, generation: UInt64, now: ContinuousClock.Instant) -> [DispatcherEffect] {

@@ -15,26 +15,29 @@ import Glibc
 ///    (`DeclaredDocumentTypesPolicy`: each file must conform to a document type its app declares)
 ///    before anything is written, then places the files atomically; one app's files at a time, and
 ///    when a later app's part fails, the parts already placed are withdrawn (all or nothing).
-/// 3. Each file's `file://` URL is submitted to the dispatcher, in order and all at once, with the
-///    option `inbox=true`: each app's files form one batch in its queue (one launch serves them all,
+/// 3. Each file's `file://` URL is submitted to the dispatcher, in order and all at once, as a file
+///    the broker dropped (`BrokerFacts.droppedFile`: the app sees `inbox=true`): each app's files form one batch in its queue (one launch serves them all,
 ///    and the app sees them in the order given), and the caller's identity travels as for `OpenURL`.
 ///    The answers are awaited unless the request says not to (`courier open FILE` without `--wait`).
 ///
 /// The D-Bus adapter decodes the message (`ah files`, `as names`, `a{sv} options`), derives
 /// `sourceApplication` from the caller's credentials, and calls `drop` (or `routes`, for a dry run).
 public struct FileDropService: Sendable {
-    /// The option every delivery of a dropped file carries (`inbox=true`).
-    public static let inboxOption = "inbox"
-
     public let inbox: Inbox
     public let dispatcher: Dispatcher
     /// The current registry (it changes as manifests are registered).
     public let registry: @Sendable () async -> Registry
 
-    public init(inbox: Inbox, dispatcher: Dispatcher, registry: @escaping @Sendable () async -> Registry) {
+    /// The receiver check for each target app, before any byte is written: nil to go ahead, else
+    /// the refusal (the D-Bus adapter refuses an app whose bus name an impostor holds).
+    public let receiverCheck: @Sendable (_ bundleID: String) -> BrokerError?
+
+    public init(inbox: Inbox, dispatcher: Dispatcher, registry: @escaping @Sendable () async -> Registry,
+                receiverCheck: @escaping @Sendable (_ bundleID: String) -> BrokerError? = { _ in nil }) {
         self.inbox = inbox
         self.dispatcher = dispatcher
         self.registry = registry
+        self.receiverCheck = receiverCheck
     }
 
     /// One `DropFiles` / `OpenFiles` call, decoded.
@@ -47,10 +50,9 @@ public struct FileDropService: Sendable {
         public var sourceApplication: String
         /// For logs: the caller's unique name.
         public var caller: String
-        /// Passed to the app with each file. `inbox` is added as `true` when absent; an adapter that
-        /// needs its own value type (the D-Bus adapter: a `DBusValue`) puts `inbox` in itself.
-        public var appOptions: [String: any Sendable]
-        public var activationToken: String?
+        /// What the caller said, passed to the app with each file (the broker adds the fact that it
+        /// dropped the file: the app sees `inbox=true`).
+        public var options: CallerOptions
         /// Whether `drop` returns after the apps answered (true), or once the files are placed and
         /// handed to the dispatcher (false: the answers are only logged).
         public var waitsForAnswers: Bool
@@ -59,13 +61,12 @@ public struct FileDropService: Sendable {
         public var whenAnswered: (@Sendable () -> Void)?
 
         public init(files: [DropFile], bundleID: String = "", sourceApplication: String = "", caller: String = "",
-                    appOptions: [String: any Sendable] = [:], activationToken: String? = nil, waitsForAnswers: Bool = true) {
+                    options: CallerOptions = .init(), waitsForAnswers: Bool = true) {
             self.files = files
             self.bundleID = bundleID
             self.sourceApplication = sourceApplication
             self.caller = caller
-            self.appOptions = appOptions
-            self.activationToken = activationToken
+            self.options = options
             self.waitsForAnswers = waitsForAnswers
         }
     }
@@ -137,15 +138,16 @@ public struct FileDropService: Sendable {
             let list = homeless.map { "\($0.name.debugDescription) (file \($0.index + 1), \($0.identification))" }.joined(separator: "; ")
             throw BrokerError(.noHandler, "no app declares a document type for \(list); nothing was sent — name an app with --to, or register one that declares the type")
         }
+        for bundleID in Set(routes.map(\.bundleID)).sorted() {
+            if let refusal = receiverCheck(bundleID) { throw refusal }
+        }
         let delivered = try await place(request.files, along: routes, registry: registry, progress: progress)
 
         // One batch per app: submitted back to back, so they queue together and in order.
-        var appOptions = request.appOptions
-        if appOptions[Self.inboxOption] == nil { appOptions[Self.inboxOption] = true }
         let (answers, answer) = AsyncStream<(Int, Result<OpenOutcome, BrokerError>)>.makeStream()
         for (file, route) in zip(delivered, routes) {
-            let open = OpenRequest(url: file.url.absoluteString, bundleID: route.bundleID, sourceApplication: request.sourceApplication,
-                                   caller: request.caller, appOptions: appOptions, activationToken: request.activationToken)
+            let open = OpenRequest(url: file.url.absoluteString, bundleID: route.bundleID, caller: request.caller, options: request.options,
+                                   facts: BrokerFacts(sourceApplication: request.sourceApplication, droppedFile: true))
             let index = file.index
             dispatcher.submit(open) { answer.yield((index, $0)) }
         }

@@ -9,6 +9,34 @@ public protocol Launcher: Sendable {
 
     /// Asks the process to stop (SIGTERM), then kills it (SIGKILL) if it is still there after `grace`.
     func terminate(pid: Int32, grace: Duration)
+
+    /// Whether `pid` is a process this launcher started for `bundleID` and that has not exited.
+    /// Must be safe against pid reuse (a pid that may already name another process is never
+    /// answered `true`): the receiver check at `CheckIn` trusts it. The default answers `false`,
+    /// so a launcher that cannot tell leaves apps to the executable check.
+    func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool
+
+    /// The file `spec.arguments[0]` resolves to when this launcher starts it (a path as it is, a
+    /// bare name looked up on the `PATH` the app would get). Throws `LaunchFailed` when it
+    /// resolves to nothing. The default takes a path containing `/` as it is.
+    func executablePath(for spec: LaunchSpec) throws(BrokerError) -> String
+
+    /// Why a process started for `bundleID` exited before checking in, when the launcher knows
+    /// better than its exit status (another process holds the app's bus name); nil otherwise.
+    func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> BrokerError?
+}
+
+extension Launcher {
+    public func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool { false }
+
+    public func executablePath(for spec: LaunchSpec) throws(BrokerError) -> String {
+        guard let name = spec.arguments.first, name.hasPrefix("/") else {
+            throw BrokerError(.launchFailed, "the launch command of \(spec.bundleID) does not start with an absolute path")
+        }
+        return name
+    }
+
+    public func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> BrokerError? { nil }
 }
 
 /// Everything needed to start one app.

@@ -20,11 +20,16 @@ import Glibc
 /// inherit that). Every child is reaped by a small dedicated
 /// thread blocked in `waitpid(pid)`: libdispatch has no process sources on Linux, and a
 /// `waitpid(-1)` reaper would steal the children of other parts of the process.
+///
+/// Safe against pid reuse: the reaper first waits without reaping (`waitid` with `WNOWAIT`), then
+/// forgets the pid under the lock, and only then reaps it. A pid in `live` is therefore never
+/// reaped, so it cannot name another process — the guarantee a pidfd gives, without one.
 public final class ProcessLauncher: Launcher {
     private let baseEnvironment: [String: String]
     private let layout: CourierLayout
-    /// pids spawned and not yet reaped: `terminate` never signals a pid that may have been reused.
-    private let live = Mutex<Set<Int32>>([])
+    /// pid → bundle id of the children spawned and not yet reaped: `terminate` never signals, and
+    /// `isRunningChild` never vouches for, a pid that may have been reused.
+    private let live = Mutex<[Int32: String]>([:])
 
     /// - Parameters:
     ///   - environment: the base environment of every app (defaults to the broker's own).
@@ -69,10 +74,13 @@ public final class ProcessLauncher: Launcher {
         let output = openLog(for: spec.bundleID, arguments: spec.arguments)
         let child = try spawn(path: path, arguments: spec.arguments, environment: environment, output: output, bundleID: spec.bundleID)
         let pid = child.pid
-        live.withLock { _ = $0.insert(pid) }
+        live.withLock { $0[pid] = spec.bundleID }
         let reaper = Thread { [self] in
+            // Wait without reaping, forget the pid, then reap: see the type's notes on pid reuse.
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+            live.withLock { _ = $0.removeValue(forKey: pid) }
             let status = child.wait()
-            live.withLock { _ = $0.remove(pid) }
             onExit(pid, status)
         }
         reaper.stackSize = 256 * 1024
@@ -82,16 +90,25 @@ public final class ProcessLauncher: Launcher {
     }
 
     public func terminate(pid: Int32, grace: Duration) {
-        guard live.withLock({ $0.contains(pid) }) else { return }
+        guard live.withLock({ $0[pid] != nil }) else { return }
         kill(pid, SIGTERM)
         Task { [self] in
             try? await Task.sleep(for: grace)
-            if live.withLock({ $0.contains(pid) }) { kill(pid, SIGKILL) }
+            if live.withLock({ $0[pid] != nil }) { kill(pid, SIGKILL) }
         }
     }
 
+    public func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool {
+        live.withLock { $0[pid] == bundleID }
+    }
+
+    public func executablePath(for spec: LaunchSpec) throws(BrokerError) -> String {
+        let environment = baseEnvironment.merging(spec.environment) { _, new in new }
+        return try executablePath(for: spec.arguments.first ?? "", bundleID: spec.bundleID, searchPath: environment["PATH"])
+    }
+
     /// The children spawned and not yet reaped.
-    public var liveChildren: Set<Int32> { live.withLock { $0 } }
+    public var liveChildren: Set<Int32> { live.withLock { Set($0.keys) } }
 
     /// Waits until every child has exited and been reaped, or `limit` has passed; returns the pids
     /// still running then. courierd calls it when the bus goes away: its apps lose the bus too (a

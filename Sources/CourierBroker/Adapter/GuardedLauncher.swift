@@ -1,0 +1,32 @@
+/// The launcher the broker's dispatcher uses: the real one, plus the squatter check.
+///
+/// Before spawning, an app whose bus name an impostor holds is refused with `NameSquatted` (the
+/// app could not own its name anyway, and would fail after a wasted start). When a launched process
+/// exits, the holder of its name is looked up again before the dispatcher hears of it, so an app
+/// that exited because its name was taken is reported as `NameSquatted`, naming the squatter's
+/// pid, rather than as a bare exit status.
+struct GuardedLauncher: Launcher {
+    let base: any Launcher
+    let receivers: ReceiverGuard
+
+    func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(BrokerError) -> Int32 {
+        if let squatted = receivers.squatter(of: spec.bundleID) { throw squatted }
+        let receivers = receivers
+        return try base.launch(spec) { pid, status in
+            Task {
+                await receivers.refresh(spec.bundleID)
+                onExit(pid, status)
+            }
+        }
+    }
+
+    func terminate(pid: Int32, grace: Duration) { base.terminate(pid: pid, grace: grace) }
+
+    func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool { base.isRunningChild(pid, of: bundleID) }
+
+    func executablePath(for spec: LaunchSpec) throws(BrokerError) -> String { try base.executablePath(for: spec) }
+
+    func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> BrokerError? {
+        receivers.squatter(of: bundleID) ?? base.failureBeforeCheckIn(bundleID: bundleID, pid: pid, status: status)
+    }
+}

@@ -1,0 +1,173 @@
+import DBus
+import Logging
+import Synchronization
+
+/// The broker's receiver checks on the bus: who holds each registered app's bus name, which unique
+/// names were admitted at `CheckIn`, and the one log line per impostor.
+///
+/// - `CheckIn` is admitted only for a process `ReceiverVerifier` ties to the app; the verdict is
+///   bound to the caller's unique name (never reused by the bus).
+/// - Before every delivery (`GuardedDeliverer`) the binding must exist and still hold (the
+///   launched child has not exited, the pid still runs the same file).
+/// - Every owner of a registered app's bus name (`NameOwnerChanged`, and a fresh look when a
+///   launched app exits before checking in) is verified too: a squatter is reported once and makes
+///   opens and drops fail with `NameSquatted`, naming its pid, before anything is launched.
+///
+/// Foreign desktop apps (`CourierDBusActivatable`) are reached at their well-known name and never
+/// check in: they are not verified (docs/security.md).
+final class ReceiverGuard: Sendable {
+    let verifier: ReceiverVerifier
+    private let connection: DBusConnection
+    private let resolver: any HandlerResolver
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    /// Who holds an app's bus name, as far as the broker has checked.
+    enum Holder: Sendable {
+        /// Owned by `uniqueName`; its verdict is being computed.
+        case pending(uniqueName: String)
+        case checked(uniqueName: String, ReceiverVerdict)
+    }
+
+    private struct Binding {
+        let bundleID: String
+        let verdict: ReceiverVerdict
+    }
+
+    private struct State {
+        var holders: [String: Holder] = [:]
+        /// unique name → what it was admitted as at `CheckIn`.
+        var bindings: [String: Binding] = [:]
+        /// unique names already reported as impostors (one log line each).
+        var reported: Set<String> = []
+    }
+
+    init(verifier: ReceiverVerifier, connection: DBusConnection, resolver: any HandlerResolver, logger: Logger) {
+        self.verifier = verifier
+        self.connection = connection
+        self.resolver = resolver
+        self.logger = logger
+    }
+
+    // MARK: CheckIn
+
+    /// Admits `uniqueName` (process `pid`, which owns the bus name `bundleID`) as the app, or
+    /// throws `NotPermitted` saying why not (and reports the impostor once).
+    func admit(bundleID: String, uniqueName: String, pid: Int32?) throws(BrokerError) {
+        let verdict = verifier.verdict(bundleID: bundleID, pid: pid)
+        record(bundleID: bundleID, uniqueName: uniqueName, verdict)
+        guard verdict.isApp else {
+            throw BrokerError(.notPermitted, "CheckIn as \(bundleID) refused: \(verdict); only the process Courier launched, or one running the executable its manifest launches, may check in as \(bundleID)")
+        }
+        state.withLock { $0.bindings[uniqueName] = Binding(bundleID: bundleID, verdict: verdict) }
+    }
+
+    // MARK: Deliveries
+
+    /// nil when a delivery to `endpoint` may go ahead; the refusal otherwise.
+    func refusal(for endpoint: AppEndpoint) -> BrokerError? {
+        if endpoint.freedesktopApplication { return nil }
+        guard let binding = state.withLock({ $0.bindings[endpoint.uniqueName] }), binding.bundleID == endpoint.bundleID else {
+            return BrokerError(.notPermitted, "\(endpoint.uniqueName) was never admitted as \(endpoint.bundleID); nothing was delivered")
+        }
+        guard verifier.stillHolds(binding.verdict, bundleID: binding.bundleID) else {
+            let now = binding.verdict.pid.map { ProcessIdentity.of(pid: $0).description } ?? "?"
+            logger.warning("impostor: \(endpoint.uniqueName) checked in as \(endpoint.bundleID) (\(binding.verdict)) but is now \(now); nothing is delivered to it")
+            return BrokerError(.notPermitted, "the process that checked in as \(endpoint.bundleID) (\(endpoint.uniqueName)) no longer runs its executable (now \(now)); nothing was delivered")
+        }
+        return nil
+    }
+
+    /// pid → bundle id of every process admitted at `CheckIn` and still on the bus.
+    func admittedProcesses() -> [Int32: String] {
+        state.withLock { state in
+            var result: [Int32: String] = [:]
+            for binding in state.bindings.values { if let pid = binding.verdict.pid { result[pid] = binding.bundleID } }
+            return result
+        }
+    }
+
+    // MARK: Name holders
+
+    /// The refusal for opens and drops when an impostor holds the bus name of `bundleID`.
+    func squatter(of bundleID: String) -> BrokerError? {
+        guard case .checked(let uniqueName, let verdict)? = state.withLock({ $0.holders[bundleID] }),
+              case .impostor(let process, let reason) = verdict else { return nil }
+        let who = process.map(\.description) ?? "an unidentified process (\(uniqueName))"
+        let kill = process.map { " (kill \($0.pid))" } ?? ""
+        return BrokerError(.nameSquatted, "the bus name \(bundleID) is held by \(who), which is not \(bundleID): \(reason). Nothing was delivered; stop that process\(kill) and retry")
+    }
+
+    /// Every app whose bus name an impostor holds: bundle id → the impostor (pid may be nil).
+    func squatters() -> [String: ProcessIdentity?] {
+        state.withLock { state in
+            var result: [String: ProcessIdentity?] = [:]
+            for (bundleID, holder) in state.holders {
+                if case .checked(_, .impostor(let process, _)) = holder { result[bundleID] = process }
+            }
+            return result
+        }
+    }
+
+    /// A well-known name changed owner (`NameOwnerChanged`): verify the new owner of a registered
+    /// app's name in the background.
+    func nameOwnerChanged(_ name: String, newOwner: String?) {
+        guard let newOwner else {
+            state.withLock { _ = $0.holders.removeValue(forKey: name) }
+            return
+        }
+        guard let descriptor = resolver.descriptor(bundleID: name), !descriptor.dbusActivatable else { return }
+        state.withLock { $0.holders[name] = .pending(uniqueName: newOwner) }
+        Task { await check(name, owner: newOwner) }
+    }
+
+    /// A unique name left the bus: forget what it was admitted as.
+    func uniqueNameVanished(_ uniqueName: String) {
+        state.withLock {
+            $0.bindings[uniqueName] = nil
+            $0.reported.remove(uniqueName)
+        }
+    }
+
+    /// Asks the bus who holds `bundleID` now and checks that process (after a launched app exited
+    /// before checking in: was its name taken?).
+    func refresh(_ bundleID: String) async {
+        guard let name = BusName(validating: bundleID), !name.isUnique,
+              let descriptor = resolver.descriptor(bundleID: bundleID), !descriptor.dbusActivatable else { return }
+        guard let owner = (try? await connection.nameOwner(of: name)) ?? nil else {
+            state.withLock { _ = $0.holders.removeValue(forKey: bundleID) }
+            return
+        }
+        await check(bundleID, owner: owner.rawValue)
+    }
+
+    private func check(_ bundleID: String, owner: String) async {
+        let admitted = state.withLock { $0.bindings[owner] }
+        let verdict: ReceiverVerdict
+        if let admitted, admitted.bundleID == bundleID {
+            verdict = admitted.verdict
+        } else {
+            var pid: UInt32?
+            if let name = BusName(validating: owner) { pid = (try? await connection.credentials(of: name))?.processID }
+            verdict = verifier.verdict(bundleID: bundleID, pid: pid.map { Int32(bitPattern: $0) })
+        }
+        record(bundleID: bundleID, uniqueName: owner, verdict)
+    }
+
+    /// Stores the verdict on the holder of `bundleID` (unless the name moved on meanwhile) and
+    /// reports an impostor once.
+    private func record(bundleID: String, uniqueName: String, _ verdict: ReceiverVerdict) {
+        let firstReport = state.withLock { state -> Bool in
+            switch state.holders[bundleID] {
+            case .pending(let name)? where name != uniqueName, .checked(let name, _)? where name != uniqueName:
+                break   // a newer owner is being checked
+            default:
+                state.holders[bundleID] = .checked(uniqueName: uniqueName, verdict)
+            }
+            return !verdict.isApp && state.reported.insert(uniqueName).inserted
+        }
+        if firstReport {
+            logger.warning("impostor: \(uniqueName) holds or claims the bus name \(bundleID) but is \(verdict); it gets no URL and no file")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// Python programs that play the attacker on the session bus (Debian's python3 with the `dbus`
+/// module): processes of the same user that take an app's bus name, forge options, or call what
+/// they should not.
+enum AttackerScripts {
+    /// `impostor.py BUNDLE OUT [wait]`: owns the bus name BUNDLE (with `wait`, retries every 50 ms
+    /// until it gets it, e.g. when the real app exits), serves `org.courier.Application1.OpenURL`
+    /// at the bundle's path — appending "STOLEN URL" to OUT/stolen.txt for anything it is sent —
+    /// and calls `CheckIn(BUNDLE)`, writing the answer ("CHECKIN OK" or the error) into
+    /// OUT/checkin.txt. Then, playing the app, it opens `echo://from-squatter` and writes the
+    /// source application the echo app was told into OUT/forged.txt ("-" for none, or the error).
+    /// OUT/owned.txt (its pid) is written last: the test's ready marker.
+    static let impostor = #"""
+    import os, sys, time
+    import dbus, dbus.service, dbus.mainloop.glib
+    from gi.repository import GLib
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    bundle, out = sys.argv[1], sys.argv[2]
+    wait_for_name = len(sys.argv) > 3 and sys.argv[3] == "wait"
+    bus = dbus.SessionBus()
+    def note(name, text):
+        with open(os.path.join(out, name), "a") as f:
+            f.write(text + "\n")
+    class Stolen(dbus.service.Object):
+        @dbus.service.method("org.courier.Application1", in_signature="ssva{sv}", out_signature="ba{sv}")
+        def OpenURL(self, url, source, annotation, options):
+            note("stolen.txt", "STOLEN %s" % url)
+            return (True, dbus.Dictionary({"stolen": True}, signature="sv"))
+    app = Stolen(bus, "/" + bundle.replace(".", "/"))
+    while True:
+        reply = bus.request_name(bundle, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
+        if reply in (dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER, dbus.bus.REQUEST_NAME_REPLY_ALREADY_OWNER):
+            break
+        if not wait_for_name:
+            sys.exit(3)
+        time.sleep(0.05)
+    broker = bus.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False)
+    try:
+        broker.CheckIn(bundle, dbus_interface="org.courier.Broker1")
+        note("checkin.txt", "CHECKIN OK")
+    except dbus.DBusException as e:
+        note("checkin.txt", "%s: %s" % (e.get_dbus_name(), e.get_dbus_message()))
+    try:
+        handled, target, reply = broker.OpenURL("echo://from-squatter", dbus.Dictionary({}, signature="sv"), dbus_interface="org.courier.Broker1", timeout=60)
+        note("forged.txt", str(reply.get("source", "")) or "-")
+    except dbus.DBusException as e:
+        note("forged.txt", e.get_dbus_name())
+    note("owned.txt", "%d" % os.getpid())
+    GLib.MainLoop().run()
+    """#
+}
+
+extension AttackerScripts {
+    /// `nosy_app.py`: a Courier app (launched by the broker) that lists `todolist` in its
+    /// `LSApplicationQueriesSchemes` and tries every way to learn who handles `notes:` too: the
+    /// broker's answers to itself (CanOpenURL, HandlersForURL, a dry-run OpenURL,
+    /// ListApplications) and to a `gdbus` it spawns. Writes "KEY=ANSWER" lines into nosy.txt in
+    /// its container, then answers the URL it was launched for.
+    static let nosyApp = PythonScripts.appPrelude + #"""
+    import subprocess
+    class App(dbus.service.Object):
+        @dbus.service.method("org.courier.Application1", in_signature="ssva{sv}", out_signature="ba{sv}")
+        def OpenURL(self, url, source, annotation, options):
+            return (True, dbus.Dictionary({}, signature="sv"))
+    def ask(call):
+        try:
+            return str(call())
+        except dbus.DBusException as e:
+            return e.get_dbus_name()
+    def probe():
+        B = "org.courier.Broker1"
+        lines = []
+        for scheme in ["todolist", "notes"]:
+            url = scheme + "://www.acme.com?x"
+            lines.append("%s.can=%s" % (scheme, ask(lambda: bool(broker.CanOpenURL(url, dbus_interface=B)))))
+            lines.append("%s.handlers=%s" % (scheme, ask(lambda: ",".join(broker.HandlersForURL(url, dbus_interface=B)))))
+            lines.append("%s.dryrun=%s" % (scheme, ask(lambda: broker.OpenURL(url, dbus.Dictionary({"dry-run": True}, signature="sv"), dbus_interface=B)[1])))
+            child = subprocess.run(["gdbus", "call", "--session", "--dest", "org.courier.Broker", "--object-path", "/org/courier/Broker",
+                                    "--method", "org.courier.Broker1.CanOpenURL", url], capture_output=True, text=True)
+            lines.append("%s.child=%s" % (scheme, (child.stdout or child.stderr).strip()))
+        apps = broker.ListApplications(dbus_interface=B)
+        lines.append("list=%s" % ";".join(sorted("%s:%s" % (a["bundle-id"], ",".join(a["schemes"])) for a in apps)))
+        with open(container_file("nosy.txt"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    serve(App, after_check_in=probe)
+    """#
+}
+
+extension AttackerScripts {
+    /// `forged_options.py PATH`: an arbitrary caller asks the broker to have todolist import the
+    /// file at PATH as if it had been dropped (`bundle-id` + `inbox`), the same without a target,
+    /// a todolist URL with the broker's own keys forged (`inbox`, `source-application`,
+    /// `request-id`, `launch`), and one with a mistyped option; prints one line per attempt:
+    /// "HANDLED BUNDLE REPLY" or the error name.
+    static let forgedOptions = #"""
+    import sys, dbus
+    bus = dbus.SessionBus()
+    broker = bus.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False)
+    def attempt(url, options):
+        try:
+            handled, bundle, reply = broker.OpenURL(url, dbus.Dictionary(options, signature="sv"), dbus_interface="org.courier.Broker1", timeout=60)
+            print("%s %s" % (bool(handled), bundle))
+        except dbus.DBusException as e:
+            print(e.get_dbus_name())
+    attempt("file://" + sys.argv[1], {"bundle-id": "com.acme.todolist", "inbox": True})
+    attempt("file://" + sys.argv[1], {"inbox": True})
+    attempt("todolist://www.acme.com?Forged", {"inbox": True, "source-application": "com.acme.mail", "sourceApplication": "com.acme.mail", "request-id": dbus.UInt64(1), "launch": True})
+    attempt("todolist://www.acme.com?Typed", {"background": "yes"})
+    """#
+}
