@@ -7,5 +7,6 @@ case "dbus-echo": try await DBusEchoBenchmark.run(arguments: Array(arguments.dro
 case "registry": try RegistryBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "broker": try await BrokerBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "load": try LoadBenchmark.run(arguments: Array(arguments.dropFirst()))
-default: print("usage: courier-bench drop|url|dbus-echo|registry|broker|load [options]")
+case "lifecycle": try await LifecycleBenchmark.run(arguments: Array(arguments.dropFirst()))
+default: print("usage: courier-bench drop|url|dbus-echo|registry|broker|load|lifecycle [options]")
 }

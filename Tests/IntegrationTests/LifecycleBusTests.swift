@@ -264,3 +264,62 @@ final class TemporaryFile: Sendable {
 
     deinit { unlink(path) }
 }
+
+/// The policies as a user sets them: `courierd` options and `courierd.conf`, in the real daemon.
+@Suite("Lifecycle (courierd)", .serialized)
+struct LifecycleDaemonTests {
+    @Test func theConfigFileTurnsTheIdleTimeoutOnInTheDaemon() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let root = bus.directory.appendingPathComponent("daemon", isDirectory: true)
+        let manifests = root.appendingPathComponent("manifests", isDirectory: true)
+        try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
+        try BrokerFixture.ManifestWriter(folder: manifests).todolist()
+        let config = root.appendingPathComponent("config/courier", isDirectory: true)
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "# terminate idle apps quickly\nidle-timeout = 0.5\ntermination-notice = 2\n".write(to: config.appendingPathComponent("courierd.conf"), atomically: true, encoding: .utf8)
+        let environment = bus.environment(homesIn: root)
+        let client = BrokerClient(connection: try bus.connect())
+        defer { client.connection.close() }
+        let courierd = try await startCourierd(["--manifests", manifests.path, "--no-desktop-entries"], environment: environment, outputIn: root, client: client)
+        defer { courierd.kill() }
+        let changes = try await client.stateChanges(of: "com.acme.todolist")
+        #expect(try await client.open("todolist://www.acme.com?Idle#today").handled)
+        #expect(await LifecycleBusTests.reach("terminating", changes) != nil)
+        #expect(await LifecycleBusTests.reach("not-running", changes) != nil)
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("data/courier/containers/com.acme.todolist/SavedState/state.archive").path))
+    }
+
+    @Test func aBadConfigFileIsRefusedSayingWhereAndWhat() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let root = bus.directory.appendingPathComponent("daemon", isDirectory: true)
+        let config = root.appendingPathComponent("config/courier", isDirectory: true)
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "idle-timeout = 300\nidle-timout = 5\n".write(to: config.appendingPathComponent("courierd.conf"), atomically: true, encoding: .utf8)
+        let run = try await BackgroundProcess.run(Products.path("courierd"), ["--no-desktop-entries"], environment: bus.environment(homesIn: root))
+        #expect(run.status != 0)
+        #expect(run.errors.contains("courierd.conf:2: unknown key 'idle-timout'"), "\(run.errors)")
+        let negative = try await BackgroundProcess.run(Products.path("courierd"), ["--no-desktop-entries", "--idle-timeout", "-3"], environment: bus.environment(homesIn: root))
+        #expect(negative.status != 0)
+    }
+
+    /// The daemon reads the kernel's own file: it starts with the policy on when the kernel has
+    /// PSI, and refuses to, saying why, when it has not.
+    @Test func memoryPressureReadsTheKernelsPressureFile() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let root = bus.directory.appendingPathComponent("daemon", isDirectory: true)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let client = BrokerClient(connection: try bus.connect())
+        defer { client.connection.close() }
+        let courierd = try await startCourierd(["--no-desktop-entries", "--memory-pressure", "50"], environment: bus.environment(homesIn: root), outputIn: root, client: client)
+        defer { courierd.kill() }
+        if (try? MemoryPressure(parsing: String(contentsOfFile: "/proc/pressure/memory", encoding: .utf8))) != nil {
+            #expect(await client.brokerIsRunning(), "\(courierd.errors)")
+        } else {
+            #expect(await courierd.wait() != 0)
+            #expect(courierd.errors.contains("/proc/pressure/memory"))
+        }
+    }
+}
