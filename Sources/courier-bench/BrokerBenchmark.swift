@@ -370,17 +370,8 @@ enum BrokerBenchmark {
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_DATA_HOME"] = bus.directory.appendingPathComponent("rss-data").path
-        let process: ChildProcess
-        do {
-            process = try Spawner.start(path: courierd, arguments: [courierd, "--manifests", folder.path, "--log-level", "error"],
-                                        environment: environment, standardOutput: .discard)
-        } catch {
-            throw BenchmarkFailure("cannot run \(courierd): \(error)")
-        }
-        defer { process.stop() }
-        let client = BrokerClient(connection: try DBusConnection(address: bus.address))
-        defer { client.connection.close() }
-        for _ in 0..<500 where !(await client.brokerIsRunning()) { try await Task.sleep(for: .milliseconds(10)) }
+        let (process, client) = try await startCourierd(courierd, ["--manifests", folder.path, "--log-level", "error"], environment: environment, bus: bus)
+        defer { process.stop(); client.connection.close() }
         let apps = try await client.listApplications().count
         try await Task.sleep(for: .seconds(1))
         let rss = residentKiB(of: process.pid)
@@ -397,6 +388,19 @@ enum BrokerBenchmark {
     }
 
     // MARK: Helpers
+
+    /// courierd as its own process (output discarded), and a client once it owns its name.
+    static func startCourierd(_ courierd: String, _ arguments: [String], environment: [String: String], bus: PrivateBus) async throws -> (ChildProcess, BrokerClient) {
+        let process: ChildProcess
+        do {
+            process = try Spawner.start(path: courierd, arguments: [courierd] + arguments, environment: environment, standardOutput: .discard)
+        } catch {
+            throw BenchmarkFailure("cannot run \(courierd): \(error)")
+        }
+        let client = BrokerClient(connection: try DBusConnection(address: bus.address))
+        for _ in 0..<500 where !(await client.brokerIsRunning()) { try await Task.sleep(for: .milliseconds(10)) }
+        return (process, client)
+    }
 
     static func startBroker(bus: PrivateBus, folders: [String], launcher: (any Launcher)? = nil, observer: (@Sendable (DispatcherEvent) -> Void)? = nil) async throws -> BrokerService {
         var logger = Logger(label: "courier-bench")

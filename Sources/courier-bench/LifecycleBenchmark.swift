@@ -161,17 +161,8 @@ enum LifecycleBenchmark {
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
         environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-        let process: ChildProcess
-        do {
-            process = try Spawner.start(path: courierd, arguments: [courierd, "--manifests", folder.path, "--log-level", "error", "--no-desktop-entries"],
-                                        environment: environment, standardOutput: .discard)
-        } catch {
-            throw BenchmarkFailure("cannot run \(courierd): \(error)")
-        }
-        defer { process.stop() }
-        let client = BrokerClient(connection: try DBusConnection(address: bus.address))
-        defer { client.connection.close() }
-        for _ in 0..<500 where !(await client.brokerIsRunning()) { try await Task.sleep(for: .milliseconds(10)) }
+        let (process, client) = try await BrokerBenchmark.startCourierd(courierd, ["--manifests", folder.path, "--log-level", "error", "--no-desktop-entries"], environment: environment, bus: bus)
+        defer { process.stop(); client.connection.close() }
         let changes = try await client.stateChanges()
         let gone = Mutex<Set<String>>([])
         let follower = Task {

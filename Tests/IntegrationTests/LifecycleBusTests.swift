@@ -268,6 +268,13 @@ final class TemporaryFile: Sendable {
 /// The policies as a user sets them: `courierd` options and `courierd.conf`, in the real daemon.
 @Suite("Lifecycle (courierd)", .serialized)
 struct LifecycleDaemonTests {
+    /// `courierd.conf` where a daemon with `bus.environment(homesIn: root)` reads it.
+    static func writeConfig(_ text: String, in root: URL) throws {
+        let config = root.appendingPathComponent("config/courier", isDirectory: true)
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try text.write(to: config.appendingPathComponent("courierd.conf"), atomically: true, encoding: .utf8)
+    }
+
     @Test func theConfigFileTurnsTheIdleTimeoutOnInTheDaemon() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
@@ -275,9 +282,7 @@ struct LifecycleDaemonTests {
         let manifests = root.appendingPathComponent("manifests", isDirectory: true)
         try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
         try BrokerFixture.ManifestWriter(folder: manifests).todolist()
-        let config = root.appendingPathComponent("config/courier", isDirectory: true)
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try "# terminate idle apps quickly\nidle-timeout = 0.5\ntermination-notice = 2\n".write(to: config.appendingPathComponent("courierd.conf"), atomically: true, encoding: .utf8)
+        try Self.writeConfig("# terminate idle apps quickly\nidle-timeout = 0.5\ntermination-notice = 2\n", in: root)
         let environment = bus.environment(homesIn: root)
         let client = BrokerClient(connection: try bus.connect())
         defer { client.connection.close() }
@@ -294,9 +299,7 @@ struct LifecycleDaemonTests {
         let bus = try PrivateBus()
         defer { bus.stop() }
         let root = bus.directory.appendingPathComponent("daemon", isDirectory: true)
-        let config = root.appendingPathComponent("config/courier", isDirectory: true)
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try "idle-timeout = 300\nidle-timout = 5\n".write(to: config.appendingPathComponent("courierd.conf"), atomically: true, encoding: .utf8)
+        try Self.writeConfig("idle-timeout = 300\nidle-timout = 5\n", in: root)
         let run = try await BackgroundProcess.run(Products.path("courierd"), ["--no-desktop-entries"], environment: bus.environment(homesIn: root))
         #expect(run.status != 0)
         #expect(run.errors.contains("courierd.conf:2: unknown key 'idle-timout'"), "\(run.errors)")
