@@ -182,22 +182,28 @@ struct LifecycleBusTests {
         environment["COURIER_CONTAINER"] = container.path
         environment["COURIER_BUNDLE_ID"] = "com.acme.saver"
         let archive = container.appendingPathComponent("SavedState/state.archive")
-        var numbers: [Int] = []
-        for round in 0..<12 {
-            let saver = try BackgroundProcess(Products.path("courier-test-app"), ["save-loop", "\(256 * 1024)"], environment: environment, outputIn: bus.directory, name: "saver-\(round)")
-            #expect(await eventually { FileManager.default.fileExists(atPath: archive.path) })
-            try await Task.sleep(for: .milliseconds(5 + (round * 7) % 40))
-            saver.signal(SIGKILL)
-            _ = await saver.wait()
-            // Whatever moment the kill came, the archive is one whole save.
+        let size = 256 * 1024
+        /// The archive as it is now: it must always be one whole save (whatever the saver is doing).
+        func wholeSave() throws -> Int {
             let coder = try RestorableStateCoder(archive: [UInt8](try Data(contentsOf: archive)), bundleID: "com.acme.saver")
             let number = try #require(try coder.decode(Int.self, forKey: "number"))
             let payload = try #require(coder.bytes(forKey: "payload"))
-            #expect(payload.count == 256 * 1024)
+            #expect(payload.count == size)
             #expect(payload.allSatisfy { $0 == UInt8(truncatingIfNeeded: number) })
-            numbers.append(number)
+            return number
         }
-        #expect(numbers.contains { $0 > 0 })
+        for round in 0..<12 {
+            unlink(archive.path)
+            let saver = try BackgroundProcess(Products.path("courier-test-app"), ["save-loop", "\(size)"], environment: environment, outputIn: bus.directory, name: "saver-\(round)")
+            // Let it overwrite its archive a few times (read whole each time), then kill it midway.
+            #expect(await eventually { FileManager.default.fileExists(atPath: archive.path) })
+            let target = 1 + round % 4
+            #expect(await eventually { ((try? wholeSave()) ?? 0) >= target })
+            try await Task.sleep(for: .microseconds(200 + (round * 997) % 3000))
+            saver.signal(SIGKILL)
+            _ = await saver.wait()
+            #expect(try wholeSave() >= target)
+        }
     }
 
     @Test func courierPsAndQuitShowAndEndAnAppsLife() async throws {
