@@ -20,7 +20,7 @@ public struct DesktopApp: Sendable, Equatable, Hashable {
         var seen = Set<String>()
         var normalized: [String] = []
         for scheme in schemes {
-            guard Self.isValidScheme(scheme) else { throw .invalidScheme(scheme) }
+            guard URLScheme.isValid(scheme) else { throw .invalidScheme(scheme) }
             let lowered = scheme.lowercased()
             if seen.insert(lowered).inserted { normalized.append(lowered) }
         }
@@ -35,19 +35,6 @@ public struct DesktopApp: Sendable, Equatable, Hashable {
 
     /// The MIME types the entry declares: `x-scheme-handler/<scheme>` for each owned scheme.
     public var mimeTypes: [String] { schemes.map { "x-scheme-handler/\($0)" } }
-
-    /// RFC 3986: `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`.
-    static func isValidScheme(_ scheme: String) -> Bool {
-        let bytes = Array(scheme.utf8)
-        guard let first = bytes.first, bytes.count <= 255, isAlpha(first) else { return false }
-        return bytes.dropFirst().allSatisfy {
-            isAlpha($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E
-        }
-    }
-
-    private static func isAlpha(_ byte: UInt8) -> Bool {
-        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-    }
 }
 
 extension String {

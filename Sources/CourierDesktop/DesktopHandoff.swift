@@ -1,3 +1,5 @@
+import CourierNames
+
 /// Out of Courier to the desktop: opens a URL that no Courier app owns with the desktop's own
 /// handler, the way iOS hands `http` to Safari.
 ///
@@ -55,7 +57,7 @@ public struct DesktopHandoff: Sendable {
     ///   `scheme:` (or holds a NUL byte, which no argv can carry);
     ///   ``DesktopIntegrationError/noDesktopOpener(searched:)`` when no opener is on `PATH`.
     public func open(_ url: String) throws(DesktopIntegrationError) -> Result {
-        guard let colon = url.firstIndex(of: ":"), DesktopApp.isValidScheme(String(url[..<colon])),
+        guard let colon = url.firstIndex(of: ":"), URLScheme.isValid(String(url[..<colon])),
             !url.utf8.contains(0)
         else { throw .notAnAbsoluteURL(url) }
         var last: Result?

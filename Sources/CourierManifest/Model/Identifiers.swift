@@ -1,12 +1,10 @@
+import CourierNames
+
 import CourierTypes
 /// Syntax checks for the identifiers a manifest declares (bundle identifiers: `BundleIdentifier`).
 public enum Identifiers {
-    /// RFC 3986 scheme: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`, ASCII only.
-    public static func isValidScheme(_ s: String) -> Bool {
-        let bytes = Array(s.utf8)
-        guard let first = bytes.first, isAlpha(first), bytes.count <= 255 else { return false }
-        return bytes.dropFirst().allSatisfy { isAlpha($0) || isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
-    }
+    /// RFC 3986 scheme (`URLScheme.isValid`, the one check).
+    public static func isValidScheme(_ s: String) -> Bool { URLScheme.isValid(s) }
 
     /// A uniform type identifier: dot-separated, ASCII letters, digits, `-`, `_` and `.`; no
     /// empty elements.
