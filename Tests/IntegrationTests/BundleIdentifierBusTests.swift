@@ -34,4 +34,21 @@ struct BundleIdentifierBusTests {
         let listed = try await fixture.client.listApplications().first { $0["bundle-id"]?.stringValue == bundleID }
         #expect(listed?["state"]?.stringValue?.hasPrefix("idle") == true, "\(String(describing: listed))")
     }
+
+    /// A process that takes the mapped bus name before the app ever ran is an impostor like any
+    /// other: nothing is delivered, and the error names it.
+    @Test func anImpostorHoldingTheMappedNameIsRefused() async throws {
+        let fixture = try await BrokerFixture { writer in
+            try writer.write("com.8bit.bitwarden", schemes: ["todolist"], arguments: [Products.path("todolist")])
+        }
+        defer { fixture.tearDown() }
+        let (impostor, out) = try ReceiverVerificationTests.impostor(fixture, bundleID: "com._8bit.bitwarden")
+        defer { impostor.kill() }
+        _ = try await ReceiverVerificationTests.waitForFile(out.appendingPathComponent("owned.txt"))
+        let error = await #expect(throws: CourierError.self) { try await fixture.client.open("todolist://www.acme.com?Secret#today") }
+        #expect(error?.dbusName == "org.courier.Error.NameSquatted", "\(String(describing: error))")
+        #expect(error?.message.contains("pid \(impostor.pid)") == true, "\(error?.message ?? "")")
+        #expect(ReceiverVerificationTests.read(out, "stolen.txt") == nil)
+        #expect(fixture.todoItems("com.8bit.bitwarden").isEmpty)
+    }
 }

@@ -30,10 +30,17 @@ public enum BrokerNames {
         return (name, path)
     }
 
-    /// The bundle id whose bus name is `busName`, among those mapped so far (every app that
-    /// checked in was); `busName` itself when it is not one of them.
-    static func bundleID(ofBusName busName: String) -> String {
-        addresses.withLock { $0.byBusName[busName] } ?? busName
+    /// The bundle id whose bus name is `busName`: among those mapped so far, else among
+    /// `registered` (the registry keeps bus names unique among registered apps); `busName` itself
+    /// when none maps to it. A name without `_` maps only to itself, so only those with one are looked up.
+    static func bundleID(ofBusName busName: String, registered: () -> [String]) -> String {
+        if let known = addresses.withLock({ $0.byBusName[busName] }) { return known }
+        guard busName.contains("_") else { return busName }
+        for id in registered() where id != busName && BundleIdentifier(validating: id)?.busName == busName {
+            _ = try? application(id)
+            return id
+        }
+        return busName
     }
 
     /// `application(bundleID).path`.

@@ -105,7 +105,9 @@ public final class BrokerService: Sendable {
         let dispatcher = dispatcher
         let watcher = Task { [self] in
             for await change in changes {
-                if !change.name.isUnique { receivers.nameOwnerChanged(change.name.rawValue, newOwner: change.newOwner?.rawValue) }
+                // A well-known name is an app's bus name, which need not be its bundle id (`BundleIdentifier`).
+                let bundleID = change.name.isUnique ? "" : BrokerNames.bundleID(ofBusName: change.name.rawValue) { catalog.applications().map(\.bundleID) }
+                if !change.name.isUnique { receivers.nameOwnerChanged(bundleID, newOwner: change.newOwner?.rawValue) }
                 guard let old = change.oldOwner, change.newOwner == nil else { continue }
                 if change.name.isUnique {
                     callerPIDs.withLock { $0.vanished(old.rawValue) }
@@ -113,7 +115,7 @@ public final class BrokerService: Sendable {
                     receivers.uniqueNameVanished(old.rawValue)
                     dispatcher.busNameVanished(old.rawValue)
                 } else {
-                    dispatcher.bundleNameReleased(BrokerNames.bundleID(ofBusName: change.name.rawValue), by: old.rawValue)
+                    dispatcher.bundleNameReleased(bundleID, by: old.rawValue)
                 }
             }
         }

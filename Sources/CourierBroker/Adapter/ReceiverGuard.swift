@@ -132,7 +132,7 @@ final class ReceiverGuard: Sendable {
     /// Asks the bus who holds `bundleID` now and checks that process (after a launched app exited
     /// before checking in: was its name taken?).
     func refresh(_ bundleID: String) async {
-        guard let name = BusName(validating: bundleID), !name.isUnique,
+        guard let name = try? BrokerNames.application(bundleID).name,
               let descriptor = resolver.descriptor(bundleID: bundleID), !descriptor.dbusActivatable else { return }
         guard let owner = (try? await connection.nameOwner(of: name)) ?? nil else {
             state.withLock { _ = $0.holders.removeValue(forKey: bundleID) }
