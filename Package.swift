@@ -18,11 +18,18 @@ let package = Package(
         .executable(name: "courier", targets: ["courier"]),
         .executable(name: "courier-tool", targets: ["courier-tool"]),
         .executable(name: "todolist", targets: ["todolist"]),
+        .executable(name: "courier-nearby", targets: ["courier-nearby"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // Nearby (LocalSend) only: HTTPS server and client, the self-signed certificate.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.0"),
     ],
     targets: [
         // libdbus-1 through pkg-config; only the DBus module imports it.
@@ -81,13 +88,37 @@ let package = Package(
             dependencies: ["CDBus", "CourierNames"],
             linkerSettings: [.unsafeFlags(["-static-executable"] + StaticFront.wrappedSymbols.flatMap { ["-Xlinker", "--wrap=\($0)"] })]
         ),
+        // A read-only copy of the running broker's registry (courier dump/handlers, courier nearby).
+        .target(name: "CourierBrokerRegistry", dependencies: ["Courier", "CourierManifest", "CourierNames", "DBus"]),
         // The full CLI behind `courier`: every subcommand (ArgumentParser, Foundation, the registry).
         .executableTarget(
             name: "courier-tool",
             dependencies: [
-                "Courier", "CourierURL", "CourierManifest", "CourierNames", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess",
+                "Courier", "CourierURL", "CourierManifest", "CourierNames", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierBrokerRegistry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // LocalSend protocol v2 (issue 14): the wire model, sessions, consent, the HTTPS server and
+        // client, multicast discovery. Network-facing: only `courier-nearby` links it, never courierd.
+        .target(
+            name: "CourierNearby",
+            dependencies: [
+                "DBus", "Courier", "CourierManifest", "CourierNames", "CourierInbox", "CourierBrokerRegistry",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `courier-nearby` (run as `courier nearby …`): receive, send, scan, trust.
+        .executableTarget(
+            name: "courier-nearby",
+            dependencies: ["CourierNearby", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The todolist example's model: its URL format, items and store (testable without the app).
         .target(name: "TodoListKit", dependencies: ["CourierURL"]),
@@ -121,6 +152,7 @@ let package = Package(
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "Courier", "CourierProcess"]),
         .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierNames", "BusTestSupport"]),
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames"]),
+        .testTarget(name: "CourierNearbyTests", dependencies: ["CourierNearby", "BusTestSupport", "CourierProcess", "CourierManifest"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Courier", "CourierBroker", "DBus", "BusTestSupport", "CourierInbox", "CInbox", "CourierProcess", "courier-test-app"]

@@ -24,6 +24,7 @@ struct CourierCommand: AsyncParsableCommand {
             DropCommand.self,
             LogCommand.self,
             DesktopCommand.self,
+            NearbyCommand.self,
         ]
     )
 }

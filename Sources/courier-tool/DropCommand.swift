@@ -2,6 +2,7 @@ import ArgumentParser
 import Courier
 import CourierNames
 import DBus
+import CourierInbox
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import ArgumentParser
 import Courier
 import CourierNames
 import CourierManifest
+import CourierBrokerRegistry
 
 /// `courier dump [--json]`: every app, its claims, launch command and manifest, and every diagnostic.
 /// Without `--manifests`, the running broker's registry (`BrokerRegistry`); with none running, the

@@ -2,6 +2,7 @@ import ArgumentParser
 import Courier
 import CourierNames
 import CourierManifest
+import CourierBrokerRegistry
 import CourierURL
 
 /// `courier handlers URL-or-scheme [--explain]` and `courier handlers --type UTI-or-FILE [--explain]`.

@@ -140,20 +140,6 @@ final class CountingLauncher: Launcher {
     var pids: [Int32] { launched.withLock { $0 } }
 }
 
-/// The package's built executables (todolist, courier, courierd), next to the test bundle.
-enum Products {
-    static let folder: URL = {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
-        // …/debug/CourierPackageTests.xctest is the test binary itself on Linux.
-        while !FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("todolist").path), url.path != "/" {
-            url.deleteLastPathComponent()
-        }
-        return url
-    }()
-
-    static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-}
 
 /// The Python interpreter with the `dbus` module (Debian's, not the first python3 on PATH).
 let systemPython = "/usr/bin/python3"

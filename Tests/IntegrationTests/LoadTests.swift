@@ -1,3 +1,4 @@
+import BusTestSupport
 import CourierProcess
 import Foundation
 import Testing

@@ -1,17 +1,19 @@
-import CourierInbox
 import Foundation
 
-/// The one-line progress bar `courier drop` draws while the broker copies large files, redrawn in
+/// The one-line progress bar `courier drop` draws while the broker copies large files (and
+/// `courier nearby send` while it uploads), redrawn in
 /// place with a carriage return: `[##########----------]  48%  512 MiB of 1.0 GiB`.
 /// Drawn only when stdout is a terminal (never into a pipe or a file).
-struct DropProgressBar {
+public struct DropProgressBar: Sendable {
     /// Below this, a drop is quick enough that a bar would only flicker.
-    static let minimumBytes: UInt64 = 16 << 20
-    var width = 30
-    private(set) var drawn = false
+    public static let minimumBytes: UInt64 = 16 << 20
+    public var width = 30
+    public private(set) var drawn = false
+
+    public init() {}
 
     /// The text of the bar for `copied` of `total` bytes.
-    func line(copied: UInt64, total: UInt64) -> String {
+    public func line(copied: UInt64, total: UInt64) -> String {
         let fraction = total == 0 ? 1 : min(1, Double(copied) / Double(total))
         let filled = Int((fraction * Double(width)).rounded(.down))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
@@ -20,16 +22,15 @@ struct DropProgressBar {
     }
 
     /// Redraws the bar on stdout.
-    mutating func draw(copied: UInt64, total: UInt64) {
+    public mutating func draw(copied: UInt64, total: UInt64) {
         guard total >= Self.minimumBytes else { return }
         FileHandle.standardOutput.write(Data(("\r" + line(copied: copied, total: total) + "\u{1B}[K").utf8))
         drawn = true
     }
 
     /// Ends the bar's line, if one was drawn.
-    mutating func finish() {
+    public mutating func finish() {
         if drawn { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
         drawn = false
     }
-
 }

@@ -1,24 +1,19 @@
-import Courier
-import CourierManifest
-import CourierNames
+public import Courier
+public import CourierManifest
+public import CourierNames
 import DBus
 
 /// What `courier dump` and `courier handlers` read when a broker runs: the registry as the broker
 /// routes with it, so what they print is what `courier open` will do — including manifests
 /// registered at runtime (`courier register` of a file outside the manifest folders) and without
 /// apps it unregistered. They never start a broker for this: with none running they read the
-/// manifest folders on disk, and say so in one line on standard error.
-struct BrokerRegistry {
-    let client: BrokerClient
+/// manifest folders on disk, and say so in one line on standard error. `courier nearby receive`
+/// reads it to refuse, at `prepare-upload`, a file no app would accept.
+public struct BrokerRegistry: Sendable {
+    public let client: BrokerClient
 
-    /// The running broker, or nil after the note on standard error (no session bus, or nobody
-    /// owns `org.courier.Broker`).
-    static func running(command: String) async -> BrokerRegistry? {
-        if let client = try? BrokerClient.session(), await client.brokerIsRunning() {
-            return BrokerRegistry(client: client)
-        }
-        reportRegistryError("courier \(command): no broker is running; answering from the manifest folders on disk")
-        return nil
+    public init(client: BrokerClient) {
+        self.client = client
     }
 
     /// A read-only copy of the broker's registry, built with the same code from the same files:
@@ -26,7 +21,7 @@ struct BrokerRegistry {
     /// (`ListApplications` `path`) that are outside them, minus the apps it does not list, with the
     /// user's defaults and first-claim order from the same state folder. Nothing is written (the
     /// broker owns the state files while it runs). Also returns the problems reading that state.
-    func registry(layout: CourierLayout = .current()) async throws(CourierError) -> (registry: Registry, stateDiagnostics: [ManifestDiagnostic]) {
+    public func registry(layout: CourierLayout = .current()) async throws(CourierError) -> (registry: Registry, stateDiagnostics: [ManifestDiagnostic]) {
         let status = try await client.status()
         let applications = try await client.listApplications()
         let folders = status["manifest-paths"]?.stringArrayValue ?? []

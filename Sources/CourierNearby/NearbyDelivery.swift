@@ -1,0 +1,42 @@
+/// Where received files go: the receiving side of Nearby asks this twice per file — at
+/// `prepare-upload`, which app will take it (so a file no app accepts is refused before a byte is
+/// sent), and once the upload is complete and checked, to deliver it.
+///
+/// `BrokerDelivery` is the real one (the broker's `DropFiles`); tests of the protocol logic use
+/// the same broker on a private bus.
+public protocol NearbyDelivery: Sendable {
+    /// The bundle id of the app that will receive `file`, or a 403 saying why no app will.
+    func target(for file: NearbyFile) async throws(NearbyError) -> String
+
+    /// Hands the complete file (`descriptor`, open for reading, positioned anywhere) to `bundleID`
+    /// and returns where it landed (the Inbox path). `sender` tells the app where it came from.
+    func deliver(descriptor: Int32, name: String, to bundleID: String, from sender: NearbySender) async throws(NearbyError) -> String
+}
+
+/// Who sent a session, as far as this receiver knows, and how it was let in.
+public struct NearbySender: Sendable, Equatable, CustomStringConvertible {
+    public var alias: String
+    /// The fingerprint the sender declared (``fingerprintVerified`` says whether TLS proved it).
+    public var fingerprint: String
+    public var fingerprintVerified: Bool
+    /// The peer's IP address (the TCP connection's).
+    public var address: String
+    public var admission: Admission
+
+    /// How the session was let in (docs/nearby.md says what each proves).
+    public enum Admission: String, Sendable {
+        case trusted, pin, asked
+    }
+
+    public init(alias: String, fingerprint: String, fingerprintVerified: Bool, address: String, admission: Admission) {
+        self.alias = alias
+        self.fingerprint = fingerprint
+        self.fingerprintVerified = fingerprintVerified
+        self.address = address
+        self.admission = admission
+    }
+
+    public var description: String {
+        "\(alias.debugDescription) (fingerprint \(fingerprint.prefix(16))…\(fingerprintVerified ? " verified" : " declared"), \(address)) admitted by \(admission.rawValue)"
+    }
+}

@@ -1,0 +1,42 @@
+/// A LocalSend device as the protocol describes it: the body of a multicast announcement, of
+/// `register` and `info`, and the `info` of `prepare-upload` (protocol v2, sections 3 and 4.1).
+///
+/// Everything here is what the peer *says* about itself. Only `fingerprint`, when it is the
+/// SHA-256 of a certificate this side saw in a TLS handshake, is more than a claim
+/// (docs/nearby.md, "What each consent mode proves").
+public struct NearbyDevice: Codable, Sendable, Hashable {
+    public var alias: String
+    /// The protocol version, "major.minor" ("2.0", "2.1", "2.2").
+    public var version: String?
+    public var deviceModel: String?
+    /// mobile | desktop | web | headless | server; unknown values are kept as sent.
+    public var deviceType: String?
+    /// With HTTPS: the lowercase hex SHA-256 of the device's DER certificate.
+    public var fingerprint: String
+    public var port: Int?
+    /// "http" or "https".
+    public var `protocol`: String?
+    public var download: Bool?
+    /// In a multicast message: true for an announcement (answer it), false for an answer.
+    public var announce: Bool?
+
+    public init(alias: String, version: String? = NearbyProtocol.version, deviceModel: String? = nil, deviceType: String? = "desktop",
+                fingerprint: String, port: Int? = nil, protocol: String? = "https", download: Bool? = false, announce: Bool? = nil) {
+        self.alias = alias
+        self.version = version
+        self.deviceModel = deviceModel
+        self.deviceType = deviceType
+        self.fingerprint = fingerprint
+        self.port = port
+        self.protocol = `protocol`
+        self.download = download
+        self.announce = announce
+    }
+
+    /// A copy with `announce` set (multicast) or cleared (HTTP bodies).
+    public func announcing(_ announce: Bool?) -> NearbyDevice {
+        var copy = self
+        copy.announce = announce
+        return copy
+    }
+}

@@ -1,0 +1,319 @@
+public import CourierInbox
+import Foundation
+public import Logging
+import Synchronization
+
+/// The receiving half of LocalSend v2, without the network: admission (consent), the one session,
+/// the checks on every file and upload, and delivery. ``NearbyServer`` feeds it HTTP requests; the
+/// tests drive both.
+///
+/// Order of checks in `prepare-upload`, chosen so that a peer learns as little as possible before
+/// it is let in: the body (400), the session slot (409), PIN attempts (429), consent by trust or
+/// PIN (401), the apps that would take the files (403), free space (403), and only then, in the
+/// default mode, the user's answer (403 when declined or when nobody can be asked).
+public final class NearbyReceiver: Sendable {
+    public struct Configuration: Sendable {
+        /// This device, as `info` and `register` answer.
+        public var device: NearbyDevice
+        /// PIN mode: senders that give it (`?pin=`) are let in without asking.
+        public var pin: String?
+        /// Read at each `prepare-upload`, so that `courier nearby trust` applies at once.
+        public var trustList: @Sendable () -> TrustList
+        /// Who is asked when the sender is neither trusted nor in PIN mode; nil: nobody, refused.
+        public var prompt: (any ConsentPrompt)?
+        public var stagingFolder: String
+        /// Files per session, bytes per file and per session (the Inbox's own limits by default).
+        public var limits: DropLimits = .standard
+        /// A session with no upload running for this long is dropped (the sender went away).
+        public var idleSessionTimeout: Duration = .seconds(120)
+        /// Wrong PINs from one address before it must wait ``pinLockout``.
+        public var pinAttempts = 3
+        public var pinLockout: Duration = .seconds(60)
+
+        public init(device: NearbyDevice, pin: String?, trustList: @escaping @Sendable () -> TrustList,
+                    prompt: (any ConsentPrompt)?, stagingFolder: String) {
+            self.device = device
+            self.pin = pin
+            self.trustList = trustList
+            self.prompt = prompt
+            self.stagingFolder = stagingFolder
+        }
+    }
+
+    /// An upload allowed to start: what `finishUpload` needs to deliver it.
+    public struct UploadTicket: Sendable {
+        public let sessionID: String
+        public let file: NearbyFile
+        public let bundleID: String
+        public let sender: NearbySender
+    }
+
+    private struct State: Sendable {
+        var session: ReceiveSession?
+        /// A `prepare-upload` is being decided (the user is being asked): the slot is taken.
+        var deciding = false
+        var pinFailures: [String: (count: Int, last: ContinuousClock.Instant)] = [:]
+    }
+
+    public let configuration: Configuration
+    private let delivery: any NearbyDelivery
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    public init(configuration: Configuration, delivery: any NearbyDelivery, logger: Logger) {
+        self.configuration = configuration
+        self.delivery = delivery
+        self.logger = logger
+    }
+
+    /// `POST prepare-upload`: decides, and on acceptance opens the session.
+    /// `verifiedFingerprint` is the client certificate's, when the peer sent one (mutual TLS).
+    public func prepareUpload(body: [UInt8], pin: String?, address: String, verifiedFingerprint: String?) async throws(NearbyError) -> PrepareUploadResponse {
+        do {
+            return try await decide(body: body, pin: pin, address: address, verifiedFingerprint: verifiedFingerprint)
+        } catch {
+            logger.notice("nearby: prepare-upload from \(address) refused: \(error)")
+            throw error
+        }
+    }
+
+    private func decide(body: [UInt8], pin: String?, address: String, verifiedFingerprint: String?) async throws(NearbyError) -> PrepareUploadResponse {
+        let request = try Self.decode(body)
+        let files = try validate(request.files)
+
+        try takeSlot(address: address)
+        var admitted = false
+        defer { if !admitted { state.withLock { $0.deciding = false } } }
+
+        let fingerprint = verifiedFingerprint ?? request.info.fingerprint.lowercased()
+        let admission = try admit(fingerprint: fingerprint, pin: pin, address: address)
+
+        var targets: [String: String] = [:]
+        for file in files { targets[file.id] = try await delivery.target(for: file) }
+        try checkFreeSpace(for: files)
+
+        if admission == .asked {
+            guard let prompt = configuration.prompt else {
+                throw .rejected("this receiver accepts only trusted senders\(configuration.pin == nil ? "" : " and senders with its PIN"); ask its owner to trust your fingerprint \(fingerprint)")
+            }
+            let question = ConsentRequest(alias: request.info.alias, fingerprint: fingerprint, address: address,
+                                          files: files.map { ($0.fileName, $0.size, targets[$0.id] ?? "") })
+            guard await prompt.ask(question) else { throw .rejected("the user declined") }
+        }
+
+        let sender = NearbySender(alias: request.info.alias, fingerprint: fingerprint, fingerprintVerified: verifiedFingerprint != nil,
+                                  address: address, admission: admission)
+        var sessionFiles: [String: ReceiveSession.File] = [:]
+        for file in files {
+            sessionFiles[file.id] = ReceiveSession.File(metadata: file, token: ReceiveSession.token(), bundleID: targets[file.id] ?? "")
+        }
+        let session = ReceiveSession(id: UUID().uuidString.lowercased(), sender: sender, files: sessionFiles, lastActivity: .now)
+        state.withLock {
+            $0.session = session
+            $0.deciding = false
+        }
+        admitted = true
+        logger.info("nearby: session \(session.id.prefix(8)) from \(sender): \(files.count) file(s) accepted")
+        return PrepareUploadResponse(sessionId: session.id, files: sessionFiles.mapValues(\.token))
+    }
+
+    /// The JSON body, or a 400 saying where it is wrong.
+    static func decode(_ body: [UInt8]) throws(NearbyError) -> PrepareUploadRequest {
+        do {
+            return try JSONDecoder().decode(PrepareUploadRequest.self, from: Data(body))
+        } catch let DecodingError.dataCorrupted(context) {
+            throw .invalid("the prepare-upload body is not JSON: \(context.debugDescription) \(context.underlyingError.map { "(\($0))" } ?? "")")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw .invalid("the prepare-upload body lacks \(Self.path(context.codingPath + [key]))")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw .invalid("the prepare-upload body has the wrong type at \(Self.path(context.codingPath)): \(context.debugDescription)")
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw .invalid("the prepare-upload body has null at \(Self.path(context.codingPath))")
+        } catch {
+            throw .invalid("the prepare-upload body cannot be read: \(error)")
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    /// The files, in a stable order, each checked: ids, names, sizes, hashes, limits.
+    private func validate(_ files: [String: NearbyFile]) throws(NearbyError) -> [NearbyFile] {
+        let limits = configuration.limits
+        guard !files.isEmpty else { throw .invalid("prepare-upload lists no files") }
+        guard files.count <= limits.maximumFileCount else {
+            throw .invalid("prepare-upload lists \(files.count) files; at most \(limits.maximumFileCount) are accepted in one session, send the rest in another")
+        }
+        var total: Int64 = 0
+        for (key, file) in files {
+            guard key == file.id, !key.isEmpty, key.utf8.count <= 256 else {
+                throw .invalid("file id \(key.prefix(64).debugDescription) does not match its entry's id \(file.id.prefix(64).debugDescription)")
+            }
+            try NearbyFileName.validate(file.fileName)
+            guard file.size >= 0 else { throw .invalid("\(file.fileName.debugDescription) has a negative size") }
+            guard file.size <= limits.maximumFileBytes else {
+                throw NearbyError(413, "\(file.fileName.debugDescription) is \(ByteCount(file.size)); at most \(ByteCount(limits.maximumFileBytes)) per file are accepted")
+            }
+            if let hash = file.sha256, !(hash.count == 64 && hash.allSatisfy(\.isHexDigit)) {
+                throw .invalid("\(file.fileName.debugDescription) has a sha256 that is not 64 hex digits")
+            }
+            total += file.size
+        }
+        guard total <= limits.maximumDropBytes else {
+            throw NearbyError(413, "the files add up to \(ByteCount(total)); at most \(ByteCount(limits.maximumDropBytes)) are accepted in one session")
+        }
+        return files.values.sorted { ($0.fileName, $0.id) < ($1.fileName, $1.id) }
+    }
+
+    /// Takes the session slot, or 409 while another session runs (or is being decided); drops an
+    /// idle session first.
+    private func takeSlot(address: String) throws(NearbyError) {
+        let expired: ReceiveSession? = try state.withLock { (state) throws(NearbyError) -> ReceiveSession? in
+            var expired: ReceiveSession?
+            if let session = state.session, !session.isUploading, ContinuousClock.now - session.lastActivity > configuration.idleSessionTimeout {
+                expired = session
+                state.session = nil
+            }
+            if state.deciding || state.session != nil {
+                throw NearbyError(409, "another session is active on this receiver; try again when it has finished")
+            }
+            state.deciding = true
+            return expired
+        }
+        if let expired { logger.info("nearby: \(expired.summary) (expired: the sender went quiet)") }
+    }
+
+    /// Trusted, PIN, or to be asked; 401/429 for a missing or wrong PIN.
+    private func admit(fingerprint: String, pin: String?, address: String) throws(NearbyError) -> NearbySender.Admission {
+        if configuration.trustList().contains(fingerprint) { return .trusted }
+        guard let expected = configuration.pin else { return .asked }
+        try state.withLock { (state) throws(NearbyError) in
+            if let failures = state.pinFailures[address], failures.count >= configuration.pinAttempts {
+                if ContinuousClock.now - failures.last < configuration.pinLockout {
+                    throw NearbyError(429, "too many wrong PINs from \(address); wait a minute before trying again")
+                }
+                state.pinFailures[address] = nil
+            }
+            guard let pin, !pin.isEmpty else { throw NearbyError(401, "PIN required: this receiver asks for its PIN (?pin=…)") }
+            guard Self.constantTimeEqual(pin, expected) else {
+                state.pinFailures[address, default: (0, .now)].count += 1
+                state.pinFailures[address]?.last = .now
+                throw NearbyError(401, "wrong PIN")
+            }
+            state.pinFailures[address] = nil
+        }
+        return .pin
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// Twice the session's bytes (staging, then the Inbox's copy) plus the Inbox's reserve.
+    private func checkFreeSpace(for files: [NearbyFile]) throws(NearbyError) {
+        let total = files.reduce(Int64(0)) { $0 + $1.size }
+        var folder = configuration.stagingFolder
+        while !FileManager.default.fileExists(atPath: folder), folder.count > 1 { folder = (folder as NSString).deletingLastPathComponent }
+        var stats = statvfs()
+        guard statvfs(folder, &stats) == 0 else { return }
+        let free = Int64(stats.f_bavail) * Int64(stats.f_frsize)
+        let needed = 2 * total + configuration.limits.reservedFreeBytes
+        guard needed <= free else {
+            throw .rejected("not enough free space: receiving \(ByteCount(total)) needs \(ByteCount(needed)) free, \(ByteCount(free)) are")
+        }
+    }
+
+    // MARK: - Uploads
+
+    /// `POST upload`: checks the parameters against the session; the upload may then stream.
+    public func beginUpload(sessionID: String?, fileID: String?, token: String?, address: String, contentLength: Int64?) throws(NearbyError) -> UploadTicket {
+        guard let sessionID, let fileID, let token, !sessionID.isEmpty, !fileID.isEmpty, !token.isEmpty else {
+            throw .invalid("upload needs sessionId, fileId and token")
+        }
+        do throws(NearbyError) {
+            let ticket = try state.withLock { (state) throws(NearbyError) -> UploadTicket in
+                guard var session = state.session else { throw .rejected("no session is open; start with prepare-upload") }
+                guard session.id == sessionID else { throw NearbyError(409, "blocked by another session") }
+                guard session.sender.address == address else { throw .rejected("invalid token or IP address") }
+                guard var file = session.files[fileID], Self.constantTimeEqual(file.token, token) else {
+                    throw .rejected("invalid token or IP address")
+                }
+                guard file.state == .waiting else { throw NearbyError(409, "\(file.metadata.fileName.debugDescription) is already being or has been uploaded in this session") }
+                file.state = .uploading
+                session.files[fileID] = file
+                session.lastActivity = .now
+                state.session = session
+                return UploadTicket(sessionID: sessionID, file: file.metadata, bundleID: file.bundleID, sender: session.sender)
+            }
+            // A body that cannot be what was announced fails the file (the session goes on with
+            // the others, or ends): it is refused before a byte is stored.
+            if let contentLength, contentLength != ticket.file.size {
+                let refusal = NearbyError.invalid("the upload's Content-Length is \(contentLength) but prepare-upload announced \(ticket.file.size) bytes for \(ticket.file.fileName.debugDescription)")
+                settle(ticket, .failed(refusal.message))
+                throw refusal
+            }
+            return ticket
+        } catch {
+            logger.notice("nearby: upload from \(address) refused: \(error)")
+            throw error
+        }
+    }
+
+    /// A staging file for `ticket`'s body.
+    func stage(_ ticket: UploadTicket) throws(NearbyError) -> StagedUpload {
+        try StagedUpload(in: configuration.stagingFolder, expectedSize: ticket.file.size, hashing: ticket.file.sha256 != nil)
+    }
+
+    /// The body has ended: checks it, delivers it, removes the staging file; returns the Inbox path.
+    func finishUpload(_ ticket: UploadTicket, staged: StagedUpload) async throws(NearbyError) -> String {
+        defer { staged.discard() }
+        do {
+            try staged.complete(sha256: ticket.file.sha256)
+            let path = try await delivery.deliver(descriptor: staged.descriptor, name: ticket.file.fileName, to: ticket.bundleID, from: ticket.sender)
+            settle(ticket, .delivered(path))
+            return path
+        } catch {
+            settle(ticket, .failed(error.message))
+            throw error
+        }
+    }
+
+    /// The upload stopped before its end (the connection closed, a write failed).
+    func abandonUpload(_ ticket: UploadTicket, reason: String) {
+        settle(ticket, .failed(reason))
+    }
+
+    private func settle(_ ticket: UploadTicket, _ outcome: ReceiveSession.FileState) {
+        let finished: ReceiveSession? = state.withLock { state in
+            guard var session = state.session, session.id == ticket.sessionID else { return nil }
+            session.files[ticket.file.id]?.state = outcome
+            session.lastActivity = .now
+            state.session = session.isFinished ? nil : session
+            return session.isFinished ? session : nil
+        }
+        if case .failed(let why) = outcome { logger.notice("nearby: upload of \(ticket.file.fileName.debugDescription) from \(ticket.sender.address) failed: \(why)") }
+        if let finished { logger.notice("nearby: \(finished.summary)") }
+    }
+
+    /// `POST cancel`: ends the session when it is the caller's.
+    public func cancel(sessionID: String?, address: String) throws(NearbyError) {
+        let cancelled: ReceiveSession? = try state.withLock { (state) throws(NearbyError) -> ReceiveSession? in
+            guard let session = state.session, session.id == sessionID else {
+                throw .rejected("no such session")
+            }
+            guard session.sender.address == address else { throw .rejected("invalid IP address") }
+            state.session = nil
+            return session
+        }
+        if let cancelled { logger.notice("nearby: \(cancelled.summary) (cancelled by the sender)") }
+    }
+
+    /// Removes uploads a killed receiver left in the staging folder (call before serving).
+    public func sweepStaging() -> [String] { StagedUpload.sweep(configuration.stagingFolder) }
+
+    /// Whether a session is open (tests, and `receive --once`).
+    public var hasSession: Bool { state.withLock { $0.session != nil || $0.deciding } }
+}

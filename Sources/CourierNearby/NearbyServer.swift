@@ -1,0 +1,293 @@
+import Foundation
+public import Logging
+public import NIOCore
+public import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// The HTTPS side of a receiver: swift-nio's HTTP/1.1 codec over swift-nio-ssl, with this device's
+/// certificate, routing protocol v2's routes to ``NearbyReceiver``. Bodies are streamed (an upload
+/// goes from the socket to its staging file in 1 MiB writes, with NIO's back-pressure: nothing is
+/// held whole in memory); JSON bodies are read up to 4 MiB. A connection silent for the idle
+/// timeout is closed; at most `maximumConnections` are served at once, more are closed at accept.
+///
+/// TLS asks the client for a certificate without requiring one: a v2.2 peer that sends its own
+/// (mutual TLS) has its fingerprint proven; any other peer's fingerprint is only what it declares.
+public final class NearbyServer: Sendable {
+    public typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+
+    public struct Options: Sendable {
+        public var host = "0.0.0.0"
+        public var port = NearbyProtocol.defaultPort
+        public var idleTimeout: TimeAmount = .seconds(60)
+        public var maximumConnections = 64
+        public var maximumJSONBytes = 4 << 20
+
+        public init() {}
+    }
+
+    let channel: NIOAsyncChannel<Connection, Never>
+    /// This device, as `info` and `register` answer.
+    let device: NearbyDevice
+    /// Nil for a scan: it answers `register` but receives nothing.
+    let receiver: NearbyReceiver?
+    let options: Options
+    let logger: Logger
+    /// Called for each `register` (the peers that answered an announcement: `scan`).
+    let onRegister: @Sendable (NearbyDevice, String) -> Void
+    private let connections = Atomic<Int>(0)
+
+    init(channel: NIOAsyncChannel<Connection, Never>, device: NearbyDevice, receiver: NearbyReceiver?, options: Options, logger: Logger,
+         onRegister: @escaping @Sendable (NearbyDevice, String) -> Void) {
+        self.channel = channel
+        self.device = device
+        self.receiver = receiver
+        self.options = options
+        self.logger = logger
+        self.onRegister = onRegister
+    }
+
+    /// The port bound (useful with port 0).
+    public var port: Int { channel.channel.localAddress?.port ?? options.port }
+
+    /// Binds the port; `serve()` then answers.
+    public static func bind(device: NearbyDevice, receiver: NearbyReceiver?, identity: NearbyIdentity, options: Options, logger: Logger,
+                            onRegister: @escaping @Sendable (NearbyDevice, String) -> Void = { _, _ in }) async throws -> NearbyServer {
+        let material = try identity.tlsMaterial()
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(material.certificate)], privateKey: .privateKey(material.key))
+        tls.certificateVerification = .optionalVerification
+        let context = try NIOSSLContext(configuration: tls)
+        let idle = options.idleTimeout
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .bind(host: options.host, port: options.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(IdleStateHandler(readTimeout: idle))
+                    try sync.addHandler(IdleConnectionCloser())
+                    // Self-signed peers are the norm: any certificate a client presents is accepted;
+                    // what it proves is its fingerprint, read after the handshake.
+                    try sync.addHandler(ProtocolSniffer { NIOSSLServerHandler(context: context) { _, promise in promise.succeed(.certificateVerified) } })
+                    try sync.configureHTTPServerPipeline(withErrorHandling: true)
+                    return try Connection(wrappingChannelSynchronously: channel)
+                }
+            }
+        return NearbyServer(channel: channel, device: device, receiver: receiver, options: options, logger: logger, onRegister: onRegister)
+    }
+
+    /// Serves until the task is cancelled or the channel closes.
+    public func serve() async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            try await channel.executeThenClose { inbound in
+                for try await connection in inbound {
+                    let open = self.connections.wrappingAdd(1, ordering: .relaxed).newValue
+                    guard open <= options.maximumConnections else {
+                        self.connections.wrappingSubtract(1, ordering: .relaxed)
+                        self.logger.notice("nearby: refused a connection from \(connection.channel.remoteAddress?.ipAddress ?? "?"): \(self.options.maximumConnections) are open")
+                        try? await connection.channel.close()
+                        continue
+                    }
+                    group.addTask {
+                        defer { self.connections.wrappingSubtract(1, ordering: .relaxed) }
+                        await self.serve(connection)
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - One connection
+
+    private func serve(_ connection: Connection) async {
+        let address = connection.channel.remoteAddress?.ipAddress ?? ""
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                var parts = inbound.makeAsyncIterator()
+                while let part = try await parts.next() {
+                    guard case .head(let head) = part else { continue }
+                    let tls = (try? await connection.channel.pipeline.containsHandler(type: NIOSSLServerHandler.self).get()) != nil
+                    let answer = await respond(to: head, parts: &parts, address: address, tls: tls, channel: connection.channel)
+                    let keepAlive = head.isKeepAlive && answer.bodyConsumed
+                    try await write(answer, keepAlive: keepAlive, to: outbound)
+                    if !keepAlive { break }
+                }
+            }
+        } catch {
+            logger.debug("nearby: connection from \(address) ended: \(error)")
+        }
+    }
+
+    struct Answer {
+        var status: Int
+        var json: Data
+        /// Whether the request body was read to its end (else the connection must close).
+        var bodyConsumed = true
+
+        static func error(_ error: NearbyError, bodyConsumed: Bool = true) -> Answer {
+            let body = (try? encoder.encode(["message": error.message])) ?? Data()
+            return Answer(status: error.status, json: body, bodyConsumed: bodyConsumed)
+        }
+
+        static func ok<T: Encodable>(_ value: T) -> Answer {
+            Answer(status: 200, json: (try? encoder.encode(value)) ?? Data("{}".utf8))
+        }
+
+        /// Messages carry paths and URLs: no `\/`.
+        private static var encoder: JSONEncoder {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .withoutEscapingSlashes
+            return encoder
+        }
+    }
+
+    private func respond(to head: HTTPRequestHead, parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
+                         address: String, tls: Bool, channel: any Channel) async -> Answer {
+        let components = URLComponents(string: head.uri)
+        let path = components?.percentEncodedPath ?? head.uri
+        let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
+        guard tls else {
+            _ = await readBody(&parts, limit: 0)
+            logger.notice("nearby: plain HTTP request \(head.method) \(path.prefix(80)) from \(address) on the HTTPS port refused")
+            return .error(.invalid("this is a LocalSend HTTPS port: use https://, not http://"), bodyConsumed: false)
+        }
+        guard let route = NearbyProtocol.Route(path: path) else {
+            let consumed = await readBody(&parts, limit: 0) != nil
+            return .error(NearbyError(404, "no such route: \(path.prefix(80)); the LocalSend v2 API is under \(NearbyProtocol.apiPrefix)"), bodyConsumed: consumed)
+        }
+        guard let receiver, ![.info, .register].contains(route) else {
+            return await answerDiscovery(head, route: route, path: path, parts: &parts, address: address)
+        }
+        switch (head.method, route) {
+        case (.POST, .prepareUpload):
+            guard let body = await readBody(&parts, limit: options.maximumJSONBytes) else {
+                logger.notice("nearby: prepare-upload from \(address) refused: body larger than \(options.maximumJSONBytes) bytes")
+                return .error(NearbyError(413, "the prepare-upload body is larger than \(options.maximumJSONBytes) bytes"), bodyConsumed: false)
+            }
+            let verified = await Self.clientFingerprint(channel)
+            do {
+                return .ok(try await receiver.prepareUpload(body: body, pin: query["pin"], address: address, verifiedFingerprint: verified))
+            } catch {
+                return .error(error)
+            }
+        case (.POST, .upload):
+            return await upload(receiver, head: head, query: query, parts: &parts, address: address)
+        case (.POST, .cancel):
+            _ = await readBody(&parts, limit: 0)
+            do {
+                try receiver.cancel(sessionID: query["sessionId"], address: address)
+                return Answer(status: 200, json: Data())
+            } catch {
+                return .error(error)
+            }
+        default:
+            let consumed = await readBody(&parts, limit: 0) != nil
+            return .error(NearbyError(405, "\(head.method) is not allowed on \(path)"), bodyConsumed: consumed)
+        }
+    }
+
+    /// `info` and `register`; a scan's server (no receiver) answers only these.
+    private func answerDiscovery(_ head: HTTPRequestHead, route: NearbyProtocol.Route, path: String,
+                                 parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator, address: String) async -> Answer {
+        switch (head.method, route) {
+        case (.GET, .info):
+            _ = await readBody(&parts, limit: 0)
+            return .ok(device.announcing(nil))
+        case (.POST, .register):
+            guard let body = await readBody(&parts, limit: 64 << 10) else { return .error(NearbyError(413, "the register body is too large"), bodyConsumed: false) }
+            guard let peer = try? JSONDecoder().decode(NearbyDevice.self, from: Data(body)) else {
+                return .error(.invalid("the register body is not a LocalSend device (alias, fingerprint, …)"))
+            }
+            onRegister(peer, address)
+            return .ok(device.announcing(nil))
+        case (_, .info), (_, .register):
+            let consumed = await readBody(&parts, limit: 0) != nil
+            return .error(NearbyError(405, "\(head.method) is not allowed on \(path)"), bodyConsumed: consumed)
+        default:
+            let consumed = await readBody(&parts, limit: 0) != nil
+            return .error(.rejected("this device is scanning, not receiving"), bodyConsumed: consumed)
+        }
+    }
+
+    /// Streams an upload's body into its staging file, then delivers it.
+    private func upload(_ receiver: NearbyReceiver, head: HTTPRequestHead, query: [String: String],
+                        parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator, address: String) async -> Answer {
+        let length = head.headers.first(name: "content-length").flatMap { Int64($0) }
+        let ticket: NearbyReceiver.UploadTicket
+        let staged: StagedUpload
+        do {
+            ticket = try receiver.beginUpload(sessionID: query["sessionId"], fileID: query["fileId"], token: query["token"], address: address, contentLength: length)
+        } catch {
+            return .error(error, bodyConsumed: false)
+        }
+        do {
+            staged = try receiver.stage(ticket)
+        } catch {
+            receiver.abandonUpload(ticket, reason: error.message)
+            return .error(error, bodyConsumed: false)
+        }
+        do {
+            reading: while true {
+                switch try await parts.next() {
+                case .body(let buffer):
+                    var failure: NearbyError?
+                    buffer.withUnsafeReadableBytes { bytes in
+                        do throws(NearbyError) { try staged.append(bytes) } catch { failure = error }
+                    }
+                    if let failure { throw failure }
+                case .end:
+                    break reading
+                case .head, nil:
+                    throw NearbyError(400, "the connection closed after \(staged.received) of \(ticket.file.size) bytes")
+                }
+            }
+        } catch {
+            let refusal = (error as? NearbyError) ?? NearbyError(400, "the upload stopped after \(staged.received) of \(ticket.file.size) bytes: \(error)")
+            staged.discard()
+            receiver.abandonUpload(ticket, reason: refusal.message)
+            return .error(refusal, bodyConsumed: false)
+        }
+        do {
+            _ = try await receiver.finishUpload(ticket, staged: staged)
+            return Answer(status: 200, json: Data())
+        } catch {
+            return .error(error)
+        }
+    }
+
+    /// Reads a request body to its end, at most `limit` bytes; nil when longer (or the connection closed).
+    private func readBody(_ parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator, limit: Int) async -> [UInt8]? {
+        var body: [UInt8] = []
+        while true {
+            guard let part = try? await parts.next() else { return nil }
+            switch part {
+            case .body(let buffer):
+                guard body.count + buffer.readableBytes <= limit else { return nil }
+                body.append(contentsOf: buffer.readableBytesView)
+            case .end:
+                return body
+            case .head:
+                return nil
+            }
+        }
+    }
+
+    private func write(_ answer: Answer, keepAlive: Bool, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws {
+        var headers = HTTPHeaders()
+        if !answer.json.isEmpty { headers.add(name: "content-type", value: "application/json") }
+        headers.add(name: "content-length", value: String(answer.json.count))
+        if !keepAlive { headers.add(name: "connection", value: "close") }
+        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+        var parts: [HTTPServerResponsePart] = [.head(head)]
+        if !answer.json.isEmpty { parts.append(.body(.byteBuffer(ByteBuffer(bytes: answer.json)))) }
+        parts.append(.end(nil))
+        try await outbound.write(contentsOf: parts)
+    }
+
+    /// The fingerprint of the client's certificate, when it presented one (mutual TLS, v2.2).
+    static func clientFingerprint(_ channel: any Channel) async -> String? {
+        guard let certificate = try? await channel.nioSSL_peerCertificate().get(), let der = try? certificate.toDERBytes() else { return nil }
+        return NearbyIdentity.fingerprint(ofDER: der)
+    }
+}

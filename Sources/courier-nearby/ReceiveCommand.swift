@@ -1,0 +1,114 @@
+import ArgumentParser
+import Courier
+import CourierNearby
+import Foundation
+import Logging
+import NIOCore
+
+/// `courier nearby receive`: listen for LocalSend senders until interrupted, and deliver what they
+/// send into app Inboxes through the broker.
+struct ReceiveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receive",
+        abstract: "Receive files from nearby devices into app Inboxes (until interrupted).",
+        discussion: """
+            Consent: trusted senders (courier nearby trust) are let in; with --pin, senders that give \
+            the PIN; anyone else is put to you — on this terminal when it is one, else as a desktop \
+            notification with Accept and Decline — and refused when nobody can be asked. \
+            Each file goes to --to, else to the default app for its type; a file no app accepts is \
+            refused before it is sent. One log line per session on standard error.
+            """
+    )
+
+    @Option(name: .customLong("to"), help: "The bundle id of the app to receive every file (default: by each file's type).")
+    var bundleID: String?
+
+    @Option(help: "PIN mode: senders that give this PIN are let in without asking.")
+    var pin: String?
+
+    @Flag(help: "Let in only trusted senders (and --pin senders): never ask.")
+    var trustedOnly = false
+
+    @Option(help: "The TCP (HTTPS) and UDP (multicast) port.")
+    var port: Int = NearbyProtocol.defaultPort
+
+    @Option(help: "The address to listen on (default: every interface).")
+    var bind: String = "0.0.0.0"
+
+    @Option(help: "The name other devices show (default: \"Courier on HOSTNAME\").")
+    var alias: String?
+
+    @Flag(help: "Do not announce this device or answer discovery (senders must know the address).")
+    var noDiscovery = false
+
+    @Option(help: "Seconds a silent connection is kept open.")
+    var idleTimeout: Int = 60
+
+    func validate() throws {
+        if let pin, pin.isEmpty || pin.count > 64 { throw ValidationError("--pin must be 1 to 64 characters") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+    }
+
+    func run() async throws {
+        NearbyContext.bootstrapLogging()
+        let logger = Logger(label: "courier.nearby")
+        let context = NearbyContext()
+        let identity = try context.identity()
+        let client = try BrokerClient.session()
+        // Bus activation starts the broker when it is not running; GetStatus answers either way.
+        guard (try? await client.status()) != nil else {
+            throw NearbyCommandError("courier nearby receive: the Courier broker is not running and could not be started; start courierd")
+        }
+
+        let prompt = try await choosePrompt(logger: logger)
+        let trustListPath = context.trustListPath
+        var configuration = NearbyReceiver.Configuration(
+            device: context.device(alias: alias, identity: identity, port: port),
+            pin: pin,
+            trustList: { (try? TrustList.load(from: trustListPath)) ?? TrustList() },
+            prompt: prompt,
+            stagingFolder: context.folders.staging)
+        let receiver = NearbyReceiver(configuration: configuration, delivery: BrokerDelivery(client: client, bundleID: bundleID), logger: logger)
+        for path in receiver.sweepStaging() { logger.info("nearby: removed the leftover upload \(path)") }
+        var options = NearbyServer.Options()
+        options.host = bind
+        options.port = port
+        options.idleTimeout = .seconds(Int64(idleTimeout))
+        let server: NearbyServer
+        do {
+            server = try await NearbyServer.bind(device: configuration.device, receiver: receiver, identity: identity, options: options, logger: logger)
+        } catch {
+            throw NearbyCommandError("courier nearby receive: cannot listen on \(bind):\(port): \(error); is another LocalSend receiver running? Choose another --port")
+        }
+        configuration.device.port = server.port
+        logger.notice("nearby: receiving as \(configuration.device.alias.debugDescription) on https://\(bind):\(server.port), fingerprint \(identity.fingerprint); consent: \(consentDescription(prompt))")
+        let discovery = noDiscovery ? nil : NearbyDiscovery(device: configuration.device, port: server.port, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.serve() }
+            if let discovery {
+                group.addTask { try await discovery.announceAndAnswer() }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func choosePrompt(logger: Logger) async throws -> (any ConsentPrompt)? {
+        if trustedOnly || pin != nil { return nil }
+        if TerminalPrompt.isAvailable { return TerminalPrompt() }
+        if let connection = try? BrokerClient.session().connection {
+            let notifications = DesktopNotificationPrompt(connection: connection)
+            if await notifications.isAvailable() { return notifications }
+        }
+        logger.warning("nearby: no terminal and no notification server to ask: only trusted senders get in (or start with --pin)")
+        return nil
+    }
+
+    private func consentDescription(_ prompt: (any ConsentPrompt)?) -> String {
+        var modes = ["trusted senders"]
+        if pin != nil { modes.append("PIN") }
+        if prompt is TerminalPrompt { modes.append("asking on this terminal") }
+        if prompt is DesktopNotificationPrompt { modes.append("asking with a desktop notification") }
+        return modes.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import CourierInbox
+import CourierNearby
+import Foundation
+import Synchronization
+
+/// `courier nearby send FILE… --to-device ALIAS|IP[:PORT]`: send to any LocalSend receiver.
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send files to a nearby device (any LocalSend receiver).",
+        discussion: """
+            --to-device is an IPv4 address (with :PORT when not 53317), or a device's alias or \
+            fingerprint as `courier nearby scan` lists it. A device found by discovery must present \
+            the certificate whose fingerprint it announced. On a terminal a progress bar is shown. \
+            Exit status: 0 sent, 1 refused or failed (the receiver's answer is printed).
+            """
+    )
+
+    @Argument(help: "The files to send.")
+    var files: [String]
+
+    @Option(name: .customLong("to-device"), help: "ALIAS, FINGERPRINT or IP[:PORT] of the receiver.")
+    var device: String
+
+    @Option(help: "The receiver's PIN, when it asks for one.")
+    var pin: String?
+
+    @Option(help: "Seconds to look for the device by alias.")
+    var scanTimeout: Double = 2
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    func run() async throws {
+        NearbyContext.bootstrapLogging()
+        let context = NearbyContext()
+        let identity = try context.identity()
+        let outgoing = try NearbyUploader.open(files)
+        let (host, port, fingerprint) = try await resolve()
+        let client = NearbyClient(identity: identity, host: host, port: port, expectedFingerprint: fingerprint)
+        let uploader = NearbyUploader(client: client, device: context.device(alias: nil, identity: identity, port: NearbyProtocol.defaultPort))
+        let bar = Mutex(DropProgressBar())
+        let drawing = !json && isatty(STDOUT_FILENO) == 1
+        do {
+            let sent = try await uploader.send(outgoing, pin: pin) { sent, total in
+                if drawing { bar.withLock { $0.draw(copied: UInt64(sent), total: UInt64(total)) } }
+            }
+            bar.withLock { $0.finish() }
+            if json {
+                printJSON(["sent": true, "device": "\(host):\(port)", "files": sent])
+            } else {
+                for path in sent { print("sent \(path) to \(host):\(port)") }
+            }
+        } catch {
+            bar.withLock { $0.finish() }
+            if json { printJSON(["sent": false, "device": "\(host):\(port)", "error": ["status": error.status, "message": error.message]]) }
+            throw NearbyCommandError("courier nearby send: \(error.message)")
+        }
+    }
+
+    /// IP[:PORT] as given, else the device discovery finds by alias or fingerprint.
+    private func resolve() async throws -> (String, Int, String?) {
+        let parts = device.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let isAddress = parts[0].split(separator: ".").count == 4 && parts[0].allSatisfy { $0.isNumber || $0 == "." }
+        if isAddress, parts.count <= 2 {
+            guard let port = parts.count == 2 ? Int(parts[1]) : NearbyProtocol.defaultPort, (1...65535).contains(port) else {
+                throw NearbyCommandError("courier nearby send: \(device.debugDescription) has no valid port; give IP:PORT with PORT 1…65535")
+            }
+            return (parts[0], port, nil)
+        }
+        let found = try await ScanCommand.scan(port: NearbyProtocol.defaultPort, duration: .milliseconds(Int(scanTimeout * 1000)))
+        let wanted = device.lowercased()
+        let matches = found.filter { $0.device.alias.lowercased() == wanted || $0.device.fingerprint.lowercased().hasPrefix(wanted.filter { $0 != ":" }) && wanted.count >= 8 }
+        guard matches.count == 1, let match = matches.first else {
+            let seen = found.map { "\($0.device.alias) (\($0.address))" }.joined(separator: ", ")
+            throw NearbyCommandError(matches.isEmpty
+                ? "courier nearby send: no device named \(device.debugDescription) answered within \(scanTimeout) s (seen: \(seen.isEmpty ? "none" : seen)); give its IP address"
+                : "courier nearby send: \(device.debugDescription) matches \(matches.count) devices (\(seen)); give a fingerprint or an IP address")
+        }
+        return (match.address, match.device.port ?? NearbyProtocol.defaultPort, match.device.fingerprint)
+    }
+}
