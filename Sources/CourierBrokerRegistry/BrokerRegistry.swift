@@ -1,7 +1,7 @@
 public import Courier
 public import CourierManifest
 public import CourierNames
-import DBus
+public import DBus
 
 /// What `courier dump` and `courier handlers` read when a broker runs: the registry as the broker
 /// routes with it, so what they print is what `courier open` will do — including manifests
@@ -38,11 +38,19 @@ public struct BrokerRegistry: Sendable {
         }
         // Squatted names, from the broker's receiver checks: shown with the diagnostics.
         let squats = applications.compactMap { app -> ManifestDiagnostic? in
-            let squat = StatusCommand.squat(app)
+            let squat = Self.squat(app)
             guard !squat.isEmpty, let id = app["bundle-id"]?.stringValue else { return nil }
             return ManifestDiagnostic(file: app["path"]?.stringValue ?? id, keyPath: "CFBundleIdentifier",
                                       message: "\(id)\(squat); stop that process", severity: .warning, code: .init(rawValue: "name-squatted"))
         }
         return (registry, stored.diagnostics + squats)
+    }
+
+    /// " — squatted by pid N (EXE)" when an impostor holds the app's bus name (`ListApplications`).
+    public static func squat(_ app: [String: DBusValue]) -> String {
+        guard app["squatted"]?.boolValue == true else { return "" }
+        let pid = app["squatter-pid"]?.uint32Value.map { "pid \($0)" } ?? "an unidentified process"
+        let executable = app["squatter-executable"]?.stringValue.map { " (\($0))" } ?? ""
+        return " — squatted by \(pid)\(executable): its bus name is taken, nothing is delivered to it"
     }
 }

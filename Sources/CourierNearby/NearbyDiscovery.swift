@@ -16,11 +16,15 @@ public struct NearbyDiscovery: Sendable {
 
     public let device: NearbyDevice
     public let port: Int
+    /// Only the interface with this IPv4 address (a receiver bound to one address announces on
+    /// its interface alone); nil: every multicast-capable interface.
+    public let interfaceAddress: String?
     public let logger: Logger
 
-    public init(device: NearbyDevice, port: Int, logger: Logger) {
+    public init(device: NearbyDevice, port: Int, interfaceAddress: String? = nil, logger: Logger) {
         self.device = device
         self.port = port
+        self.interfaceAddress = interfaceAddress
         self.logger = logger
     }
 
@@ -94,9 +98,9 @@ public struct NearbyDiscovery: Sendable {
                 channel.eventLoop.makeCompletedFuture { try Datagrams(wrappingChannelSynchronously: channel) }
             }
         let group = try SocketAddress(ipAddress: NearbyProtocol.multicastGroup, port: port)
-        let interfaces = ((try? System.enumerateDevices()) ?? []).filter { device in
+        let interfaces = ((try? System.enumerateDevices()) ?? []).filter { [interfaceAddress] device in
             guard case .v4 = device.address, device.multicastSupported else { return false }
-            return true
+            return interfaceAddress == nil || device.address?.ipAddress == interfaceAddress
         }
         guard let multicast = channel.channel as? any MulticastChannel else { return (channel, []) }
         var joined: [NIONetworkDevice] = []

@@ -16,7 +16,7 @@ public struct NearbyIdentity: Sendable {
     public var fingerprint: String { Self.fingerprint(ofDER: certificateDER) }
 
     public static func fingerprint(ofDER der: [UInt8]) -> String {
-        SHA256.hash(data: der).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: der).hex
     }
 
     /// Loads the identity in `folder`, or generates and stores one when there is none. A folder

@@ -27,7 +27,7 @@ public final class NearbyServer: Sendable {
         public init() {}
     }
 
-    let channel: NIOAsyncChannel<Connection, Never>
+    let channel: NIOAsyncChannel<(Connection, ConnectionFacts), Never>
     /// This device, as `info` and `register` answer.
     let device: NearbyDevice
     /// Nil for a scan: it answers `register` but receives nothing.
@@ -38,7 +38,7 @@ public final class NearbyServer: Sendable {
     let onRegister: @Sendable (NearbyDevice, String) -> Void
     private let connections = Atomic<Int>(0)
 
-    init(channel: NIOAsyncChannel<Connection, Never>, device: NearbyDevice, receiver: NearbyReceiver?, options: Options, logger: Logger,
+    init(channel: NIOAsyncChannel<(Connection, ConnectionFacts), Never>, device: NearbyDevice, receiver: NearbyReceiver?, options: Options, logger: Logger,
          onRegister: @escaping @Sendable (NearbyDevice, String) -> Void) {
         self.channel = channel
         self.device = device
@@ -69,9 +69,12 @@ public final class NearbyServer: Sendable {
                     try sync.addHandler(IdleConnectionCloser())
                     // Self-signed peers are the norm: any certificate a client presents is accepted;
                     // what it proves is its fingerprint, read after the handshake.
-                    try sync.addHandler(ProtocolSniffer { NIOSSLServerHandler(context: context) { _, promise in promise.succeed(.certificateVerified) } })
+                    let facts = ConnectionFacts(address: channel.remoteAddress?.ipAddress ?? "")
+                    try sync.addHandler(ProtocolSniffer(facts: facts) {
+                        NIOSSLServerHandler(context: context) { _, promise in promise.succeed(.certificateVerified) }
+                    })
                     try sync.configureHTTPServerPipeline(withErrorHandling: true)
-                    return try Connection(wrappingChannelSynchronously: channel)
+                    return (try Connection(wrappingChannelSynchronously: channel), facts)
                 }
             }
         return NearbyServer(channel: channel, device: device, receiver: receiver, options: options, logger: logger, onRegister: onRegister)
@@ -81,17 +84,17 @@ public final class NearbyServer: Sendable {
     public func serve() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             try await channel.executeThenClose { inbound in
-                for try await connection in inbound {
+                for try await (connection, facts) in inbound {
                     let open = self.connections.wrappingAdd(1, ordering: .relaxed).newValue
                     guard open <= options.maximumConnections else {
                         self.connections.wrappingSubtract(1, ordering: .relaxed)
-                        self.logger.notice("nearby: refused a connection from \(connection.channel.remoteAddress?.ipAddress ?? "?"): \(self.options.maximumConnections) are open")
+                        self.logger.notice("nearby: refused a connection from \(facts.address): \(self.options.maximumConnections) are open")
                         try? await connection.channel.close()
                         continue
                     }
                     group.addTask {
                         defer { self.connections.wrappingSubtract(1, ordering: .relaxed) }
-                        await self.serve(connection)
+                        await self.serve(connection, facts)
                     }
                 }
             }
@@ -100,15 +103,14 @@ public final class NearbyServer: Sendable {
 
     // MARK: - One connection
 
-    private func serve(_ connection: Connection) async {
-        let address = connection.channel.remoteAddress?.ipAddress ?? ""
+    private func serve(_ connection: Connection, _ facts: ConnectionFacts) async {
+        let address = facts.address
         do {
             try await connection.executeThenClose { inbound, outbound in
                 var parts = inbound.makeAsyncIterator()
                 while let part = try await parts.next() {
                     guard case .head(let head) = part else { continue }
-                    let tls = (try? await connection.channel.pipeline.containsHandler(type: NIOSSLServerHandler.self).get()) != nil
-                    let answer = await respond(to: head, parts: &parts, address: address, tls: tls, channel: connection.channel)
+                    let answer = await respond(to: head, parts: &parts, address: address, tls: facts.isTLS, channel: connection.channel)
                     let keepAlive = head.isKeepAlive && answer.bodyConsumed
                     try await write(answer, keepAlive: keepAlive, to: outbound)
                     if !keepAlive { break }

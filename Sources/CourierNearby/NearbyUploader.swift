@@ -124,7 +124,7 @@ public struct NearbyUploader: Sendable {
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
             offset += Int64(count)
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hasher.finalize().hex
     }
 
     /// The MIME type shared-mime-info gives the name; octet-stream when it knows none.

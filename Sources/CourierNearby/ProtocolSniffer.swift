@@ -1,5 +1,21 @@
 import NIOCore
 import NIOSSL
+import Synchronization
+
+/// What is known of one connection from its start — the peer's address, and whether the sniffer
+/// found TLS — kept apart from the channel, whose pipeline and addresses are gone once the peer
+/// closes, possibly before its request is handled.
+final class ConnectionFacts: Sendable {
+    let address: String
+    private let tls = Mutex<Bool>(false)
+
+    init(address: String) {
+        self.address = address
+    }
+
+    var isTLS: Bool { tls.withLock { $0 } }
+    func setTLS() { tls.withLock { $0 = true } }
+}
 
 /// The first handler of every connection to the HTTPS port: a TLS client starts with a handshake
 /// record (0x16); anything else is taken for plain HTTP. TLS gets `NIOSSLServerHandler` after this
@@ -11,8 +27,10 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundOut = ByteBuffer
 
     private let makeTLSHandler: () -> NIOSSLServerHandler
+    private let facts: ConnectionFacts
 
-    init(makeTLSHandler: @escaping () -> NIOSSLServerHandler) {
+    init(facts: ConnectionFacts, makeTLSHandler: @escaping () -> NIOSSLServerHandler) {
+        self.facts = facts
         self.makeTLSHandler = makeTLSHandler
     }
 
@@ -21,6 +39,7 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
         if buffer.readableBytesView.first == 0x16 {
             do {
                 try context.pipeline.syncOperations.addHandler(makeTLSHandler(), position: .after(self))
+                facts.setTLS()
             } catch {
                 context.fireErrorCaught(error)
                 context.close(promise: nil)

@@ -55,7 +55,7 @@ final class StagedUpload {
             throw .invalid("the upload ended after \(received) of the \(expectedSize) bytes announced in prepare-upload; nothing was kept")
         }
         if let expected, let hasher {
-            let actual = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+            let actual = hasher.finalize().hex
             guard actual == expected.lowercased() else {
                 throw .invalid("the upload's SHA-256 is \(actual), not the \(expected) announced in prepare-upload; nothing was kept")
             }

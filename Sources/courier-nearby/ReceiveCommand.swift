@@ -32,7 +32,7 @@ struct ReceiveCommand: AsyncParsableCommand {
     @Option(help: "The TCP (HTTPS) and UDP (multicast) port.")
     var port: Int = NearbyProtocol.defaultPort
 
-    @Option(help: "The address to listen on (default: every interface).")
+    @Option(help: "The address to listen on, and to announce from (default: every interface).")
     var bind: String = "0.0.0.0"
 
     @Option(help: "The name other devices show (default: \"Courier on HOSTNAME\").")
@@ -82,7 +82,8 @@ struct ReceiveCommand: AsyncParsableCommand {
         }
         configuration.device.port = server.port
         logger.notice("nearby: receiving as \(configuration.device.alias.debugDescription) on https://\(bind):\(server.port), fingerprint \(identity.fingerprint); consent: \(consentDescription(prompt))")
-        let discovery = noDiscovery ? nil : NearbyDiscovery(device: configuration.device, port: server.port, logger: logger)
+        let discovery = noDiscovery ? nil : NearbyDiscovery(device: configuration.device, port: server.port,
+                                                                   interfaceAddress: bind == "0.0.0.0" ? nil : bind, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.serve() }
             if let discovery {

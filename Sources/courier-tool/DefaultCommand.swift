@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierBrokerRegistry
 import CourierManifest
 import CourierNames
 import DBus

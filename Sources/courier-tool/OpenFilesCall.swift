@@ -1,4 +1,5 @@
 import Courier
+import CourierInbox
 import DBus
 import Foundation
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierBrokerRegistry
 import CourierNames
 import DBus
 import Foundation
@@ -34,19 +35,11 @@ struct StatusCommand: AsyncParsableCommand {
                 let state = app["state"]?.stringValue ?? "?"
                 let schemes = (app["schemes"]?.stringArrayValue ?? []).joined(separator: ",")
                 let launchable = app["launchable"]?.boolValue == true ? "" : " (not launchable)"
-                print("\(id)\t\(state)\t\(schemes)\(launchable)\(Self.squat(app))")
+                print("\(id)\t\(state)\t\(schemes)\(launchable)\(BrokerRegistry.squat(app))")
             }
         } catch let error as CourierError {
             FileHandle.standardError.write(Data("courier status: \(error.message)\n".utf8))
             throw CourierExitCode(error).exitCode
         }
-    }
-
-    /// " — squatted by pid N (EXE)" when an impostor holds the app's bus name (`ListApplications`).
-    static func squat(_ app: [String: DBusValue]) -> String {
-        guard app["squatted"]?.boolValue == true else { return "" }
-        let pid = app["squatter-pid"]?.uint32Value.map { "pid \($0)" } ?? "an unidentified process"
-        let executable = app["squatter-executable"]?.stringValue.map { " (\($0))" } ?? ""
-        return " — squatted by \(pid)\(executable): its bus name is taken, nothing is delivered to it"
     }
 }

@@ -1,5 +1,6 @@
 import BusTestSupport
 import Courier
+@testable import CourierNearby
 import Crypto
 import Foundation
 import Testing
@@ -115,7 +116,7 @@ final class NearbyFixture: @unchecked Sendable {
 
     static func sha256(_ path: String) -> String? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        return SHA256.hash(data: data).hex
     }
 
     func tearDown() {

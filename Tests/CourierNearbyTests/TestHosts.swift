@@ -1,0 +1,67 @@
+import BusTestSupport
+import Foundation
+import Testing
+
+/// Two test hosts of this project's own: network namespaces joined by a veth pair, made by the
+/// test (`ip netns add`, `ip link add … type veth`) and removed after it, with private addresses
+/// 10.213.N.1 (host A) and 10.213.N.2 (host B) and a multicast route on the veth, so discovery's
+/// multicast crosses from one to the other and goes nowhere else. Processes run in a host through
+/// `ip netns exec`; files and the D-Bus socket (a path) are shared with the test.
+final class TestHosts: @unchecked Sendable {
+    let a: String
+    let b: String
+    private(set) var addressA: String
+    private(set) var addressB: String
+
+    /// The two hosts, or why namespaces cannot be made here (not root, no iproute2).
+    static func make() async -> Result<TestHosts, TestHostsUnavailable> {
+        let tag = "\(getpid() % 100_000)\(UInt8.random(in: 0...99))"
+        let hosts = TestHosts(tag: tag)
+        let net = "10.213.\(Int(tag.suffix(2)) ?? 0)"
+        let steps: [[String]] = [
+            ["netns", "add", hosts.a], ["netns", "add", hosts.b],
+            ["link", "add", "cnA\(tag)", "netns", hosts.a, "type", "veth", "peer", "name", "cnB\(tag)", "netns", hosts.b],
+            ["-n", hosts.a, "addr", "add", "\(net).1/24", "dev", "cnA\(tag)"], ["-n", hosts.b, "addr", "add", "\(net).2/24", "dev", "cnB\(tag)"],
+            ["-n", hosts.a, "link", "set", "cnA\(tag)", "up"], ["-n", hosts.b, "link", "set", "cnB\(tag)", "up"],
+            ["-n", hosts.a, "link", "set", "lo", "up"], ["-n", hosts.b, "link", "set", "lo", "up"],
+            ["-n", hosts.a, "route", "add", "224.0.0.0/4", "dev", "cnA\(tag)"], ["-n", hosts.b, "route", "add", "224.0.0.0/4", "dev", "cnB\(tag)"],
+        ]
+        for step in steps {
+            guard let result = try? await BackgroundProcess.run("/bin/ip", step, environment: ProcessInfo.processInfo.environment), result.status == 0 else {
+                hosts.remove()
+                return .failure(TestHostsUnavailable(reason: "ip \(step.joined(separator: " ")) failed (network namespaces need root and iproute2)"))
+            }
+        }
+        hosts.addressA = "\(net).1"
+        hosts.addressB = "\(net).2"
+        return .success(hosts)
+    }
+
+    private init(tag: String) {
+        a = "courier-nearby-\(tag)-a"
+        b = "courier-nearby-\(tag)-b"
+        addressA = ""
+        addressB = ""
+    }
+
+    /// `executable arguments` inside `namespace`, in the background.
+    func start(in namespace: String, _ executable: String, _ arguments: [String], environment: [String: String],
+               outputIn folder: URL, name: String) throws -> BackgroundProcess {
+        try BackgroundProcess("/bin/ip", ["netns", "exec", namespace, executable] + arguments, environment: environment, outputIn: folder, name: name)
+    }
+
+    /// Removes both namespaces (the veth pair goes with them). Processes still inside keep running
+    /// in a namespace nobody can reach: stop them first.
+    func remove() {
+        for namespace in [a, b] {
+            let child = try? BackgroundProcess("/bin/ip", ["netns", "del", namespace], environment: ProcessInfo.processInfo.environment,
+                                               stdoutPath: "/dev/null", stderrPath: "/dev/null")
+            while child != nil && child?.exitStatus == nil { Thread.sleep(forTimeInterval: 0.01) }
+        }
+    }
+}
+
+struct TestHostsUnavailable: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
+}
