@@ -164,4 +164,10 @@ final class HandshakeWatcher: ChannelInboundHandler, Sendable {
         promise.fail(NearbyError(500, "the connection closed during the TLS handshake"))
         context.fireChannelInactive()
     }
+
+    /// A connection that never became active (refused, timed out) ends here: the promise must
+    /// still be completed.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        promise.fail(NearbyError(500, "the connection closed before the TLS handshake"))
+    }
 }

@@ -110,7 +110,7 @@ public final class NearbyServer: Sendable {
                 var parts = inbound.makeAsyncIterator()
                 while let part = try await parts.next() {
                     guard case .head(let head) = part else { continue }
-                    let answer = await respond(to: head, parts: &parts, address: address, tls: facts.isTLS, channel: connection.channel)
+                    let answer = try await respond(to: head, parts: &parts, address: address, tls: facts.isTLS, channel: connection.channel)
                     let keepAlive = head.isKeepAlive && answer.bodyConsumed
                     try await write(answer, keepAlive: keepAlive, to: outbound)
                     if !keepAlive { break }
@@ -145,25 +145,25 @@ public final class NearbyServer: Sendable {
     }
 
     private func respond(to head: HTTPRequestHead, parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
-                         address: String, tls: Bool, channel: any Channel) async -> Answer {
+                         address: String, tls: Bool, channel: any Channel) async throws -> Answer {
         let components = URLComponents(string: head.uri)
         let path = components?.percentEncodedPath ?? head.uri
         let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
         guard tls else {
-            _ = await readBody(&parts, limit: 0)
+            _ = try await readBody(&parts, limit: 0)
             logger.notice("nearby: plain HTTP request \(head.method) \(path.prefix(80)) from \(address) on the HTTPS port refused")
             return .error(.invalid("this is a LocalSend HTTPS port: use https://, not http://"), bodyConsumed: false)
         }
         guard let route = NearbyProtocol.Route(path: path) else {
-            let consumed = await readBody(&parts, limit: 0) != nil
+            let consumed = try await readBody(&parts, limit: 0) != nil
             return .error(NearbyError(404, "no such route: \(path.prefix(80)); the LocalSend v2 API is under \(NearbyProtocol.apiPrefix)"), bodyConsumed: consumed)
         }
         guard let receiver, ![.info, .register].contains(route) else {
-            return await answerDiscovery(head, route: route, path: path, parts: &parts, address: address)
+            return try await answerDiscovery(head, route: route, path: path, parts: &parts, address: address)
         }
         switch (head.method, route) {
         case (.POST, .prepareUpload):
-            guard let body = await readBody(&parts, limit: options.maximumJSONBytes) else {
+            guard let body = try await readBody(&parts, limit: options.maximumJSONBytes) else {
                 logger.notice("nearby: prepare-upload from \(address) refused: body larger than \(options.maximumJSONBytes) bytes")
                 return .error(NearbyError(413, "the prepare-upload body is larger than \(options.maximumJSONBytes) bytes"), bodyConsumed: false)
             }
@@ -174,9 +174,9 @@ public final class NearbyServer: Sendable {
                 return .error(error)
             }
         case (.POST, .upload):
-            return await upload(receiver, head: head, query: query, parts: &parts, address: address)
+            return try await upload(receiver, head: head, query: query, parts: &parts, address: address)
         case (.POST, .cancel):
-            _ = await readBody(&parts, limit: 0)
+            _ = try await readBody(&parts, limit: 0)
             do {
                 try receiver.cancel(sessionID: query["sessionId"], address: address)
                 return Answer(status: 200, json: Data())
@@ -184,37 +184,39 @@ public final class NearbyServer: Sendable {
                 return .error(error)
             }
         default:
-            let consumed = await readBody(&parts, limit: 0) != nil
+            let consumed = try await readBody(&parts, limit: 0) != nil
             return .error(NearbyError(405, "\(head.method) is not allowed on \(path)"), bodyConsumed: consumed)
         }
     }
 
     /// `info` and `register`; a scan's server (no receiver) answers only these.
     private func answerDiscovery(_ head: HTTPRequestHead, route: NearbyProtocol.Route, path: String,
-                                 parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator, address: String) async -> Answer {
+                                 parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator, address: String) async throws -> Answer {
         switch (head.method, route) {
         case (.GET, .info):
-            _ = await readBody(&parts, limit: 0)
+            _ = try await readBody(&parts, limit: 0)
             return .ok(device.announcing(nil))
         case (.POST, .register):
-            guard let body = await readBody(&parts, limit: 64 << 10) else { return .error(NearbyError(413, "the register body is too large"), bodyConsumed: false) }
+            guard let body = try await readBody(&parts, limit: 64 << 10) else { return .error(NearbyError(413, "the register body is too large"), bodyConsumed: false) }
             guard let peer = try? JSONDecoder().decode(NearbyDevice.self, from: Data(body)) else {
                 return .error(.invalid("the register body is not a LocalSend device (alias, fingerprint, …)"))
             }
             onRegister(peer, address)
             return .ok(device.announcing(nil))
         case (_, .info), (_, .register):
-            let consumed = await readBody(&parts, limit: 0) != nil
+            let consumed = try await readBody(&parts, limit: 0) != nil
             return .error(NearbyError(405, "\(head.method) is not allowed on \(path)"), bodyConsumed: consumed)
         default:
-            let consumed = await readBody(&parts, limit: 0) != nil
+            let consumed = try await readBody(&parts, limit: 0) != nil
             return .error(.rejected("this device is scanning, not receiving"), bodyConsumed: consumed)
         }
     }
 
-    /// Streams an upload's body into its staging file, then delivers it.
+    /// Streams an upload's body into its staging file, then delivers it. A broken connection (the
+    /// stream throws) is rethrown after the upload is abandoned: nothing is written to it, as
+    /// NIO's HTTP error handling may already have answered a request it could not parse.
     private func upload(_ receiver: NearbyReceiver, head: HTTPRequestHead, query: [String: String],
-                        parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator, address: String) async -> Answer {
+                        parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator, address: String) async throws -> Answer {
         let length = head.headers.first(name: "content-length").flatMap { Int64($0) }
         let ticket: NearbyReceiver.UploadTicket
         let staged: StagedUpload
@@ -229,23 +231,28 @@ public final class NearbyServer: Sendable {
             receiver.abandonUpload(ticket, reason: error.message)
             return .error(error, bodyConsumed: false)
         }
+        var refusal: NearbyError?
         do {
             reading: while true {
                 switch try await parts.next() {
                 case .body(let buffer):
-                    var failure: NearbyError?
                     buffer.withUnsafeReadableBytes { bytes in
-                        do throws(NearbyError) { try staged.append(bytes) } catch { failure = error }
+                        do throws(NearbyError) { try staged.append(bytes) } catch { refusal = error }
                     }
-                    if let failure { throw failure }
+                    if refusal != nil { break reading }
                 case .end:
                     break reading
                 case .head, nil:
-                    throw NearbyError(400, "the connection closed after \(staged.received) of \(ticket.file.size) bytes")
+                    refusal = NearbyError(400, "the connection closed after \(staged.received) of \(ticket.file.size) bytes")
+                    break reading
                 }
             }
         } catch {
-            let refusal = (error as? NearbyError) ?? NearbyError(400, "the upload stopped after \(staged.received) of \(ticket.file.size) bytes: \(error)")
+            staged.discard()
+            receiver.abandonUpload(ticket, reason: "the upload stopped after \(staged.received) of \(ticket.file.size) bytes: \(error)")
+            throw error
+        }
+        if let refusal {
             staged.discard()
             receiver.abandonUpload(ticket, reason: refusal.message)
             return .error(refusal, bodyConsumed: false)
@@ -258,11 +265,12 @@ public final class NearbyServer: Sendable {
         }
     }
 
-    /// Reads a request body to its end, at most `limit` bytes; nil when longer (or the connection closed).
-    private func readBody(_ parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator, limit: Int) async -> [UInt8]? {
+    /// Reads a request body to its end, at most `limit` bytes; nil when longer. Throws when the
+    /// connection breaks.
+    private func readBody(_ parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator, limit: Int) async throws -> [UInt8]? {
         var body: [UInt8] = []
         while true {
-            guard let part = try? await parts.next() else { return nil }
+            guard let part = try await parts.next() else { throw NearbyError(400, "the connection closed in the middle of a request") }
             switch part {
             case .body(let buffer):
                 guard body.count + buffer.readableBytes <= limit else { return nil }

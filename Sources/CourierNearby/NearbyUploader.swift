@@ -92,7 +92,7 @@ public struct NearbyUploader: Sendable {
         } catch let error as NearbyError {
             throw error
         } catch {
-            throw NearbyError(500, "cannot reach \(client.host):\(client.port): \(error)")
+            throw NearbyError(500, "cannot reach \(client.host):\(client.port) (\(error)); check the address and that a LocalSend receiver runs there")
         }
     }
 

@@ -228,7 +228,7 @@ struct BadInputTests {
             """
         let path = try receiver.fixture.file("stall.py", Data(script.utf8))
         let stalled = try await receiver.fixture.run("/usr/bin/python3", [path, String(receiver.port), "/api/localsend/v2/upload?sessionId=\(session)&fileId=f1&token=\(token)"])
-        #expect(stalled.output.contains("all closed"), "the receiver closes silent connections: \(stalled.output)\(stalled.errors)")
+        #expect(stalled.output.contains("all closed"), "the receiver closes silent connections: \(stalled.output)\(stalled.errors) receiver: \(receiver.process.exitStatus.map { "exited \($0)" } ?? "running") \(receiver.process.errors)")
         #expect(receiver.process.errors.contains("upload of \"a.txt\" from 127.0.0.1 failed"), "\(receiver.process.errors)")
         try await receiver.expectCleanAndServing("after a stalled upload and idle connections")
     }

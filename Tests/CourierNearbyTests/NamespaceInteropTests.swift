@@ -90,7 +90,7 @@ struct NamespaceInteropTests {
         var sent: (status: Int32, output: String, errors: String) = (1, "", "")
         for _ in 0..<100 {
             sent = try await network.run(in: network.hosts.a, Products.path("courier-nearby"), ["send", file, "--to-device", network.hosts.addressB, "--json"])
-            if sent.status == 0 || !sent.errors.contains("Connection refused") { break }
+            if sent.status == 0 || !(sent.output + sent.errors).contains("Connection refused") { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(sent.status == 0, "\(sent.output)\(sent.errors)")
