@@ -11,6 +11,7 @@ import Testing
         .map { ($0 as NSString).deletingLastPathComponent } ?? ""
     static let built = FileManager.default.isExecutableFile(atPath: binDirectory + "/courier")
         && FileManager.default.isExecutableFile(atPath: binDirectory + "/courier-tool")
+        && FileManager.default.isExecutableFile(atPath: binDirectory + "/courier-nearby")
         && FileManager.default.isExecutableFile(atPath: binDirectory + "/courierd")
         && FileManager.default.isExecutableFile(atPath: binDirectory + "/todolist")
 
@@ -39,7 +40,7 @@ import Testing
         #expect(install.status == 0)
         let installed = snapshot(prefix)
         let expected = [
-            "bin/courier", "libexec/courier/courier-tool", "bin/courierd", "bin/todolist", "share/dbus-1/services/org.courier.Broker.service",
+            "bin/courier", "libexec/courier/courier-tool", "libexec/courier/courier-nearby", "bin/courierd", "bin/todolist", "share/dbus-1/services/org.courier.Broker.service",
             "share/systemd/user/courierd.service", "share/bash-completion/completions/courier",
             "share/zsh/site-functions/_courier", "share/fish/vendor_completions.d/courier.fish",
             "share/courier/install-manifest",
