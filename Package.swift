@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "CourierNearby",
             dependencies: [
-                "DBus", "Courier", "CourierManifest", "CourierNames", "CourierInbox", "CourierBrokerRegistry",
+                "DBus", "Courier", "CourierManifest", "CourierTypes", "CourierNames", "CourierInbox", "CourierBrokerRegistry",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

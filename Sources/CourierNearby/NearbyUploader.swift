@@ -1,4 +1,4 @@
-import CourierManifest
+import CourierTypes
 import Crypto
 import Foundation
 import NIOHTTP1
