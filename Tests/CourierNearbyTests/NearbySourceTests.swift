@@ -1,0 +1,70 @@
+import BusTestSupport
+import Foundation
+import Testing
+
+/// The app sees a network drop as it sees a local one — its open call with the Inbox file — and
+/// an annotation saying it came from a nearby device. The app is Python against the raw D-Bus
+/// contract (launched by the broker), so what it records is what travelled on the bus.
+@Suite("Nearby: the app sees where a file came from", .serialized)
+struct NearbySourceTests {
+    static let viewer = "com.acme.viewer"
+
+    static let app = #"""
+    import json, os, sys
+    import dbus, dbus.service, dbus.mainloop.glib
+    from gi.repository import GLib
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    bundle = os.environ["COURIER_BUNDLE_ID"]
+    bus = dbus.SessionBus()
+    broker = bus.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False)
+    def plain(value):
+        if isinstance(value, dict): return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, dbus.Boolean): return bool(value)
+        return str(value)
+    class App(dbus.service.Object):
+        @dbus.service.method("org.courier.Application1", in_signature="ssva{sv}", out_signature="ba{sv}")
+        def OpenURL(self, url, source, annotation, options):
+            with open(os.path.join(os.environ["COURIER_CONTAINER"], "opened.json"), "w") as f:
+                json.dump({"url": str(url), "annotation": plain(annotation)}, f)
+            return (True, dbus.Dictionary({}, signature="sv"))
+    app = App(bus, "/" + bundle.replace(".", "/"))
+    name = dbus.service.BusName(bundle, bus, do_not_queue=True)
+    broker.CheckIn(bundle, dbus_interface="org.courier.Broker1")
+    GLib.MainLoop().run()
+    """#
+
+    @Test func theAnnotationNamesTheNearbyDeviceWithItsVerifiedFingerprint() async throws {
+        let fixture = try NearbyFixture()
+        defer { fixture.tearDown() }
+        let script = try fixture.file("viewer.py", Data(Self.app.utf8))
+        let manifest: [String: Any] = [
+            "CFBundleIdentifier": Self.viewer, "CFBundleName": "Viewer", "CourierLaunchArguments": ["/usr/bin/python3", script],
+            "CFBundleDocumentTypes": [["CFBundleTypeName": "Anything", "LSItemContentTypes": ["public.data"], "CFBundleTypeRole": "Viewer"]],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: manifest, format: .xml, options: 0)
+            .write(to: fixture.root.appendingPathComponent("manifests/\(Self.viewer).plist"))
+        try await fixture.waitForBroker()
+        // The manifest folder is watched; wait until the broker lists the new app.
+        for _ in 0..<250 where !((try? await fixture.client.listApplications()) ?? []).contains(where: { $0["bundle-id"]?.stringValue == Self.viewer }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let (_, port) = try await fixture.startReceiver(["--to", Self.viewer, "--pin", "1234"])
+        let file = try fixture.file("photo.raw", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0) }))
+        let sent = try await fixture.nearby(["send", file, "--to-device", "127.0.0.1:\(port)", "--pin", "1234"])
+        #expect(sent.status == 0, "\(sent.output)\(sent.errors)")
+        let listed = try await fixture.nearby(["list", "--json"])
+        let ours = try #require(try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any])["fingerprint"] as? String
+
+        let record = fixture.root.appendingPathComponent("data/courier/containers/\(Self.viewer)/opened.json")
+        for _ in 0..<250 where !FileManager.default.fileExists(atPath: record.path) { try await Task.sleep(for: .milliseconds(20)) }
+        let opened = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: record)) as? [String: Any])
+        #expect((opened["url"] as? String)?.hasSuffix("/Documents/Inbox/photo.raw") == true, "\(opened)")
+        let device = try #require((opened["annotation"] as? [String: Any])?["nearby-device"] as? [String: Any], "\(opened)")
+        #expect(device["fingerprint"] as? String == ours)
+        // courier nearby send presents its certificate: the receiver proved the fingerprint.
+        #expect(device["fingerprint-verified"] as? Bool == true, "\(device)")
+        #expect(device["admission"] as? String == "pin")
+        #expect(device["address"] as? String == "127.0.0.1")
+        #expect((device["alias"] as? String)?.hasPrefix("Courier on ") == true, "\(device)")
+    }
+}
