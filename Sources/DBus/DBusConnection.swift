@@ -61,7 +61,11 @@ public final class DBusConnection: Sendable, IOLoopClient {
                 throw e
             }
         }
-        self.raw = c
+        // The connection's own reference, besides the I/O loop's (dropped when the loop stops):
+        // a message sent from another thread while or after the connection closes — a signal
+        // emitted as an app exits during teardown — then meets a closed connection, which drops
+        // it, never a freed one (that corrupted the heap).
+        self.raw = dbus_connection_ref(c)
         self.uniqueName = dbus_bus_get_unique_name(c).map { BusName(unchecked: String(cString: $0)) }
         self.loop = IOLoop(connection: c)
         dbus_connection_set_change_sigpipe(1)  // a closed socket must give EPIPE, not kill the process
@@ -102,6 +106,10 @@ public final class DBusConnection: Sendable, IOLoopClient {
                 message: err.message.map { String(cString: $0) } ?? fallback)
         }
         return DBusError.failed(fallback)
+    }
+
+    deinit {
+        dbus_connection_unref(raw)
     }
 
     // MARK: Closing and disconnection
