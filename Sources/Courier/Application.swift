@@ -12,8 +12,9 @@ import Glibc
 ///
 /// Security: `OpenURL` is accepted only from the current owner of `org.courier.Broker`; anyone
 /// else gets `org.courier.Error.NotPermitted`, so `sourceApplication` is always the broker's word.
-/// `org.freedesktop.Application.Open` (desktop tools) is routed back through the broker, which
-/// then delivers each URI like any other request.
+/// `org.freedesktop.Application.Open` (desktop tools) is refused unless the app opts in
+/// (`acceptsFreedesktopOpen`); then each URI goes back through the broker, which checks it and
+/// delivers it like any other request.
 ///
 /// ```swift
 /// try await Application(delegate: MyDelegate()).run()
@@ -35,6 +36,8 @@ public final class Application: Sendable {
     public let version: String
 
     private let delegate: any ApplicationDelegate
+    /// Whether `org.freedesktop.Application.Open` is served (an opt-in: see `init`).
+    public let acceptsFreedesktopOpen: Bool
     private let gate = LaunchGate()
     private let state = Mutex<State>(State())
 
@@ -52,7 +55,14 @@ public final class Application: Sendable {
     ///   - bundleID: defaults to `COURIER_BUNDLE_ID` (set by the broker when it launches the app).
     ///   - connection: defaults to a new session-bus connection.
     ///   - version: the app's version, recorded in its preserved state.
-    public init(bundleID: String? = nil, version: String = "1", delegate: any ApplicationDelegate, connection: DBusConnection? = nil) throws(CourierError) {
+    ///   - acceptsFreedesktopOpen: serve `org.freedesktop.Application.Open` (default: refused with
+    ///     `NotPermitted`). Any process may call it, with no identity the broker can check: an app
+    ///     that opts in hands each URI to the broker as its own `OpenURL` (with `bundle-id` = this
+    ///     app, so only schemes it claims, checked against its URL format), and it then arrives with
+    ///     this app as its `sourceApplication` — docs/security.md.
+    public init(bundleID: String? = nil, version: String = "1", delegate: any ApplicationDelegate, connection: DBusConnection? = nil,
+                acceptsFreedesktopOpen: Bool = false) throws(CourierError) {
+        self.acceptsFreedesktopOpen = acceptsFreedesktopOpen
         let environment = ProcessInfo.processInfo.environment
         guard let bundleID = bundleID ?? environment["COURIER_BUNDLE_ID"], !bundleID.isEmpty else {
             throw CourierError(.invalidBundleID, "COURIER_BUNDLE_ID is not set: Courier sets it when it launches the app (`courier open URL`); to run the app by hand, set it to the CFBundleIdentifier of its manifest, e.g. COURIER_BUNDLE_ID=com.example.app \(CommandLine.arguments.first ?? "app")")
@@ -104,14 +114,26 @@ public final class Application: Sendable {
         do {
             let changes = try await connection.nameOwnerChanges(for: brokerName)
             let watcher = Task { [self] in
-                for await change in changes { state.withLock { $0.brokerOwner = change.newOwner } }
+                for await change in changes {
+                    let checkInAgain = state.withLock { state -> Bool in
+                        state.brokerOwner = change.newOwner
+                        return state.launched && change.newOwner != nil
+                    }
+                    // A broker that restarted does not know this instance: check in with it again
+                    // (it adopts a running app whose process it can tie to the manifest).
+                    if checkInAgain { _ = try? await broker.checkIn(bundleID: bundleID) }
+                }
             }
             state.withLock { $0.watcher = watcher }
             let owner = try await connection.nameOwner(of: brokerName)
             state.withLock { $0.brokerOwner = owner }
             let reply = try await connection.requestName(busName, flags: [.doNotQueue])
             guard reply.isOwner else {
-                throw CourierError(.notPermitted, "another process already owns \(busName) (the bus name of \(bundleID)): an instance of the app is running")
+                var pid: UInt32?
+                if let holder = (try? await connection.nameOwner(of: busName)) ?? nil {
+                    pid = (try? await connection.credentials(of: holder))?.processID
+                }
+                throw CourierError(.notPermitted, "another process\(pid.map { " (pid \($0))" } ?? "") already owns \(busName), the bus name of \(bundleID): an instance of the app is running, or another program took its name")
             }
         } catch {
             throw CourierError(wrapping: error)
@@ -163,8 +185,18 @@ public final class Application: Sendable {
     }
 
     /// `start`, then serve until the bus connection ends (or `stop`).
+    ///
+    /// For an app's `main`: when the app cannot start — its bus name is taken by another process,
+    /// the broker refuses its `CheckIn`, there is no bus — it ends the process with one line on
+    /// standard error and exit status 1, never a trap and a backtrace. Call `start` to handle
+    /// those errors yourself.
     public func run() async throws(CourierError) {
-        try await start()
+        do {
+            try await start()
+        } catch {
+            FileHandle.standardError.write(Data("\(bundleID): \(error.message)\n".utf8))
+            exit(1)
+        }
         await connection.waitUntilDisconnected()
     }
 
@@ -241,6 +273,9 @@ public final class Application: Sendable {
         DBusInterface(CourierBus.freedesktopApplicationInterface, methods: [
             DBusMethod("Activate", arguments: "a{sv}", argumentNames: ["platform_data"]) { _ in [] },
             DBusMethod("Open", arguments: "asa{sv}", argumentNames: ["uris", "platform_data"]) { [self] call in
+                guard acceptsFreedesktopOpen else {
+                    throw DBusError(name: CourierErrorCode.notPermitted.dbusName, message: "\(bundleID) does not accept org.freedesktop.Application.Open (it would open URLs for a caller nobody identifies); open URLs through the Courier broker: courier open URL")
+                }
                 let uris = call.arguments[0].stringArrayValue ?? []
                 let platform = call.arguments[1].vardictValue ?? [:]
                 let token = platform["activation-token"]?.stringValue ?? platform["desktop-startup-id"]?.stringValue

@@ -42,3 +42,20 @@ struct CallerOptionsTests {
         #expect(try await fixture.client.open("todolist://www.acme.com?After").handled)
     }
 }
+
+extension CallerOptionsTests {
+    /// `org.freedesktop.Application.Open` on a Courier app takes any caller with no identity the
+    /// broker can check: an app serves it only when it opts in, so by default it is no side door.
+    @Test func freedesktopOpenOnACourierAppIsRefusedUnlessItOptsIn() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        #expect(try await fixture.client.open("todolist://www.acme.com?First").handled)
+        let result = try await fixture.run("/usr/bin/gdbus", [
+            "call", "--session", "--dest", "com.acme.todolist", "--object-path", "/com/acme/todolist",
+            "--method", "org.freedesktop.Application.Open", "['todolist://www.acme.com?Side%20door']", "{}",
+        ])
+        #expect(result.status != 0)
+        #expect(result.error.contains("org.courier.Error.NotPermitted"), "\(result.error)")
+        #expect(fixture.todoItems().compactMap { $0["task"] } == ["First"])
+    }
+}

@@ -152,6 +152,8 @@ extension BrokerService {
             guard owner == sender else {
                 throw BrokerError(.notPermitted, "\(sender) does not own the bus name \(name) of \(bundleID); an app must own its bundle id's bus name before CheckIn (the Courier library does this)").dbusError
             }
+            // An instance adopted at start-up checks in again: it is known, and gets no launch request.
+            if receivers.confirmAdoption(sender.rawValue, bundleID: bundleID) { return [.vardict(LaunchOptions.none.dbusDictionary)] }
             do {
                 // Asked afresh, not cached: an app's connection is not a caller's.
                 let pid = (try? await connection.credentials(of: sender))?.processID.map { Int32(bitPattern: $0) }

@@ -129,6 +129,7 @@ public final class BrokerService: Sendable {
         }
         tasks.withLock { $0 += [watcher, consumer, announcer] }
         dispatcher.startTerminationPolicies()
+        await adoptRunningApps()   // before the name: no request can arrive first
         let reply = try await connection.requestName(BrokerNames.busName, flags: [.doNotQueue])
         guard reply.isOwner else {
             stop()

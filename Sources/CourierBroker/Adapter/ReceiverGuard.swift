@@ -40,6 +40,8 @@ final class ReceiverGuard: Sendable {
         var bindings: [String: Binding] = [:]
         /// unique names already reported as impostors (one log line each).
         var reported: Set<String> = []
+        /// Instances adopted at start-up whose own `CheckIn` has not come yet.
+        var adopted: Set<String> = []
     }
 
     init(verifier: ReceiverVerifier, connection: DBusConnection, resolver: any HandlerResolver, logger: Logger) {
@@ -53,13 +55,26 @@ final class ReceiverGuard: Sendable {
 
     /// Admits `uniqueName` (process `pid`, which owns the bus name `bundleID`) as the app, or
     /// throws `NotPermitted` saying why not (and reports the impostor once).
-    func admit(bundleID: String, uniqueName: String, pid: Int32?) throws(BrokerError) {
+    /// `adopting`: the broker found it running at start-up (BrokerService+Adoption.swift); its
+    /// own `CheckIn` then only confirms it (`confirmAdoption`).
+    func admit(bundleID: String, uniqueName: String, pid: Int32?, adopting: Bool = false) throws(BrokerError) {
         let verdict = verifier.verdict(bundleID: bundleID, pid: pid)
         record(bundleID: bundleID, uniqueName: uniqueName, verdict)
         guard verdict.isApp else {
             throw BrokerError(.notPermitted, "CheckIn as \(bundleID) refused: \(verdict); only the process Courier launched, or one running the executable its manifest launches, may check in as \(bundleID)")
         }
-        state.withLock { $0.bindings[uniqueName] = Binding(bundleID: bundleID, verdict: verdict) }
+        state.withLock {
+            $0.bindings[uniqueName] = Binding(bundleID: bundleID, verdict: verdict)
+            if adopting { $0.adopted.insert(uniqueName) }
+        }
+    }
+
+    /// True once for an instance adopted at start-up that now checks in as `bundleID`.
+    func confirmAdoption(_ uniqueName: String, bundleID: String) -> Bool {
+        state.withLock { state in
+            guard state.bindings[uniqueName]?.bundleID == bundleID else { return false }
+            return state.adopted.remove(uniqueName) != nil
+        }
     }
 
     // MARK: Deliveries
@@ -126,6 +141,7 @@ final class ReceiverGuard: Sendable {
         state.withLock {
             $0.bindings[uniqueName] = nil
             $0.reported.remove(uniqueName)
+            $0.adopted.remove(uniqueName)
         }
     }
 

@@ -1,0 +1,54 @@
+import BusTestSupport
+import Courier
+import CourierBroker
+import DBus
+import Foundation
+import CourierInbox
+import Logging
+import Testing
+
+/// Issue "The first hour", item 5: after the broker restarts, the app it launched before still owns
+/// its name; the new broker adopts it (it passes the same receiver check), the next URL goes to it,
+/// and a second instance of the app ends with one line and a non-zero status, never a trap.
+@Suite("Broker restart on a private bus", .serialized)
+struct BrokerRestartTests {
+    @Test func aRestartedBrokerAdoptsTheRunningAppAndASecondInstanceEndsWithOneLine() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        #expect(try await fixture.client.open("todolist://www.acme.com?Before").handled)
+        let appPID = try #require(fixture.launcher.pids.first)
+
+        // The broker goes away; its app keeps running and keeps its name.
+        fixture.service.stop()
+        fixture.service.connection.close()
+        var logger = Logger(label: "courierd.tests.restarted")
+        logger.logLevel = .error
+        let launcher = CountingLauncher(ProcessLauncher(environment: fixture.environment, busAddress: fixture.bus.address))
+        let restarted = BrokerService(
+            connection: try fixture.bus.connect(), catalog: ManifestCatalog(folders: [fixture.manifests.path], logger: logger),
+            busAddress: fixture.bus.address, launcher: launcher, logger: logger,
+            inbox: Inbox(containersRoot: fixture.dataHome.appendingPathComponent("courier/containers").path)
+        )
+        try await restarted.start()
+        defer {
+            restarted.stop()
+            restarted.connection.close()
+        }
+        #expect(try await fixture.client.open("todolist://www.acme.com?After%20the%20restart").handled)
+        #expect(launcher.count == 0)
+        #expect(kill(appPID, 0) == 0)
+        #expect(fixture.todoItems().compactMap { $0["task"] } == ["Before", "After the restart"])
+
+        // A second instance started by hand: one line naming the holder's pid, status 1.
+        var environment = fixture.environment
+        environment["COURIER_BUNDLE_ID"] = "com.acme.todolist"
+        let second = try BackgroundProcess(Products.path("todolist"), ["run"], environment: environment, outputIn: fixture.root, name: "second")
+        defer { second.kill() }
+        let status = await second.wait(timeout: .seconds(20))
+        #expect(status == 1, "\(String(describing: status))")
+        let lines = second.errors.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.contains("pid \(appPID)") == true, "\(second.errors)")
+        #expect(try await fixture.client.open("todolist://www.acme.com?Still%20served").handled)
+        #expect(launcher.count == 0)
+    }
+}
