@@ -148,6 +148,7 @@ public final class BrokerService: Sendable {
     }
 
     public func stop() {
+        receivers.stop()
         dispatcher.stopTerminationPolicies()
         intake.finish()
         tasks.withLock { $0.forEach { $0.cancel() } }

@@ -21,6 +21,8 @@ final class ReceiverGuard: Sendable {
     private let resolver: any HandlerResolver
     private let logger: Logger
     private let state = Mutex(State())
+    /// Set by `stop`: no more lookups on the bus (the broker's connection is closing).
+    private let stopped = Atomic(false)
 
     /// Who holds an app's bus name, as far as the broker has checked.
     enum Holder: Sendable {
@@ -50,6 +52,12 @@ final class ReceiverGuard: Sendable {
         self.resolver = resolver
         self.logger = logger
     }
+
+    /// The broker stops: background checks still in flight ask the bus nothing more.
+    func stop() { stopped.store(true, ordering: .releasing) }
+
+    /// Whether a background check may still ask the bus.
+    private var mayAskTheBus: Bool { !stopped.load(ordering: .acquiring) && connection.isConnected }
 
     // MARK: CheckIn
 
@@ -133,7 +141,7 @@ final class ReceiverGuard: Sendable {
         }
         guard let descriptor = resolver.descriptor(bundleID: name), !descriptor.dbusActivatable else { return }
         state.withLock { $0.holders[name] = .pending(uniqueName: newOwner) }
-        Task { await check(name, owner: newOwner) }
+        Task { if mayAskTheBus { await check(name, owner: newOwner) } }
     }
 
     /// A unique name left the bus: forget what it was admitted as.
@@ -148,7 +156,7 @@ final class ReceiverGuard: Sendable {
     /// Asks the bus who holds `bundleID` now and checks that process (after a launched app exited
     /// before checking in: was its name taken?).
     func refresh(_ bundleID: String) async {
-        guard let name = try? BrokerNames.application(bundleID).name,
+        guard mayAskTheBus, let name = try? BrokerNames.application(bundleID).name,
               let descriptor = resolver.descriptor(bundleID: bundleID), !descriptor.dbusActivatable else { return }
         guard let owner = (try? await connection.nameOwner(of: name)) ?? nil else {
             state.withLock { _ = $0.holders.removeValue(forKey: bundleID) }
@@ -164,7 +172,7 @@ final class ReceiverGuard: Sendable {
             verdict = admitted.verdict
         } else {
             var pid: UInt32?
-            if let name = BusName(validating: owner) { pid = (try? await connection.credentials(of: name))?.processID }
+            if mayAskTheBus, let name = BusName(validating: owner) { pid = (try? await connection.credentials(of: name))?.processID }
             verdict = verifier.verdict(bundleID: bundleID, pid: pid.map { Int32(bitPattern: $0) })
         }
         record(bundleID: bundleID, uniqueName: owner, verdict)
