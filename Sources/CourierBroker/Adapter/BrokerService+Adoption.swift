@@ -18,9 +18,11 @@ extension BrokerService {
             logger.warning("cannot list the bus names to adopt running apps (\(error)); apps already running check in again by themselves")
             return
         }
-        for name in names where !name.hasPrefix(":") {
+        for busName in names where !busName.hasPrefix(":") {
+            // An app's bus name need not be its bundle id (`BundleIdentifier`).
+            let name = BrokerNames.bundleID(ofBusName: busName) { catalog.applications().map(\.bundleID) }
             guard let descriptor = catalog.descriptor(bundleID: name), !descriptor.dbusActivatable,
-                  let busName = BusName(validating: name), let owner = (try? await connection.nameOwner(of: busName)) ?? nil else { continue }
+                  let address = try? BrokerNames.application(name), let owner = (try? await connection.nameOwner(of: address.name)) ?? nil else { continue }
             let pid = (try? await connection.credentials(of: owner))?.processID.map { Int32(bitPattern: $0) }
             do {
                 try receivers.admit(bundleID: name, uniqueName: owner.rawValue, pid: pid, adopting: true)
