@@ -46,8 +46,9 @@ func interpretAsBroker(_ values: [DBusValue]) {
     for value in values { touch(value, depth: 0) }
     guard values.count >= 2 else { return }
     let url = values[0].stringValue ?? ""
-    let options = values[values.count - 1].vardictValue ?? [:]
-    let request = BrokerService.request(url: url, options: options, sender: ":1.1", source: "")
+    // A known key of the wrong type is refused (InvalidArguments), never a trap: that is the contract.
+    guard let options = try? RequestOptions(values[values.count - 1].vardictValue ?? [:]) else { return }
+    let request = BrokerService.request(url: url, options: options, sender: ":1.1")
     require(request.url == url, "the request changed the URL")
     _ = values[1].stringArrayValue
     _ = (values[1].arrayValue ?? []).compactMap(\.unixFDValue)
