@@ -144,7 +144,7 @@ let package = Package(
         // (courier-test-app) all run on it.
         .target(name: "BusTestSupport", dependencies: ["DBus", "CourierProcess"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
-        .testTarget(name: "CourierURLTests", dependencies: ["CourierURL"]),
+        .testTarget(name: "CourierURLTests", dependencies: ["CourierURL", "BusTestSupport"]),
         .testTarget(name: "CourierProcessTests", dependencies: ["CourierProcess"]),
         .testTarget(name: "CourierNamesTests", dependencies: ["CourierNames"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest", "CourierTypes", "BusTestSupport"]),
