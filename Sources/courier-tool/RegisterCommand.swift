@@ -19,7 +19,7 @@ struct RegisterCommand: AsyncParsableCommand {
             $XDG_DATA_HOME/courier/manifests) so that it survives restarts, records the absolute path, so \
             the broker runs what you meant whatever its own PATH. When a broker runs, it loads the copy at once, else the next broker picks it up. Exit status: 0 registered; \
             65 refused (the manifest has errors, or the app would be unusable: no URL scheme and no \
-            document type, or a broken launch command; with --strict, any warning); 66 MANIFEST cannot \
+            document type, or no or a broken launch command; with --strict, any warning); 66 MANIFEST cannot \
             be read; 73 the copy cannot be written; 8 the broker is not reachable; 9 any other error.
             """
     )

@@ -73,12 +73,12 @@ struct RegistrationReviewTests {
         #expect(notAPlist.diagnostics.allSatisfy { $0.file == folder.url("Package.swift") })
     }
 
-    @Test func noLaunchKeyIsAWarningOnly() {
+    @Test func noLaunchKeyIsRefusedBecauseNoProcessCouldBeVerifiedAsTheApp() {
         let folder = TemporaryFolder()
         let file = folder.write("Info.plist", Self.plist(schemes: ["myapp"], launch: nil))
         let review = RegistrationReview(ManifestLoader().load(file: file), searchPath: nil)
-        #expect(review.mayRegister(strict: false) && !review.mayRegister(strict: true))
-        #expect(review.warnings.first?.message.contains("Courier cannot launch the app") == true)
+        #expect(!review.mayRegister(strict: false))
+        #expect(review.problems.first?.contains("can neither launch the app nor verify") == true, "\(review.problems)")
     }
 
     @Test func didYouMeanAndReservedSchemes() throws {

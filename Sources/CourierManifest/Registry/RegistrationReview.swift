@@ -37,9 +37,12 @@ public struct RegistrationReview: Sendable {
         }
         let launchKey = ManifestParser.launchArgumentsKey
         let launchDiagnostics = loaded.diagnostics.filter { $0.keyPath == launchKey || $0.keyPath.hasPrefix(launchKey + "[") }
+        // Without a launch command the broker can neither start the app nor verify a process that
+        // checks in as it (docs/security.md: only the launched pid or the manifest's executable is
+        // the app), so nothing would ever reach it.
         if manifest.launchCommand == nil, !manifest.dbusActivatable {
             if launchDiagnostics.isEmpty {
-                warn(launchKey, "there is no \(launchKey), so Courier cannot launch the app: it gets URLs only while it runs and has checked in; add the argv, e.g. <array><string>/usr/bin/myapp</string></array>")
+                problems.append("there is no \(launchKey), so Courier can neither launch the app nor verify a process that checks in as it; add the argv, e.g. <array><string>/usr/bin/myapp</string></array>")
             } else {
                 problems.append("Courier could not launch it: \(launchKey) is unusable (see above)")
             }
