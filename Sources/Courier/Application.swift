@@ -1,4 +1,4 @@
-import CourierNames
+public import CourierNames
 public import DBus
 public import Foundation
 import Synchronization

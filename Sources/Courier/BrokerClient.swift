@@ -1,3 +1,4 @@
+public import CourierNames
 public import DBus
 import Foundation
 
@@ -35,7 +36,7 @@ public struct BrokerClient: Sendable {
         do {
             try connection.callNoReply(CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "OpenURL", [.string(url), .vardict(options.dictionary)])
         } catch {
-            throw CourierError(error)
+            throw CourierError(wrapping: error)
         }
     }
 

@@ -1,4 +1,4 @@
-import CourierNames
+public import CourierNames
 public import DBus
 
 /// The public D-Bus names of Courier (`CourierBusNames`, DESIGN.md "Public contract") with their

@@ -1,3 +1,4 @@
+public import CourierNames
 public import Foundation
 
 /// An app's preserved state: what the delegate encodes before the app is terminated (or when it

@@ -1,7 +1,7 @@
 /// The kinds of failure in Courier's public D-Bus contract (DESIGN.md): each is the last component
 /// of a D-Bus error name, `org.courier.Error.<rawValue>`.
 ///
-/// The one table of these names: the broker answers with them (`BrokerError.Code`), clients decode
+/// The one table of these names: the broker answers with them (`CourierError.Code`), clients decode
 /// them (`CourierError.Code`), the Inbox classifies its refusals with them. An open set of static
 /// members rather than a closed enum (the swift-system habit), so that a name added later still
 /// travels intact to a client that does not know it.

@@ -1,6 +1,7 @@
 public import Courier
 import CourierBrokerRegistry
 import CourierManifest
+import CourierNames
 import DBus
 
 /// Delivery through the broker, exactly as `courier drop` does it: `DropFiles` with the staged

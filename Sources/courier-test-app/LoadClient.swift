@@ -1,4 +1,5 @@
 import Courier
+import CourierNames
 import DBus
 import Foundation
 import Synchronization
@@ -52,7 +53,7 @@ enum LoadClient {
                             do throws(CourierError) {
                                 return try await broker.open(plan.url(client: id, sequence: sequence)).handled ? .handled : .declined
                             } catch {
-                                return .failed(error.dbusName ?? error.code.rawValue, error.message)
+                                return .failed(error.dbusName, error.message)
                             }
                         }
                         next += 1

@@ -1,4 +1,5 @@
 import Courier
+import CourierNames
 
 /// `courier open -a APP`: the app named by bundle id or by name, among those the broker lists
 /// (`ListApplications`), like macOS `open -a`. A bundle id wins; else the name, compared without

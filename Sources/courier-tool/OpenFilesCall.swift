@@ -1,5 +1,6 @@
 import Courier
 import CourierInbox
+import CourierNames
 import DBus
 import Foundation
 #if canImport(Glibc)

@@ -137,7 +137,7 @@ struct CourierDaemonCommand: AsyncParsableCommand {
         )
         do {
             try await service.run()
-        } catch let error as BrokerError {
+        } catch let error as CourierError {
             logger.error("\(error.message)")
             throw ExitCode(2)
         }

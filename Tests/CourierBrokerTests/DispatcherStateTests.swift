@@ -1,4 +1,5 @@
 @testable import CourierBroker
+import CourierNames
 import Glibc
 import Testing
 
@@ -57,7 +58,7 @@ struct DispatcherStateTests {
         #expect(submit(&state, "todo://4") == nil)
         #expect(state.apps["com.acme.todolist"]?.queue.map(\.id) == [1, 2, 3])
         // The refused request did not use up an id.
-        _ = state.spawnFailed("com.acme.todolist", BrokerError(.launchFailed, "no"), generation: 1, now: t0)
+        _ = state.spawnFailed("com.acme.todolist", CourierError(.launchFailed, "no"), generation: 1, now: t0)
         _ = try #require(submit(&state, "todo://5"))
         #expect(state.apps["com.acme.todolist"]?.queue.map(\.id) == [4])
     }
@@ -98,7 +99,7 @@ struct DispatcherStateTests {
         var state = makeState(threshold: 2)
         for generation in 1...2 {
             _ = try #require(submit(&state, "todo://a"))
-            _ = state.spawnFailed("com.acme.todolist", BrokerError(.launchFailed, "no"), generation: UInt64(generation), now: t0)
+            _ = state.spawnFailed("com.acme.todolist", CourierError(.launchFailed, "no"), generation: UInt64(generation), now: t0)
         }
         let refused = try #require(submit(&state, "todo://a", at: t0 + .seconds(29)))
         #expect(refused.spawns.isEmpty)
@@ -119,7 +120,7 @@ struct DispatcherStateTests {
 
     @Test func aSecondCheckInFromTheSameNameIsRefusedAndAnotherNameReplacesTheFirst() throws {
         var state = runningState()
-        #expect(throws: BrokerError.self) { try state.checkIn(app, uniqueName: ":1.5", now: t0).get() }
+        #expect(throws: CourierError.self) { try state.checkIn(app, uniqueName: ":1.5", now: t0).get() }
         _ = try #require(submit(&state, "todo://a"))
         let (options, effects) = try state.checkIn(app, uniqueName: ":1.6", now: t0).get()
         #expect(options.url == nil)
@@ -173,9 +174,9 @@ struct DispatcherStateTests {
 
     @Test func anAppThatIsNotRunningCannotBeTerminated() {
         var state = makeState()
-        #expect(throws: BrokerError.self) { try state.terminate("com.acme.todolist", reason: "quit").get() }
+        #expect(throws: CourierError.self) { try state.terminate("com.acme.todolist", reason: "quit").get() }
         _ = submit(&state, "todo://a")
-        let launching = #expect(throws: BrokerError.self) { try state.terminate("com.acme.todolist", reason: "quit").get() }
+        let launching = #expect(throws: CourierError.self) { try state.terminate("com.acme.todolist", reason: "quit").get() }
         #expect(launching?.code == .notRunning)
     }
 
@@ -266,13 +267,13 @@ extension [DispatcherEffect] {
     var deliveries: [Delivery] {
         compactMap { if case .deliver(_, let delivery, _, _) = $0 { delivery } else { nil } }
     }
-    var finished: [Result<OpenOutcome, BrokerError>] {
+    var finished: [Result<OpenOutcome, CourierError>] {
         compactMap { if case .finish(_, _, let result) = $0 { result } else { nil } }
     }
 }
 
-extension Result<OpenOutcome, BrokerError> {
-    var errorCode: BrokerError.Code? {
+extension Result<OpenOutcome, CourierError> {
+    var errorCode: CourierError.Code? {
         if case .failure(let error) = self { error.code } else { nil }
     }
     var errorMessage: String? {

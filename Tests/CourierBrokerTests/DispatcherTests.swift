@@ -1,4 +1,5 @@
 @testable import CourierBroker
+import CourierNames
 import Foundation
 import Synchronization
 import Testing
@@ -9,7 +10,7 @@ struct DispatcherTests {
     @Test func coldOpenLaunchesExactlyOnceAndDeliversInArrivalOrder() async throws {
         let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sleep", "30"])])
         let urls = (0..<50).map { "todo://item?\($0)" }
-        let results = Mutex<[Int: Result<OpenOutcome, BrokerError>]>([:])
+        let results = Mutex<[Int: Result<OpenOutcome, CourierError>]>([:])
         let done = AsyncStream<Void>.makeStream()
         for (index, url) in urls.enumerated() {
             harness.dispatcher.submit(OpenRequest(url: url)) { result in
@@ -74,7 +75,7 @@ struct DispatcherTests {
 
     @Test func missingCommandIsLaunchFailedWithErrnoReason() async throws {
         let harness = Harness(["todo": ("com.acme.todolist", ["/nonexistent/courier-app"])])
-        let error = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
+        let error = await #expect(throws: CourierError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
         #expect(error?.code == .launchFailed)
         #expect(error?.message.contains("No such file or directory") == true)
         #expect(error?.dbusName == "org.courier.Error.LaunchFailed")
@@ -84,14 +85,14 @@ struct DispatcherTests {
         let harness = Harness(["todo": ("com.acme.todolist", nil)])
         let path = harness.script("plain", "exit 0", executable: false)
         let dispatcher = Dispatcher(resolver: TableResolver(apps: ["todo": AppDescriptor(bundleID: "com.acme.todolist", launchArguments: [path])]), launcher: harness.launcher, deliverer: harness.deliverer, logger: quietLogger)
-        let error = await #expect(throws: BrokerError.self) { try await dispatcher.open(OpenRequest(url: "todo://a")) }
+        let error = await #expect(throws: CourierError.self) { try await dispatcher.open(OpenRequest(url: "todo://a")) }
         #expect(error?.code == .launchFailed)
         #expect(error?.message.contains("Permission denied") == true)
     }
 
     @Test func bareNameNotOnPathIsLaunchFailed() async throws {
         let harness = Harness(["todo": ("com.acme.todolist", ["courier-no-such-app"])])
-        let error = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
+        let error = await #expect(throws: CourierError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
         #expect(error?.code == .launchFailed)
         #expect(error?.message.contains("not found on the broker's PATH") == true)
         #expect(error?.message.contains("run `courier register MANIFEST` again from a shell whose PATH has it") == true)
@@ -99,7 +100,7 @@ struct DispatcherTests {
 
     @Test func exitBeforeCheckInIsLaunchFailedWithExitStatus() async throws {
         let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sh", "-c", "exit 3"])], autoCheckIn: false)
-        let error = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
+        let error = await #expect(throws: CourierError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
         #expect(error?.code == .launchFailed)
         #expect(error?.message.contains("(pid \(harness.launcher.pids.first ?? 0)) exited with status 3 before checking in") == true, "\(String(describing: error))")
         #expect(error?.message.contains("`courier log com.acme.todolist`") == true)
@@ -108,7 +109,7 @@ struct DispatcherTests {
 
     @Test func appThatNeverChecksInTimesOutAndIsTerminated() async throws {
         let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sleep", "30"])], launchTimeout: .milliseconds(300), autoCheckIn: false)
-        let error = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
+        let error = await #expect(throws: CourierError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
         #expect(error?.code == .launchTimeout)
         #expect(error?.dbusName == "org.courier.Error.LaunchTimeout")
         let pid = try #require(harness.launcher.pids.first)
@@ -127,7 +128,7 @@ struct DispatcherTests {
                 return DeliveryAnswer(handled: true)
             }
         }
-        let error = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://crash")) }
+        let error = await #expect(throws: CourierError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://crash")) }
         #expect(error?.code == .appFailed)
         let next = try await harness.dispatcher.open(OpenRequest(url: "todo://next"))
         #expect(next.handled && next.launched)
@@ -138,9 +139,9 @@ struct DispatcherTests {
     @Test func crashLoopBacksOffInsteadOfRelaunching() async throws {
         let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sh", "-c", "exit 1"])], crashLoop: .init(threshold: 2, baseDelay: .seconds(30)), autoCheckIn: false)
         for _ in 0..<2 {
-            await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
+            await #expect(throws: CourierError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
         }
-        let error = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
+        let error = await #expect(throws: CourierError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://a")) }
         #expect(error?.code == .launchFailed)
         #expect(error?.message.contains("crash-loop") == true)
         #expect(harness.launcher.count == 2)
@@ -178,26 +179,26 @@ struct DispatcherTests {
 
     @Test func routingErrorsLaunchNothing() async throws {
         let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sleep", "30"])])
-        let invalid = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "no scheme")) }
+        let invalid = await #expect(throws: CourierError.self) { try await harness.dispatcher.open(OpenRequest(url: "no scheme")) }
         #expect(invalid?.dbusName == "org.courier.Error.InvalidURL")
-        let none = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "mailto:x@y")) }
+        let none = await #expect(throws: CourierError.self) { try await harness.dispatcher.open(OpenRequest(url: "mailto:x@y")) }
         #expect(none?.dbusName == "org.courier.Error.NoHandler")
         #expect(harness.launcher.count == 0)
     }
 
     @Test func checkInIsRefusedForUnknownAppsAndTwiceFromOneProcess() async throws {
         let harness = Harness(["todo": ("com.acme.todolist", nil)])
-        let unknown = #expect(throws: BrokerError.self) { try harness.dispatcher.checkIn(bundleID: "com.evil", uniqueName: ":1.5") }
+        let unknown = #expect(throws: CourierError.self) { try harness.dispatcher.checkIn(bundleID: "com.evil", uniqueName: ":1.5") }
         #expect(unknown?.code == .notPermitted)
         _ = try harness.dispatcher.checkIn(bundleID: "com.acme.todolist", uniqueName: ":1.6")
-        let twice = #expect(throws: BrokerError.self) { try harness.dispatcher.checkIn(bundleID: "com.acme.todolist", uniqueName: ":1.6") }
+        let twice = #expect(throws: CourierError.self) { try harness.dispatcher.checkIn(bundleID: "com.acme.todolist", uniqueName: ":1.6") }
         #expect(twice?.code == .notPermitted)
         // An app started by hand (no launch command) checked in: it gets deliveries.
         let outcome = try await harness.dispatcher.open(OpenRequest(url: "todo://a"))
         #expect(outcome.handled && !outcome.launched)
         harness.dispatcher.busNameVanished(":1.6")
         #expect(harness.dispatcher.state(of: "com.acme.todolist") == .notRunning)
-        let gone = await #expect(throws: BrokerError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://b")) }
+        let gone = await #expect(throws: CourierError.self) { try await harness.dispatcher.open(OpenRequest(url: "todo://b")) }
         #expect(gone?.code == .launchFailed)
     }
 
@@ -207,12 +208,12 @@ struct DispatcherTests {
     @Test func answersThatArriveBeforeDeliverReturnsAreHandledWithoutRecursion() async throws {
         final class InlineDeliverer: Deliverer {
             let seen = Mutex<[String]>([])
-            func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer {
+            func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(CourierError) -> DeliveryAnswer {
                 DeliveryAnswer(handled: true)
             }
-            func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, BrokerError>) -> Void) {
+            func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, CourierError>) -> Void) {
                 seen.withLock { $0.append(delivery.url) }
-                completion(delivery.url.hasSuffix("7") ? .failure(BrokerError(.appFailed, "cannot send")) : .success(DeliveryAnswer(handled: true)))
+                completion(delivery.url.hasSuffix("7") ? .failure(CourierError(.appFailed, "cannot send")) : .success(DeliveryAnswer(handled: true)))
             }
         }
         let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sleep", "30"])], autoCheckIn: false)
@@ -238,11 +239,13 @@ struct DispatcherTests {
     }
 
     @Test func errorNamesRoundTrip() {
-        for code in [BrokerError.Code.invalidURL, .noHandler, .launchFailed, .launchTimeout, .declined, .notPermitted, .invalidManifest, .limitsExceeded] {
-            let error = BrokerError(code, "m")
+        for code in [CourierError.Code.invalidURL, .noHandler, .launchFailed, .launchTimeout, .declined, .notPermitted, .invalidManifest, .limitsExceeded] {
+            let error = CourierError(code, "m")
             #expect(error.dbusName == "org.courier.Error.\(code.rawValue)")
-            #expect(BrokerError(dbusName: error.dbusName, message: "m") == error)
+            #expect(CourierError(dbusName: error.dbusName, message: "m") == error)
         }
-        #expect(BrokerError(dbusName: "org.freedesktop.DBus.Error.Failed", message: "") == nil)
+        let foreign = CourierError(dbusName: "org.freedesktop.DBus.Error.Failed", message: "")
+        #expect(foreign.code == .bus)
+        #expect(foreign.dbusName == "org.freedesktop.DBus.Error.Failed")
     }
 }

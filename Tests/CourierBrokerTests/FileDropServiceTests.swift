@@ -1,6 +1,7 @@
 @testable import CourierBroker
 import CourierInbox
 import CourierManifest
+import CourierNames
 import Foundation
 import Synchronization
 import Testing
@@ -100,7 +101,7 @@ struct FileDropServiceTests {
 
     @Test func aFileNobodyAcceptsStopsTheWholeDropAndIsNamed() async throws {
         let (harness, service) = try Self.service()
-        let error = await #expect(throws: BrokerError.self) {
+        let error = await #expect(throws: CourierError.self) {
             try await Self.withFiles(harness, [("list.txt", Array("milk\n".utf8)), ("blob.bin", Self.blob)]) { files in
                 try await service.drop(.init(files: files))
             }
@@ -119,7 +120,7 @@ struct FileDropServiceTests {
         let viewerInbox = service.inbox.inboxPath(for: Self.viewer)
         try FileManager.default.createDirectory(atPath: (viewerInbox as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: viewerInbox, withDestinationPath: containers)
-        let error = await #expect(throws: BrokerError.self) {
+        let error = await #expect(throws: CourierError.self) {
             try await Self.withFiles(harness, [("list.txt", Array("milk\n".utf8)), ("pic.png", Self.png)]) { files in
                 try await service.drop(.init(files: files))
             }
@@ -161,7 +162,7 @@ struct FileDropServiceTests {
 
     @Test func undeclaredTypeIsNotPermittedAndNothingIsWrittenOrLaunched() async throws {
         let (harness, service) = try Self.service()
-        let error = await #expect(throws: BrokerError.self) {
+        let error = await #expect(throws: CourierError.self) {
             try await Self.withFiles(harness, [("run.sh", "#!/bin/sh\necho hi\n")]) { files in
                 try await service.drop(.init(files: files, bundleID: Self.viewer))
             }
@@ -176,7 +177,7 @@ struct FileDropServiceTests {
     @Test func aDeclinedFileIsReportedAndTheFilesStayInTheInbox() async throws {
         let (harness, service) = try Self.service()
         harness.deliverer.behaviour.withLock { $0 = { delivery, _ in DeliveryAnswer(handled: !delivery.url.hasSuffix("b.txt")) } }
-        let error = await #expect(throws: BrokerError.self) {
+        let error = await #expect(throws: CourierError.self) {
             try await Self.withFiles(harness, [("a.txt", "a"), ("b.txt", "b")]) { files in
                 try await service.drop(.init(files: files, bundleID: Self.todolist))
             }
@@ -189,7 +190,7 @@ struct FileDropServiceTests {
 
     @Test func unknownAppIsNoHandler() async throws {
         let (harness, service) = try Self.service()
-        let error = await #expect(throws: BrokerError.self) {
+        let error = await #expect(throws: CourierError.self) {
             try await Self.withFiles(harness, [("a.txt", "a")]) { files in
                 try await service.drop(.init(files: files, bundleID: "com.acme.nobody"))
             }
@@ -201,7 +202,7 @@ struct FileDropServiceTests {
         let (harness, service) = try Self.service()
         let directory = open(harness.directory.url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { close(directory) }
-        let error = await #expect(throws: BrokerError.self) {
+        let error = await #expect(throws: CourierError.self) {
             try await service.drop(.init(files: [DropFile(descriptor: directory, suggestedName: "folder")], bundleID: Self.todolist))
         }
         #expect(error?.dbusName == "org.courier.Error.InvalidFile")

@@ -16,13 +16,13 @@ let quietLogger: Logger = {
 struct TableResolver: HandlerResolver {
     var apps: [String: AppDescriptor]   // scheme → descriptor
 
-    func resolve(url: String, bundleID: String?) throws(BrokerError) -> AppDescriptor {
+    func resolve(url: String, bundleID: String?) throws(CourierError) -> AppDescriptor {
         if let bundleID {
-            guard let app = descriptor(bundleID: bundleID) else { throw BrokerError(.noHandler, "no app \(bundleID)") }
+            guard let app = descriptor(bundleID: bundleID) else { throw CourierError(.noHandler, "no app \(bundleID)") }
             return app
         }
-        guard let colon = url.firstIndex(of: ":"), colon != url.startIndex else { throw BrokerError(.invalidURL, "no scheme in \(url)") }
-        guard let app = apps[String(url[..<colon])] else { throw BrokerError(.noHandler, "no handler for \(url)") }
+        guard let colon = url.firstIndex(of: ":"), colon != url.startIndex else { throw CourierError(.invalidURL, "no scheme in \(url)") }
+        guard let app = apps[String(url[..<colon])] else { throw CourierError(.noHandler, "no handler for \(url)") }
         return app
     }
 
@@ -42,7 +42,7 @@ final class RecordingLauncher: Launcher {
         real = ProcessLauncher(layout: CourierLayout(environment: ["XDG_DATA_HOME": dataHome.path]))
     }
 
-    func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(BrokerError) -> Int32 {
+    func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(CourierError) -> Int32 {
         let pid = try real.launch(spec, onExit: onExit)
         launches.withLock { $0.append((spec.bundleID, pid)) }
         if let hook = onLaunch.withLock({ $0 }) { hook(spec.bundleID, pid) }
@@ -66,9 +66,9 @@ final class RecordingDeliverer: Deliverer {
 
     let delivered = Mutex<[Record]>([])
     /// Called before answering; may throw, block, or kill the app.
-    let behaviour = Mutex<(@Sendable (Delivery, AppEndpoint) async throws(BrokerError) -> DeliveryAnswer)?>(nil)
+    let behaviour = Mutex<(@Sendable (Delivery, AppEndpoint) async throws(CourierError) -> DeliveryAnswer)?>(nil)
 
-    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer {
+    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(CourierError) -> DeliveryAnswer {
         delivered.withLock { $0.append(Record(bundleID: endpoint.bundleID, url: delivery.url, isLaunchRequest: delivery.isLaunchRequest, sourceApplication: delivery.sourceApplication)) }
         if let behaviour = behaviour.withLock({ $0 }) { return try await behaviour(delivery, endpoint) }
         return DeliveryAnswer(handled: true, reply: ["echo": .string(delivery.url)])

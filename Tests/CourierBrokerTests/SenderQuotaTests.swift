@@ -1,4 +1,5 @@
 import CourierBroker
+import CourierNames
 import Testing
 
 /// The per-caller flood limit, without a bus.
@@ -7,7 +8,7 @@ import Testing
         var quota = SenderQuota(limit: 3)
         for _ in 0..<3 { _ = try quota.admit(":1.7") }
         #expect(quota.inFlight(of: ":1.7") == 3)
-        let error = #expect(throws: BrokerError.self) { try quota.admit(":1.7", method: "OpenURL") }
+        let error = #expect(throws: CourierError.self) { try quota.admit(":1.7", method: "OpenURL") }
         #expect(error?.code == .limitsExceeded)
         #expect(error?.dbusName == "org.courier.Error.LimitsExceeded")
         // The message says what was refused, the limit, how many are in flight and what to do.
@@ -23,7 +24,7 @@ import Testing
         var quota = SenderQuota(limit: 2)
         _ = try quota.admit(":1.1")
         _ = try quota.admit(":1.1")
-        #expect(throws: BrokerError.self) { try quota.admit(":1.1") }
+        #expect(throws: CourierError.self) { try quota.admit(":1.1") }
         let other = try quota.admit(":1.2")
         #expect(other.sender == ":1.2")
         #expect(quota.inFlight(of: ":1.2") == 1)
@@ -32,7 +33,7 @@ import Testing
     @Test func answeringARequestFreesItsSlot() throws {
         var quota = SenderQuota(limit: 1)
         let first = try quota.admit(":1.4")
-        #expect(throws: BrokerError.self) { try quota.admit(":1.4") }
+        #expect(throws: CourierError.self) { try quota.admit(":1.4") }
         quota.release(first)
         #expect(quota.inFlight(of: ":1.4") == 0)
         #expect(quota.trackedSenders == 0)
@@ -59,7 +60,7 @@ import Testing
         var quota = SenderQuota(limit: 0)
         #expect(quota.limit == 1)
         _ = try quota.admit(":1.3")
-        #expect(throws: BrokerError.self) { try quota.admit(":1.3") }
+        #expect(throws: CourierError.self) { try quota.admit(":1.3") }
     }
 
     @Test func theDefaultLeavesRoomForPipeliningClients() {

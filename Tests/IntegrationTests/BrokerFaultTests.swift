@@ -1,6 +1,7 @@
 import BusTestSupport
 import Courier
 import CourierBroker
+import CourierNames
 import DBus
 import Foundation
 import Synchronization

@@ -121,7 +121,7 @@ final class CountingLauncher: Launcher {
 
     init(_ real: ProcessLauncher) { self.real = real }
 
-    func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(BrokerError) -> Int32 {
+    func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(CourierError) -> Int32 {
         let pid = try real.launch(spec) { [self] pid, status in
             exits.withLock { $0[pid] = status }
             onExit(pid, status)
@@ -132,7 +132,7 @@ final class CountingLauncher: Launcher {
 
     func terminate(pid: Int32, grace: Duration) { real.terminate(pid: pid, grace: grace) }
     func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool { real.isRunningChild(pid, of: bundleID) }
-    func executablePath(for spec: LaunchSpec) throws(BrokerError) -> String { try real.executablePath(for: spec) }
+    func executablePath(for spec: LaunchSpec) throws(CourierError) -> String { try real.executablePath(for: spec) }
 
     var count: Int { launched.withLock { $0.count } }
     /// How `pid` ended, once it has been reaped.

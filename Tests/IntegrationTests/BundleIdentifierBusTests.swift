@@ -1,5 +1,6 @@
 import BusTestSupport
 import Courier
+import CourierNames
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import Courier
+import CourierNames
 import Foundation
 import Testing
 

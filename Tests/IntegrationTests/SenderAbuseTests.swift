@@ -1,6 +1,7 @@
 import BusTestSupport
 import Courier
 @testable import CourierBroker
+import CourierNames
 import DBus
 import Foundation
 import Testing

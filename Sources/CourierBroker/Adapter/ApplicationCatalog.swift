@@ -1,13 +1,15 @@
+public import CourierNames
+
 /// The registry as the D-Bus adapter needs it: routing (`HandlerResolver`) plus the management
 /// methods of `Broker1`. `ManifestCatalog` implements it over `CourierManifest.Registry`.
 public protocol ApplicationCatalog: HandlerResolver {
     /// The apps that can open `url`, the chosen one first; throws `InvalidURL`.
-    func handlers(forURL url: String) throws(BrokerError) -> [String]
+    func handlers(forURL url: String) throws(CourierError) -> [String]
     /// Loads and registers the manifest file at `path` and returns its bundle id; throws
     /// `InvalidManifest` with its diagnostics.
-    func register(manifestAt path: String) async throws(BrokerError) -> String
+    func register(manifestAt path: String) async throws(CourierError) -> String
     /// Removes an app; throws `NoHandler` when it is not registered.
-    func unregister(bundleID: String) async throws(BrokerError) -> CatalogChange
+    func unregister(bundleID: String) async throws(CourierError) -> CatalogChange
     /// Every change from now on (registrations, unregistrations, reloads): the `RegistryChanged` signal.
     func changes() async -> AsyncStream<CatalogChange>
     /// Every registered app, sorted by bundle id.

@@ -15,12 +15,12 @@ public enum BrokerNames {
     /// `BundleIdentifier` (`com.8bit.bitwarden` → `com._8bit.bitwarden`, `/com/_8bit/bitwarden`).
     /// Remembered per bundle id: every delivery needs it, and mapping plus validating costs more
     /// than the rest of building the call.
-    static func application(_ bundleID: String) throws(BrokerError) -> (name: BusName, path: ObjectPath) {
+    static func application(_ bundleID: String) throws(CourierError) -> (name: BusName, path: ObjectPath) {
         if let address = addresses.withLock({ $0.byBundleID[bundleID] }) { return address }
         let identifier: BundleIdentifier
-        do { identifier = try BundleIdentifier(bundleID) } catch { throw BrokerError(.notPermitted, error.description) }
+        do { identifier = try BundleIdentifier(bundleID) } catch { throw CourierError(.notPermitted, error.description) }
         guard let name = BusName(validating: identifier.busName), let path = ObjectPath(validating: identifier.objectPath) else {
-            throw BrokerError(.notPermitted, "'\(bundleID)' maps to \(identifier.busName), which libdbus refuses as a bus name")
+            throw CourierError(.notPermitted, "'\(bundleID)' maps to \(identifier.busName), which libdbus refuses as a bus name")
         }
         addresses.withLock { addresses in
             if addresses.byBundleID.count >= 4096 { addresses = Addresses() }
@@ -44,7 +44,7 @@ public enum BrokerNames {
     }
 
     /// `application(bundleID).path`.
-    static func applicationPath(_ bundleID: String) throws(BrokerError) -> ObjectPath { try application(bundleID).path }
+    static func applicationPath(_ bundleID: String) throws(CourierError) -> ObjectPath { try application(bundleID).path }
 
     private struct Addresses {
         var byBundleID: [String: (name: BusName, path: ObjectPath)] = [:]
@@ -54,7 +54,10 @@ public enum BrokerNames {
     private static let addresses = Mutex(Addresses())
 }
 
-extension BrokerError {
+// The broker's edge between `CourierError` (CourierNames, which links no D-Bus binding) and the
+// binding's `DBusError`; the app library has the same line (Courier's CourierError+DBus.swift):
+// the two modules share no module that links both DBus and CourierNames.
+extension CourierError {
     /// The error as a D-Bus error reply.
-    public var dbusError: DBusError { DBusError(name: dbusName, message: message) }
+    package var dbusError: DBusError { DBusError(name: dbusName, message: message) }
 }

@@ -1,5 +1,6 @@
 import CourierInbox
 import CourierManifest
+import CourierNames
 import DBus
 import Foundation
 import Synchronization
@@ -75,7 +76,7 @@ extension BrokerService {
         let descriptors = (try? call.arguments.decode([UnixFD].self, at: 1)) ?? []
         defer { descriptors.forEach { $0.close() } }
         let ticket: SenderQuota.Ticket
-        do throws(BrokerError) { ticket = try takeSenderSlot(call, method: method) } catch { throw error.dbusError }
+        do throws(CourierError) { ticket = try takeSenderSlot(call, method: method) } catch { throw error.dbusError }
         let given = Mutex(false)
         let giveBackOnce: @Sendable () -> Void = { [self] in
             if given.withLock({ done in defer { done = true }; return !done }) { giveBack(ticket) }
@@ -93,10 +94,10 @@ extension BrokerService {
             throw Self.dbusError(error)
         }
         guard !descriptors.isEmpty else {
-            throw BrokerError(.invalidArguments, "\(method) needs at least one file descriptor").dbusError
+            throw CourierError(.invalidArguments, "\(method) needs at least one file descriptor").dbusError
         }
         guard names.count == descriptors.count else {
-            throw BrokerError(.invalidArguments, "\(method) got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
+            throw CourierError(.invalidArguments, "\(method) got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
         }
         let files = zip(descriptors, names).map { DropFile(descriptor: $0.rawValue ?? -1, suggestedName: $1) }
         let sender = call.sender?.rawValue ?? ""

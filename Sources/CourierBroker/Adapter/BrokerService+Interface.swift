@@ -1,3 +1,4 @@
+import CourierNames
 import DBus
 import Foundation
 
@@ -6,7 +7,7 @@ import Foundation
 extension BrokerService {
     /// A thrown error as the D-Bus error reply: broker errors keep their `org.courier.Error.*` name.
     static func dbusError(_ error: any Error) -> DBusError {
-        if let error = error as? BrokerError { return error.dbusError }
+        if let error = error as? CourierError { return error.dbusError }
         if let error = error as? DBusError { return error }
         return DBusError.failed("\(error)")
     }
@@ -47,7 +48,7 @@ extension BrokerService {
             argumentNames: ["url", "options"], resultNames: ["handled", "bundle_id", "reply"]
         ) { [self] call, reply in
             let ticket: SenderQuota.Ticket
-            do throws(BrokerError) { ticket = try takeSenderSlot(call, method: "OpenURL") } catch { return reply.fail(error.dbusError) }
+            do throws(CourierError) { ticket = try takeSenderSlot(call, method: "OpenURL") } catch { return reply.fail(error.dbusError) }
             let url: String
             let options: RequestOptions
             do {
@@ -58,7 +59,7 @@ extension BrokerService {
                 return reply.fail(Self.dbusError(error))
             }
             if let target = options.bundleID {
-                do throws(BrokerError) { try checkClaim(url: url, target: target) } catch {
+                do throws(CourierError) { try checkClaim(url: url, target: target) } catch {
                     giveBack(ticket)
                     return reply.fail(error.dbusError)
                 }
@@ -88,12 +89,12 @@ extension BrokerService {
     /// `bundle-id` chooses among the apps that claim a scheme, it does not make an app open
     /// anything. In particular a `file:` URL is not a drop — a file reaches an app's Inbox only
     /// through `DropFiles`, which the broker performs and vouches for.
-    func checkClaim(url: String, target: String) throws(BrokerError) {
+    func checkClaim(url: String, target: String) throws(CourierError) {
         let scheme = url.prefix(while: { $0 != ":" }).lowercased()
         guard let app = catalog.applications().first(where: { $0.bundleID == target }) else { return }   // NoHandler from routing
         guard !app.schemes.contains(scheme) else { return }
         let drop = scheme == "file" ? "; to give it a file, drop it: courier drop FILE --to \(target) (DropFiles)" : ""
-        throw BrokerError(.notPermitted, "\(target) does not claim \(scheme): URLs, so it is not sent one (bundle-id picks among the apps that claim a scheme)\(drop)")
+        throw CourierError(.notPermitted, "\(target) does not claim \(scheme): URLs, so it is not sent one (bundle-id picks among the apps that claim a scheme)\(drop)")
     }
 
     /// Validates and resolves without launching: `(false, bundle_id, {dry-run: true, state: s})`.
@@ -145,12 +146,12 @@ extension BrokerService {
     func checkInMethod() -> DBusMethod {
         DBusMethod("CheckIn", arguments: "s", results: "a{sv}", argumentNames: ["bundle_id"], resultNames: ["launch_options"]) { [self] call in
             let bundleID = try call.arguments.decode(String.self, at: 0)
-            guard let sender = call.sender else { throw BrokerError(.notPermitted, "CheckIn needs a bus sender").dbusError }
+            guard let sender = call.sender else { throw CourierError(.notPermitted, "CheckIn needs a bus sender").dbusError }
             let name: BusName
-            do throws(BrokerError) { name = try BrokerNames.application(bundleID).name } catch { throw error.dbusError }
+            do throws(CourierError) { name = try BrokerNames.application(bundleID).name } catch { throw error.dbusError }
             let owner = try? await connection.nameOwner(of: name)
             guard owner == sender else {
-                throw BrokerError(.notPermitted, "\(sender) does not own the bus name \(name) of \(bundleID); an app must own its bundle id's bus name before CheckIn (the Courier library does this)").dbusError
+                throw CourierError(.notPermitted, "\(sender) does not own the bus name \(name) of \(bundleID); an app must own its bundle id's bus name before CheckIn (the Courier library does this)").dbusError
             }
             // An instance adopted at start-up checks in again: it is known, and gets no launch request.
             if receivers.confirmAdoption(sender.rawValue, bundleID: bundleID) { return [.vardict(LaunchOptions.none.dbusDictionary)] }

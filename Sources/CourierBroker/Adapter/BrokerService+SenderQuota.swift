@@ -1,3 +1,4 @@
+import CourierNames
 import DBus
 
 /// The per-caller flood limit (`SenderQuota`) applied to the methods a client may call in bulk.
@@ -10,16 +11,16 @@ extension BrokerService {
     /// Runs `body` holding one of `call`'s sender's slots, or throws `LimitsExceeded` as a D-Bus error.
     func withSenderSlot<T: Sendable>(_ call: MethodCall, method: String, _ body: () async throws -> T) async throws -> T {
         let ticket: SenderQuota.Ticket
-        do throws(BrokerError) { ticket = try takeSenderSlot(call, method: method) } catch { throw error.dbusError }
+        do throws(CourierError) { ticket = try takeSenderSlot(call, method: method) } catch { throw error.dbusError }
         defer { giveBack(ticket) }
         return try await body()
     }
 
     /// One of `call`'s sender's slots, to `giveBack` when the call is answered; or `LimitsExceeded`.
-    func takeSenderSlot(_ call: MethodCall, method: String) throws(BrokerError) -> SenderQuota.Ticket {
+    func takeSenderSlot(_ call: MethodCall, method: String) throws(CourierError) -> SenderQuota.Ticket {
         let sender = call.sender?.rawValue ?? ""
-        return try senderQuota.withLock { quota throws(BrokerError) -> SenderQuota.Ticket in
-            do throws(BrokerError) {
+        return try senderQuota.withLock { quota throws(CourierError) -> SenderQuota.Ticket in
+            do throws(CourierError) {
                 return try quota.admit(sender, method: method)
             } catch {
                 if quota.rejected(of: sender) == 1 { logger.notice("\(error.message)") }

@@ -133,7 +133,7 @@ public final class BrokerService: Sendable {
         let reply = try await connection.requestName(BrokerNames.busName, flags: [.doNotQueue])
         guard reply.isOwner else {
             stop()
-            throw BrokerError(.notPermitted, "another broker already owns \(BrokerNames.busName) on this bus; use it, or stop it first")
+            throw CourierError(.notPermitted, "another broker already owns \(BrokerNames.busName) on this bus; use it, or stop it first")
         }
         registryObserver?()
         let apps = catalog.applications().count

@@ -1,3 +1,4 @@
+import CourierNames
 import DBus
 
 /// Delivers requests with `org.courier.Application1.OpenURL`, addressed to the unique name that
@@ -7,18 +8,18 @@ struct BusDeliverer: Deliverer {
     let connection: DBusConnection
     var defaultTimeout: Duration = .seconds(25)
 
-    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer {
+    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(CourierError) -> DeliveryAnswer {
         try await withCheckedContinuation { continuation in
             deliver(delivery, to: endpoint) { continuation.resume(returning: $0) }
         }.get()
     }
 
-    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, BrokerError>) -> Void) {
+    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, CourierError>) -> Void) {
         if endpoint.freedesktopApplication { return open(delivery, in: endpoint, completion: completion) }
         let path: ObjectPath
         do { path = try BrokerNames.applicationPath(endpoint.bundleID) } catch { return completion(.failure(error)) }
         guard let destination = BusName(validating: endpoint.uniqueName) else {
-            return completion(.failure(BrokerError(.appFailed, "\(endpoint.bundleID) checked in with an invalid bus name")))
+            return completion(.failure(CourierError(.appFailed, "\(endpoint.bundleID) checked in with an invalid bus name")))
         }
         var options = delivery.options.dbusDictionary(facts: delivery.facts)
         options["request-id"] = .uint64(delivery.requestID)
@@ -29,38 +30,38 @@ struct BusDeliverer: Deliverer {
             [.string(delivery.url), .string(delivery.sourceApplication), .variant(annotation), .vardict(options)],
             timeout: delivery.timeout ?? defaultTimeout
         ) { result in
-            completion(Result { () throws(BrokerError) in
+            completion(Result { () throws(CourierError) in
                 let values: [DBusValue]
                 do {
                     values = try result.get().body
                 } catch let error as DBusError {
-                    throw BrokerError(dbusName: error.name, message: error.message)
-                        ?? BrokerError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error.name): \(error.message)")
+                    throw CourierErrorCode(dbusName: error.name).map { CourierError($0, error.message) }
+                        ?? CourierError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error.name): \(error.message)")
                 } catch {
-                    throw BrokerError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error)")
+                    throw CourierError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error)")
                 }
                 guard values.count == 2, let handled = values[0].boolValue else {
-                    throw BrokerError(.appFailed, "\(endpoint.bundleID) answered OpenURL with an unexpected signature")
+                    throw CourierError(.appFailed, "\(endpoint.bundleID) answered OpenURL with an unexpected signature")
                 }
                 return DeliveryAnswer(handled: handled, reply: values[1].vardictValue ?? [:])
             })
         }
     }
 
-    func notifyTermination(_ endpoint: AppEndpoint, deadline: Duration, completion: @escaping @Sendable (Result<Void, BrokerError>) -> Void) {
+    func notifyTermination(_ endpoint: AppEndpoint, deadline: Duration, completion: @escaping @Sendable (Result<Void, CourierError>) -> Void) {
         let path: ObjectPath
         do { path = try BrokerNames.applicationPath(endpoint.bundleID) } catch { return completion(.failure(error)) }
         guard let destination = BusName(validating: endpoint.uniqueName) else {
-            return completion(.failure(BrokerError(.appFailed, "\(endpoint.bundleID) checked in with an invalid bus name")))
+            return completion(.failure(CourierError(.appFailed, "\(endpoint.bundleID) checked in with an invalid bus name")))
         }
         let milliseconds = UInt32(clamping: deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000)
         // The call's own timeout is the deadline: the dispatcher's timer signals the app then anyway.
         connection.call(destination, path: path, interface: BrokerNames.applicationInterface, method: "WillTerminate", [.uint32(milliseconds)], timeout: deadline) { result in
-            completion(Result { () throws(BrokerError) in
+            completion(Result { () throws(CourierError) in
                 do {
                     _ = try result.get()
                 } catch {
-                    throw BrokerError(.appFailed, "\(endpoint.bundleID) did not answer WillTerminate: \(error)")
+                    throw CourierError(.appFailed, "\(endpoint.bundleID) did not answer WillTerminate: \(error)")
                 }
             })
         }
@@ -70,11 +71,11 @@ struct BusDeliverer: Deliverer {
     /// (as uris, a{sv} platform_data)` at its well-known name, which the bus activates when needed.
     /// The caller's activation token travels as `activation-token` and `desktop-startup-id`. Such an
     /// app cannot decline or reply: a completed call is `handled`.
-    private func open(_ delivery: Delivery, in endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, BrokerError>) -> Void) {
+    private func open(_ delivery: Delivery, in endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, CourierError>) -> Void) {
         let path: ObjectPath
         do { path = try BrokerNames.applicationPath(endpoint.bundleID) } catch { return completion(.failure(error)) }
         guard let destination = BusName(validating: endpoint.bundleID) else {
-            return completion(.failure(BrokerError(.appFailed, "\(endpoint.bundleID) is not a valid bus name")))
+            return completion(.failure(CourierError(.appFailed, "\(endpoint.bundleID) is not a valid bus name")))
         }
         var platformData: [String: DBusValue] = [:]
         if let token = delivery.options.activationToken {
@@ -86,17 +87,17 @@ struct BusDeliverer: Deliverer {
             [.strings([delivery.url]), .vardict(platformData)],
             timeout: delivery.timeout ?? defaultTimeout
         ) { result in
-            completion(Result { () throws(BrokerError) in
+            completion(Result { () throws(CourierError) in
                 do {
                     _ = try result.get()
                 } catch let error as DBusError {
                     // The bus could not start it: no service file, or the program failed to run.
                     if error.name == "org.freedesktop.DBus.Error.ServiceUnknown" || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn") {
-                        throw BrokerError(.launchFailed, "the bus could not start \(endpoint.bundleID) (\(error.name): \(error.message)); install its D-Bus service file (\(endpoint.bundleID).service)")
+                        throw CourierError(.launchFailed, "the bus could not start \(endpoint.bundleID) (\(error.name): \(error.message)); install its D-Bus service file (\(endpoint.bundleID).service)")
                     }
-                    throw BrokerError(.appFailed, "\(endpoint.bundleID) did not open \(delivery.url) through org.freedesktop.Application: \(error.name): \(error.message)")
+                    throw CourierError(.appFailed, "\(endpoint.bundleID) did not open \(delivery.url) through org.freedesktop.Application: \(error.name): \(error.message)")
                 } catch {
-                    throw BrokerError(.appFailed, "\(endpoint.bundleID) did not open \(delivery.url) through org.freedesktop.Application: \(error)")
+                    throw CourierError(.appFailed, "\(endpoint.bundleID) did not open \(delivery.url) through org.freedesktop.Application: \(error)")
                 }
                 return DeliveryAnswer(handled: true)
             })

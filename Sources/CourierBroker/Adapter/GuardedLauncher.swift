@@ -1,3 +1,5 @@
+import CourierNames
+
 /// The launcher the broker's dispatcher uses: the real one, plus the squatter check.
 ///
 /// Before spawning, an app whose bus name an impostor holds is refused with `NameSquatted` (the
@@ -9,7 +11,7 @@ struct GuardedLauncher: Launcher {
     let base: any Launcher
     let receivers: ReceiverGuard
 
-    func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(BrokerError) -> Int32 {
+    func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(CourierError) -> Int32 {
         if let squatted = receivers.squatter(of: spec.bundleID) { throw squatted }
         let receivers = receivers
         return try base.launch(spec) { pid, status in
@@ -24,9 +26,9 @@ struct GuardedLauncher: Launcher {
 
     func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool { base.isRunningChild(pid, of: bundleID) }
 
-    func executablePath(for spec: LaunchSpec) throws(BrokerError) -> String { try base.executablePath(for: spec) }
+    func executablePath(for spec: LaunchSpec) throws(CourierError) -> String { try base.executablePath(for: spec) }
 
-    func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> BrokerError? {
+    func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> CourierError? {
         receivers.squatter(of: bundleID) ?? base.failureBeforeCheckIn(bundleID: bundleID, pid: pid, status: status)
     }
 }

@@ -1,4 +1,5 @@
 public import CourierManifest
+public import CourierNames
 import CourierURL
 import Foundation
 public import Logging
@@ -50,21 +51,21 @@ public final class ManifestCatalog: ApplicationCatalog {
 
     // MARK: HandlerResolver
 
-    public func resolve(url: String, bundleID: String?) throws(BrokerError) -> AppDescriptor {
+    public func resolve(url: String, bundleID: String?) throws(CourierError) -> AppDescriptor {
         let reference = try Self.parse(url)
         let route = if let bundleID { try self.route(bundleID: bundleID) } else { try self.route(scheme: reference.scheme ?? "") }
         if let format = route.format, format.applies(to: reference) {
             do {
                 try format.validate(reference)
             } catch {
-                throw BrokerError(.invalidURL, "\(url) does not match the URL format \(route.descriptor.bundleID) declares: \(error)")
+                throw CourierError(.invalidURL, "\(url) does not match the URL format \(route.descriptor.bundleID) declares: \(error)")
             }
         }
         return route.descriptor
     }
 
     /// The app that owns `scheme`, from the route cache while the registry is unchanged.
-    private func route(scheme: String) throws(BrokerError) -> Route {
+    private func route(scheme: String) throws(CourierError) -> Route {
         let key = scheme.lowercased()
         let revision = service.revision
         if let cached = routes.withLock({ $0.revision == revision ? $0.byScheme[key] : nil }) { return cached }
@@ -84,9 +85,9 @@ public final class ManifestCatalog: ApplicationCatalog {
     }
 
     /// The app a request names with the `bundle-id` option (rare: not cached).
-    private func route(bundleID: String) throws(BrokerError) -> Route {
+    private func route(bundleID: String) throws(CourierError) -> Route {
         guard let app = service.snapshot.application(bundleIdentifier: bundleID) else {
-            throw BrokerError(.noHandler, "no app with bundle id \(bundleID) is registered; `courier status` lists them")
+            throw CourierError(.noHandler, "no app with bundle id \(bundleID) is registered; `courier status` lists them")
         }
         return Route(descriptor: descriptor(app), format: format(of: app))
     }
@@ -97,27 +98,27 @@ public final class ManifestCatalog: ApplicationCatalog {
 
     // MARK: ApplicationCatalog
 
-    public func handlers(forURL url: String) throws(BrokerError) -> [String] {
+    public func handlers(forURL url: String) throws(CourierError) -> [String] {
         let reference = try Self.parse(url)
         return service.snapshot.handlers(forScheme: reference.scheme ?? "").bundleIdentifiers
     }
 
-    public func register(manifestAt path: String) async throws(BrokerError) -> String {
+    public func register(manifestAt path: String) async throws(CourierError) -> String {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         do {
             try service.register(manifestAt: absolute, replacing: true)
             return service.snapshot.application(atPath: absolute)?.bundleIdentifier ?? ""
         } catch {
             let problems = error.diagnostics.map(\.description).joined(separator: "; ")
-            throw BrokerError(.invalidManifest, problems.isEmpty ? error.message : "\(error.message): \(problems)")
+            throw CourierError(.invalidManifest, problems.isEmpty ? error.message : "\(error.message): \(problems)")
         }
     }
 
-    public func unregister(bundleID: String) async throws(BrokerError) -> CatalogChange {
+    public func unregister(bundleID: String) async throws(CourierError) -> CatalogChange {
         do {
             return CatalogChange(try service.unregister(bundleIdentifier: bundleID))
         } catch {
-            throw BrokerError(.noHandler, error.message)
+            throw CourierError(.noHandler, error.message)
         }
     }
 
@@ -161,19 +162,19 @@ public final class ManifestCatalog: ApplicationCatalog {
 
     /// The answer for a scheme no app handles — also what an app gets for a scheme it may not ask
     /// about (`LSApplicationQueriesSchemes`), so the two cannot be told apart.
-    static func noHandler(scheme: String, problem: String? = nil, advice: String = "register one with `courier register MANIFEST`") -> BrokerError {
-        BrokerError(.noHandler, "no registered app handles \(scheme): URLs\(problem.map { " (\($0))" } ?? ""); \(advice)")
+    static func noHandler(scheme: String, problem: String? = nil, advice: String = "register one with `courier register MANIFEST`") -> CourierError {
+        CourierError(.noHandler, "no registered app handles \(scheme): URLs\(problem.map { " (\($0))" } ?? ""); \(advice)")
     }
 
-    static func parse(_ url: String) throws(BrokerError) -> URIReference {
+    static func parse(_ url: String) throws(CourierError) -> URIReference {
         let reference: URIReference
         do {
             reference = try URIReference(url)
         } catch {
-            throw BrokerError(.invalidURL, "\(url.prefix(200)) is not a valid URL: \(error) (at offset \(error.offset))")
+            throw CourierError(.invalidURL, "\(url.prefix(200)) is not a valid URL: \(error) (at offset \(error.offset))")
         }
         guard reference.scheme != nil else {
-            throw BrokerError(.invalidURL, "\(url.prefix(200)) has no scheme; a URL to open looks like scheme://…, e.g. todolist://www.acme.com?Task")
+            throw CourierError(.invalidURL, "\(url.prefix(200)) has no scheme; a URL to open looks like scheme://…, e.g. todolist://www.acme.com?Task")
         }
         return reference
     }

@@ -1,3 +1,4 @@
+import CourierNames
 import DBus
 import Logging
 import Synchronization
@@ -65,11 +66,11 @@ final class ReceiverGuard: Sendable {
     /// throws `NotPermitted` saying why not (and reports the impostor once).
     /// `adopting`: the broker found it running at start-up (BrokerService+Adoption.swift); its
     /// own `CheckIn` then only confirms it (`confirmAdoption`).
-    func admit(bundleID: String, uniqueName: String, pid: Int32?, adopting: Bool = false) throws(BrokerError) {
+    func admit(bundleID: String, uniqueName: String, pid: Int32?, adopting: Bool = false) throws(CourierError) {
         let verdict = verifier.verdict(bundleID: bundleID, pid: pid)
         record(bundleID: bundleID, uniqueName: uniqueName, verdict)
         guard verdict.isApp else {
-            throw BrokerError(.notPermitted, "CheckIn as \(bundleID) refused: \(verdict); only the process Courier launched, or one running the executable its manifest launches, may check in as \(bundleID)")
+            throw CourierError(.notPermitted, "CheckIn as \(bundleID) refused: \(verdict); only the process Courier launched, or one running the executable its manifest launches, may check in as \(bundleID)")
         }
         state.withLock {
             $0.bindings[uniqueName] = Binding(bundleID: bundleID, verdict: verdict)
@@ -88,15 +89,15 @@ final class ReceiverGuard: Sendable {
     // MARK: Deliveries
 
     /// nil when a delivery to `endpoint` may go ahead; the refusal otherwise.
-    func refusal(for endpoint: AppEndpoint) -> BrokerError? {
+    func refusal(for endpoint: AppEndpoint) -> CourierError? {
         if endpoint.freedesktopApplication { return nil }
         guard let binding = state.withLock({ $0.bindings[endpoint.uniqueName] }), binding.bundleID == endpoint.bundleID else {
-            return BrokerError(.notPermitted, "\(endpoint.uniqueName) was never admitted as \(endpoint.bundleID); nothing was delivered")
+            return CourierError(.notPermitted, "\(endpoint.uniqueName) was never admitted as \(endpoint.bundleID); nothing was delivered")
         }
         guard verifier.stillHolds(binding.verdict, bundleID: binding.bundleID) else {
             let now = binding.verdict.pid.map { ProcessIdentity.of(pid: $0).description } ?? "?"
             logger.warning("impostor: \(endpoint.uniqueName) checked in as \(endpoint.bundleID) (\(binding.verdict)) but is now \(now); nothing is delivered to it")
-            return BrokerError(.notPermitted, "the process that checked in as \(endpoint.bundleID) (\(endpoint.uniqueName)) no longer runs its executable (now \(now)); nothing was delivered")
+            return CourierError(.notPermitted, "the process that checked in as \(endpoint.bundleID) (\(endpoint.uniqueName)) no longer runs its executable (now \(now)); nothing was delivered")
         }
         return nil
     }
@@ -113,12 +114,12 @@ final class ReceiverGuard: Sendable {
     // MARK: Name holders
 
     /// The refusal for opens and drops when an impostor holds the bus name of `bundleID`.
-    func squatter(of bundleID: String) -> BrokerError? {
+    func squatter(of bundleID: String) -> CourierError? {
         guard case .checked(let uniqueName, let verdict)? = state.withLock({ $0.holders[bundleID] }),
               case .impostor(let process, let reason) = verdict else { return nil }
         let who = process.map(\.description) ?? "an unidentified process (\(uniqueName))"
         let kill = process.map { " (kill \($0.pid))" } ?? ""
-        return BrokerError(.nameSquatted, "the bus name \(bundleID) is held by \(who), which is not \(bundleID): \(reason). Nothing was delivered; stop that process\(kill) and retry")
+        return CourierError(.nameSquatted, "the bus name \(bundleID) is held by \(who), which is not \(bundleID): \(reason). Nothing was delivered; stop that process\(kill) and retry")
     }
 
     /// Every app whose bus name an impostor holds: bundle id → the impostor (pid may be nil).

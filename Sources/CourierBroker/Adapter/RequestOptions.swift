@@ -1,3 +1,4 @@
+import CourierNames
 import DBus
 
 /// The `a{sv}` options of `OpenURL` and `DropFiles`, decoded once, each known key by its declared
@@ -23,7 +24,7 @@ struct RequestOptions: Sendable {
     /// What only the broker says to an app; a caller's value for these is never forwarded.
     static let brokerKeys: Set<String> = ["source-application", "sourceApplication", "inbox", "request-id", "launch"]
 
-    init(_ options: [String: DBusValue]) throws(BrokerError) {
+    init(_ options: [String: DBusValue]) throws(CourierError) {
         bundleID = try Self.value(String.self, "bundle-id", in: options).flatMap { $0.isEmpty ? nil : $0 }
         dryRun = try Self.value(Bool.self, "dry-run", in: options) ?? false
         progressToken = try Self.value(String.self, "progress-token", in: options).flatMap { $0.isEmpty ? nil : $0 }
@@ -35,12 +36,12 @@ struct RequestOptions: Sendable {
         caller.deliveryTimeout = try Self.value(UInt32.self, "timeout-ms", in: options).map { .milliseconds(Int64($0)) }
     }
 
-    private static func value<T: DBusRepresentable>(_ type: T.Type, _ key: String, in options: [String: DBusValue]) throws(BrokerError) -> T? {
+    private static func value<T: DBusRepresentable>(_ type: T.Type, _ key: String, in options: [String: DBusValue]) throws(CourierError) -> T? {
         guard let value = options[key]?.unwrapped else { return nil }
         do {
             return try T(dbusValue: value)
         } catch {
-            throw BrokerError(.invalidArguments, "the option '\(key)' must be of D-Bus type '\(T.dbusType)', not '\(value.type)'")
+            throw CourierError(.invalidArguments, "the option '\(key)' must be of D-Bus type '\(T.dbusType)', not '\(value.type)'")
         }
     }
 }

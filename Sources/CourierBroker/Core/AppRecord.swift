@@ -1,3 +1,4 @@
+import CourierNames
 import DequeModule
 
 /// What the broker knows about one app, and the transitions that change it.
@@ -111,11 +112,11 @@ struct AppRecord: Sendable {
     mutating func launch(now: ContinuousClock.Instant, _ effects: inout [DispatcherEffect]) {
         guard case .notRunning = phase, let first = queue.first else { return }
         if let until = blockedUntil, now < until {
-            failQueue(BrokerError(.launchFailed, "\(bundleID) failed \(failures) times in a row; Courier will not relaunch it for another \((until - now).formatted) (crash-loop back-off); fix the app or retry later"), &effects)
+            failQueue(CourierError(.launchFailed, "\(bundleID) failed \(failures) times in a row; Courier will not relaunch it for another \((until - now).formatted) (crash-loop back-off); fix the app or retry later"), &effects)
             return
         }
         guard let arguments = descriptor.launchArguments else {
-            failQueue(BrokerError(.launchFailed, "\(bundleID) is not running and its manifest has no CourierLaunchArguments; start the app by other means (it checks in) or add the key"), &effects)
+            failQueue(CourierError(.launchFailed, "\(bundleID) is not running and its manifest has no CourierLaunchArguments; start the app by other means (it checks in) or add the key"), &effects)
             return
         }
         generation += 1
@@ -149,7 +150,7 @@ struct AppRecord: Sendable {
     }
 
     /// The spawn of `generation` failed.
-    mutating func spawnFailed(_ error: BrokerError, generation: UInt64, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
+    mutating func spawnFailed(_ error: CourierError, generation: UInt64, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
         guard generation == self.generation, case .launching = phase else { return }
         phase = .notRunning
         // A squatted name is not the app's failure: no crash-loop back-off hides the squatter.
@@ -158,9 +159,9 @@ struct AppRecord: Sendable {
     }
 
     /// The app says it is ready from `uniqueName`. Returns the launch options, or why not.
-    mutating func checkIn(uniqueName: String, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) -> Result<LaunchOptions, BrokerError> {
+    mutating func checkIn(uniqueName: String, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) -> Result<LaunchOptions, CourierError> {
         if self.uniqueName == uniqueName {
-            return .failure(BrokerError(.notPermitted, "\(bundleID) already checked in from \(uniqueName); call CheckIn once per process"))
+            return .failure(CourierError(.notPermitted, "\(bundleID) already checked in from \(uniqueName); call CheckIn once per process"))
         }
         effects.append(.event(.checkedIn(bundleID: bundleID)))
         let options: LaunchOptions
@@ -232,7 +233,7 @@ struct AppRecord: Sendable {
 
     /// The app answered request `id` of `generation` (or failed to): complete it, deliver the next,
     /// or — when a termination waited for it — send the notice.
-    mutating func delivered(_ id: UInt64, generation: UInt64, _ result: Result<DeliveryAnswer, BrokerError>, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
+    mutating func delivered(_ id: UInt64, generation: UInt64, _ result: Result<DeliveryAnswer, CourierError>, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
         // Already answered when the app died meanwhile.
         guard let pending = inFlight, pending.id == id else { return }
         inFlight = nil
@@ -261,17 +262,17 @@ struct AppRecord: Sendable {
     /// Terminates the app with notice: no more deliveries; `WillTerminate` once the request in
     /// flight (if any) is answered; SIGTERM when the app has answered the notice or `deadline` has
     /// passed; SIGKILL after the grace. Requests queued meanwhile wait for the relaunch.
-    mutating func terminate(reason: String, deadline: Duration, _ effects: inout [DispatcherEffect]) -> Result<Void, BrokerError> {
+    mutating func terminate(reason: String, deadline: Duration, _ effects: inout [DispatcherEffect]) -> Result<Void, CourierError> {
         switch phase {
         case .notRunning:
-            return .failure(BrokerError(.notRunning, "\(bundleID) is not running; nothing to quit"))
+            return .failure(CourierError(.notRunning, "\(bundleID) is not running; nothing to quit"))
         case .launching:
-            return .failure(BrokerError(.notRunning, "\(bundleID) is still launching; quit it once it has checked in"))
+            return .failure(CourierError(.notRunning, "\(bundleID) is still launching; quit it once it has checked in"))
         case .terminating:
             return .success(())
         case .running(let name, let pid):
             guard !descriptor.dbusActivatable else {
-                return .failure(BrokerError(.notPermitted, "\(bundleID) is a desktop app the bus started (CourierDBusActivatable); Courier does not manage its life: close it in the app"))
+                return .failure(CourierError(.notPermitted, "\(bundleID) is a desktop app the bus started (CourierDBusActivatable); Courier does not manage its life: close it in the app"))
             }
             effects.append(.log(.info, "terminating \(bundleID): \(reason)"))
             if inFlight == nil {
@@ -306,14 +307,14 @@ struct AppRecord: Sendable {
 
     /// The process of `generation` exited with `status`; `reason`, when the launcher knows why
     /// (its bus name is squatted), is the answer to the queue instead of the bare exit status.
-    mutating func processExited(pid: Int32, generation: UInt64, status: ExitStatus, reason: BrokerError? = nil, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
+    mutating func processExited(pid: Int32, generation: UInt64, status: ExitStatus, reason: CourierError? = nil, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
         guard generation == self.generation else { return }
         switch phase {
         case .launching:
             effects.append(.stopTimer(.launch, bundleID: bundleID, generation: generation))
             phase = .notRunning
             effects.append(.discardSavedState(bundleID: bundleID))
-            let error = reason ?? BrokerError(.launchFailed, "\(bundleID) (pid \(pid)) \(status.ending) before checking in; `courier log \(bundleID)` shows what it printed")
+            let error = reason ?? CourierError(.launchFailed, "\(bundleID) (pid \(pid)) \(status.ending) before checking in; `courier log \(bundleID)` shows what it printed")
             if error.code != .nameSquatted { recordFailure(now: now, crashLoop: crashLoop, &effects) }
             failQueue(error, &effects)
         case .running, .terminating:
@@ -330,7 +331,7 @@ struct AppRecord: Sendable {
         effects.append(.terminate(pid: pid))
         effects.append(.discardSavedState(bundleID: bundleID))
         recordFailure(now: now, crashLoop: crashLoop, &effects)
-        failQueue(BrokerError(.launchTimeout, "\(bundleID) (pid \(pid)) did not check in within \(descriptor.launchTimeout.formatted) and was terminated; an app must call CheckIn when it is ready (the Courier library does)"), &effects)
+        failQueue(CourierError(.launchTimeout, "\(bundleID) (pid \(pid)) did not check in within \(descriptor.launchTimeout.formatted) and was terminated; an app must call CheckIn when it is ready (the Courier library does)"), &effects)
     }
 
     /// The app stopped (exit, left the bus, replaced): answer the request it was handling with an
@@ -349,7 +350,7 @@ struct AppRecord: Sendable {
         if let pending = inFlight {
             inFlight = nil
             recordFailure(now: now, crashLoop: crashLoop, &effects)
-            effects.append(.finish(pending, target: bundleID, .failure(BrokerError(.appFailed, "\(bundleID) \(reason) while handling \(pending.request.url); the next request relaunches it"))))
+            effects.append(.finish(pending, target: bundleID, .failure(CourierError(.appFailed, "\(bundleID) \(reason) while handling \(pending.request.url); the next request relaunches it"))))
         }
         reportState(&effects)
         if relaunch { launch(now: now, &effects) }
@@ -369,7 +370,7 @@ struct AppRecord: Sendable {
         }
     }
 
-    private mutating func failQueue(_ error: BrokerError, _ effects: inout [DispatcherEffect]) {
+    private mutating func failQueue(_ error: CourierError, _ effects: inout [DispatcherEffect]) {
         while let pending = queue.popFirst() {
             effects.append(.finish(pending, target: bundleID, .failure(error)))
         }

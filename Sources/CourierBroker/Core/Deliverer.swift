@@ -1,3 +1,4 @@
+public import CourierNames
 public import DBus
 
 /// The edge of the broker core that calls an app: the D-Bus adapter implements it with
@@ -8,25 +9,25 @@ public protocol Deliverer: Sendable {
     /// Throws `AppFailed` when the app errs, leaves the bus or dies before answering, and
     /// `LaunchTimeout`-free errors only: the core handles launching. Must return (or throw) within
     /// `delivery.timeout`.
-    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(BrokerError) -> DeliveryAnswer
+    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(CourierError) -> DeliveryAnswer
 
     /// The same delivery without a waiting task: starts it and returns, and `completion` runs
     /// exactly once with the answer, on whatever thread it arrives on (or at once, when the
     /// delivery cannot start). The dispatcher uses this form; the default runs the `async` one in
     /// a task, and the D-Bus deliverer sends a call with a completion.
-    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, BrokerError>) -> Void)
+    func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, CourierError>) -> Void)
 
     /// Tells the app it is about to be terminated (`org.courier.Application1.WillTerminate` with
     /// the deadline in milliseconds): `completion` runs once the app has answered — it has saved
     /// what it wanted to — or the call failed. The default answers at once (an app reached in
     /// process, without a bus, has nothing to be told).
-    func notifyTermination(_ endpoint: AppEndpoint, deadline: Duration, completion: @escaping @Sendable (Result<Void, BrokerError>) -> Void)
+    func notifyTermination(_ endpoint: AppEndpoint, deadline: Duration, completion: @escaping @Sendable (Result<Void, CourierError>) -> Void)
 }
 
 extension Deliverer {
-    public func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, BrokerError>) -> Void) {
+    public func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, CourierError>) -> Void) {
         Task {
-            do throws(BrokerError) {
+            do throws(CourierError) {
                 completion(.success(try await deliver(delivery, to: endpoint)))
             } catch {
                 completion(.failure(error))
@@ -34,7 +35,7 @@ extension Deliverer {
         }
     }
 
-    public func notifyTermination(_ endpoint: AppEndpoint, deadline: Duration, completion: @escaping @Sendable (Result<Void, BrokerError>) -> Void) {
+    public func notifyTermination(_ endpoint: AppEndpoint, deadline: Duration, completion: @escaping @Sendable (Result<Void, CourierError>) -> Void) {
         completion(.success(()))
     }
 }

@@ -1,3 +1,4 @@
+public import CourierNames
 public import Logging
 import Synchronization
 
@@ -50,7 +51,7 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    public typealias Completion = @Sendable (Result<OpenOutcome, BrokerError>) -> Void
+    public typealias Completion = @Sendable (Result<OpenOutcome, CourierError>) -> Void
 
     private let state: Mutex<DispatcherState>
     /// Timers by kind and bundle id, with the generation each is for: performing `stopTimer`
@@ -107,7 +108,7 @@ public final class Dispatcher: Sendable {
             return completion(.failure(error))
         }
         guard let effects = state.withLock({ $0.submit(request, to: descriptor, received: received, completion: completion, now: clock.now) }) else {
-            let error = BrokerError(.limitsExceeded, "\(descriptor.bundleID) already has \(configuration.maxQueuedPerApp) requests waiting; retry when it has caught up")
+            let error = CourierError(.limitsExceeded, "\(descriptor.bundleID) already has \(configuration.maxQueuedPerApp) requests waiting; retry when it has caught up")
             report(request, target: descriptor.bundleID, received: received, launched: false, .failure(error))
             return completion(.failure(error))
         }
@@ -115,8 +116,8 @@ public final class Dispatcher: Sendable {
     }
 
     /// Routes `request` and waits for its outcome.
-    public func open(_ request: OpenRequest) async throws(BrokerError) -> OpenOutcome {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<OpenOutcome, BrokerError>, Never>) in
+    public func open(_ request: OpenRequest) async throws(CourierError) -> OpenOutcome {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<OpenOutcome, CourierError>, Never>) in
             submit(request) { continuation.resume(returning: $0) }
         }
         return try result.get()
@@ -127,10 +128,10 @@ public final class Dispatcher: Sendable {
     /// An app process says it is ready, from the unique bus name `uniqueName` (the adapter has
     /// checked that this name owns `bundleID`). Returns the launch options: the request it was
     /// launched for, or `.none` when it was started by other means.
-    public func checkIn(bundleID: String, uniqueName: String) throws(BrokerError) -> LaunchOptions {
+    public func checkIn(bundleID: String, uniqueName: String) throws(CourierError) -> LaunchOptions {
         let known = state.withLock { $0.apps[bundleID]?.descriptor }
         guard let descriptor = known ?? resolver.descriptor(bundleID: bundleID) else {
-            throw BrokerError(.notPermitted, "no manifest is registered for \(bundleID); register it (courier register) before checking in")
+            throw CourierError(.notPermitted, "no manifest is registered for \(bundleID); register it (courier register) before checking in")
         }
         var (options, effects) = try state.withLock { $0.checkIn(descriptor, uniqueName: uniqueName, now: clock.now) }.get()
         options.restorationArchive = configuration.savedState?.read(bundleID)
@@ -140,7 +141,7 @@ public final class Dispatcher: Sendable {
 
     /// Terminates the app with notice (`courier quit`): see `AppRecord.terminate`. Throws
     /// `NotRunning` when it is not running (or still launching).
-    public func terminate(bundleID: String, reason: String = "quit on request") throws(BrokerError) {
+    public func terminate(bundleID: String, reason: String = "quit on request") throws(CourierError) {
         perform(try state.withLock { $0.terminate(bundleID, reason: reason) }.get())
     }
 
@@ -296,7 +297,7 @@ public final class Dispatcher: Sendable {
         return answer.deliverReturned().map { delivered(pending, bundleID: endpoint.bundleID, generation: generation, $0) }
     }
 
-    private func delivered(_ pending: PendingRequest, bundleID: String, generation: UInt64, _ result: Result<DeliveryAnswer, BrokerError>) -> [DispatcherEffect] {
+    private func delivered(_ pending: PendingRequest, bundleID: String, generation: UInt64, _ result: Result<DeliveryAnswer, CourierError>) -> [DispatcherEffect] {
         observer?(.delivered(bundleID: bundleID))
         return state.withLock { $0.delivered(bundleID, requestID: pending.id, generation: generation, result, now: clock.now) }
     }
@@ -304,10 +305,10 @@ public final class Dispatcher: Sendable {
     /// Hands a delivery's answer either to the completion (when it arrives after `deliver` has
     /// returned, the usual case) or back to the runner's loop (when it arrives before).
     private final class InlineAnswer: Sendable {
-        private let state = Mutex<(returned: Bool, answer: Result<DeliveryAnswer, BrokerError>?)>((false, nil))
+        private let state = Mutex<(returned: Bool, answer: Result<DeliveryAnswer, CourierError>?)>((false, nil))
 
         /// From the completion: true when the completion should handle `result` itself.
-        func takeUnlessInline(_ result: Result<DeliveryAnswer, BrokerError>) -> Bool {
+        func takeUnlessInline(_ result: Result<DeliveryAnswer, CourierError>) -> Bool {
             state.withLock { state in
                 if state.returned { return true }
                 state.answer = result
@@ -316,7 +317,7 @@ public final class Dispatcher: Sendable {
         }
 
         /// From the runner, once `deliver` has returned: the answer that came before that, if any.
-        func deliverReturned() -> Result<DeliveryAnswer, BrokerError>? {
+        func deliverReturned() -> Result<DeliveryAnswer, CourierError>? {
             state.withLock { state in
                 state.returned = true
                 return state.answer
@@ -325,7 +326,7 @@ public final class Dispatcher: Sendable {
     }
 
     /// The one info line per routing decision: scheme, caller, target, outcome, time.
-    private func report(_ request: OpenRequest, target: String, received: ContinuousClock.Instant, launched: Bool, _ result: Result<OpenOutcome, BrokerError>) {
+    private func report(_ request: OpenRequest, target: String, received: ContinuousClock.Instant, launched: Bool, _ result: Result<OpenOutcome, CourierError>) {
         guard logger.logLevel <= .info else { return }
         let scheme = request.url.prefix(while: { $0 != ":" }).prefix(32)
         let outcome: String

@@ -1,3 +1,4 @@
+import CourierNames
 import Logging
 
 /// One request waiting for, or being handled by, its app. The completion is opaque to the state
@@ -35,7 +36,7 @@ enum DispatcherEffect: Sendable {
     /// SIGTERM the process, SIGKILL after the configured grace.
     case terminate(pid: Int32)
     /// Answer one request (its completion and its routing log line).
-    case finish(PendingRequest, target: String, Result<OpenOutcome, BrokerError>)
+    case finish(PendingRequest, target: String, Result<OpenOutcome, CourierError>)
     /// Hand one request to its app; the runner reports the answer with `delivered`.
     case deliver(PendingRequest, Delivery, AppEndpoint, generation: UInt64)
 }

@@ -1,3 +1,5 @@
+import CourierNames
+
 /// The broker core's book-keeping as one value: every app's record, and the pure transitions that
 /// turn an event (a request, a check-in, a spawn's result, an exit, an answer, a timer, a policy
 /// sweep) into a new state and the effects left to perform (`DispatcherEffect`).
@@ -66,7 +68,7 @@ struct DispatcherState: Sendable {
     }
 
     /// The app `descriptor` checked in from `uniqueName`.
-    mutating func checkIn(_ descriptor: AppDescriptor, uniqueName: String, now: ContinuousClock.Instant) -> Result<(LaunchOptions, [DispatcherEffect]), BrokerError> {
+    mutating func checkIn(_ descriptor: AppDescriptor, uniqueName: String, now: ContinuousClock.Instant) -> Result<(LaunchOptions, [DispatcherEffect]), CourierError> {
         let crashLoop = policy.crashLoop
         var effects: [DispatcherEffect] = []
         return withRecord(descriptor, &effects) { record, effects in
@@ -78,11 +80,11 @@ struct DispatcherState: Sendable {
         change(bundleID) { record, effects, _ in record.spawned(pid: pid, generation: generation, &effects) }
     }
 
-    mutating func spawnFailed(_ bundleID: String, _ error: BrokerError, generation: UInt64, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+    mutating func spawnFailed(_ bundleID: String, _ error: CourierError, generation: UInt64, now: ContinuousClock.Instant) -> [DispatcherEffect] {
         change(bundleID) { record, effects, crashLoop in record.spawnFailed(error, generation: generation, now: now, crashLoop: crashLoop, &effects) }
     }
 
-    mutating func processExited(_ bundleID: String, pid: Int32, generation: UInt64, status: ExitStatus, reason: BrokerError? = nil, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+    mutating func processExited(_ bundleID: String, pid: Int32, generation: UInt64, status: ExitStatus, reason: CourierError? = nil, now: ContinuousClock.Instant) -> [DispatcherEffect] {
         change(bundleID) { record, effects, crashLoop in record.processExited(pid: pid, generation: generation, status: status, reason: reason, now: now, crashLoop: crashLoop, &effects) }
     }
 
@@ -95,7 +97,7 @@ struct DispatcherState: Sendable {
         }
     }
 
-    mutating func delivered(_ bundleID: String, requestID: UInt64, generation: UInt64, _ result: Result<DeliveryAnswer, BrokerError>, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+    mutating func delivered(_ bundleID: String, requestID: UInt64, generation: UInt64, _ result: Result<DeliveryAnswer, CourierError>, now: ContinuousClock.Instant) -> [DispatcherEffect] {
         change(bundleID) { record, effects, crashLoop in record.delivered(requestID, generation: generation, result, now: now, crashLoop: crashLoop, &effects) }
     }
 
@@ -120,11 +122,11 @@ struct DispatcherState: Sendable {
     // MARK: Termination
 
     /// Terminates `bundleID` with notice (`courier quit`, a policy).
-    mutating func terminate(_ bundleID: String, reason: String) -> Result<[DispatcherEffect], BrokerError> {
+    mutating func terminate(_ bundleID: String, reason: String) -> Result<[DispatcherEffect], CourierError> {
         var effects: [DispatcherEffect] = []
         let deadline = policy.termination.noticeDeadline
         let result = withRecord(bundleID, &effects) { $0.terminate(reason: reason, deadline: deadline, &$1) }
-            ?? .failure(BrokerError(.notRunning, "\(bundleID) has not run since the broker started; nothing to quit"))
+            ?? .failure(CourierError(.notRunning, "\(bundleID) has not run since the broker started; nothing to quit"))
         return result.map { effects }
     }
 

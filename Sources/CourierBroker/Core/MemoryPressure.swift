@@ -1,3 +1,5 @@
+public import CourierNames
+
 /// The kernel's pressure stall information for memory (`/proc/pressure/memory`, PSI): the share of
 /// time in which some (or all) tasks were stalled waiting for memory, averaged over 10 s.
 public struct MemoryPressure: Sendable, Hashable {
@@ -14,7 +16,7 @@ public struct MemoryPressure: Sendable, Hashable {
     /// Parses the kernel's format:
     /// `some avg10=0.12 avg60=0.05 avg300=0.00 total=1234` and a `full …` line.
     /// Throws a message naming what was missing.
-    public init(parsing text: String) throws(BrokerError) {
+    public init(parsing text: String) throws(CourierError) {
         var values: [String: Double] = [:]
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")
@@ -24,7 +26,7 @@ public struct MemoryPressure: Sendable, Hashable {
             }
         }
         guard let some = values["some"] else {
-            throw BrokerError(.failed, "no 'some avg10=' line in the memory pressure file; expected the kernel's PSI format (some avg10=… avg60=… avg300=… total=…)")
+            throw CourierError(.failed, "no 'some avg10=' line in the memory pressure file; expected the kernel's PSI format (some avg10=… avg60=… avg300=… total=…)")
         }
         self.init(some10: some, full10: values["full"] ?? 0)
     }
@@ -32,7 +34,7 @@ public struct MemoryPressure: Sendable, Hashable {
 
 /// Where memory pressure is read: the kernel's file, or in tests a file of the same format.
 public protocol MemoryPressureSource: Sendable {
-    func read() throws(BrokerError) -> MemoryPressure
+    func read() throws(CourierError) -> MemoryPressure
 }
 
 /// The memory-pressure policy: when `some avg10` reaches `threshold` percent, the least recently

@@ -1,3 +1,5 @@
+public import CourierNames
+
 /// How many requests each caller may have in flight at once: the broker's defence against one
 /// client flooding it (`OpenURL`, `DropFiles`, `CanOpenURL`, `HandlersForURL`).
 ///
@@ -39,13 +41,13 @@ public struct SenderQuota: Sendable {
 
     /// Takes a slot for one request from `sender`, or throws `LimitsExceeded` (saying the limit, how
     /// many are in flight and what to do) when `sender` already has `limit` requests in flight.
-    public mutating func admit(_ sender: String, method: String = "request") throws(BrokerError) -> Ticket {
+    public mutating func admit(_ sender: String, method: String = "request") throws(CourierError) -> Ticket {
         var entry = entries[sender] ?? Entry(id: nextEntry, inFlight: 0, rejected: 0)
         if entry.id == nextEntry { nextEntry += 1 }
         guard entry.inFlight < limit else {
             entry.rejected += 1
             entries[sender] = entry
-            throw BrokerError(
+            throw CourierError(
                 .limitsExceeded,
                 "\(method) refused: \(sender) already has \(entry.inFlight) requests in flight, the limit per client connection (courierd --max-requests-per-sender \(limit)); wait for some answers before sending more"
             )

@@ -1,5 +1,6 @@
 public import CourierInbox
 public import CourierManifest
+public import CourierNames
 public import CourierTypes
 #if canImport(Glibc)
 import Glibc
@@ -30,10 +31,10 @@ public struct FileDropService: Sendable {
 
     /// The receiver check for each target app, before any byte is written: nil to go ahead, else
     /// the refusal (the D-Bus adapter refuses an app whose bus name an impostor holds).
-    public let receiverCheck: @Sendable (_ bundleID: String) -> BrokerError?
+    public let receiverCheck: @Sendable (_ bundleID: String) -> CourierError?
 
     public init(inbox: Inbox, dispatcher: Dispatcher, registry: @escaping @Sendable () async -> Registry,
-                receiverCheck: @escaping @Sendable (_ bundleID: String) -> BrokerError? = { _ in nil }) {
+                receiverCheck: @escaping @Sendable (_ bundleID: String) -> CourierError? = { _ in nil }) {
         self.inbox = inbox
         self.dispatcher = dispatcher
         self.registry = registry
@@ -104,12 +105,12 @@ public struct FileDropService: Sendable {
 
     /// Where each file would go, without writing anything (a dry run, and step 1 of `drop`).
     /// - Throws: `NoHandler` when a named app is not registered, `InvalidArguments` for no files.
-    public func routes(for request: Request, in registry: Registry) throws(BrokerError) -> [Route] {
+    public func routes(for request: Request, in registry: Registry) throws(CourierError) -> [Route] {
         guard !request.files.isEmpty else {
-            throw BrokerError(.invalidArguments, "the drop has no files; pass at least one open file")
+            throw CourierError(.invalidArguments, "the drop has no files; pass at least one open file")
         }
         if !request.bundleID.isEmpty, registry.application(bundleIdentifier: request.bundleID) == nil {
-            throw BrokerError(.noHandler, "no app \(request.bundleID) is registered; register its manifest (courier register) or drop on another app")
+            throw CourierError(.noHandler, "no app \(request.bundleID) is registered; register its manifest (courier register) or drop on another app")
         }
         return request.files.enumerated().map { index, file in
             let name = InboxFileName(suggested: file.suggestedName).name
@@ -124,19 +125,19 @@ public struct FileDropService: Sendable {
     }
 
     /// Places the files and has the apps open them.
-    /// - Throws: `BrokerError`: `NoHandler` (no app for some file's type — every such file is
+    /// - Throws: `CourierError`: `NoHandler` (no app for some file's type — every such file is
     ///   named —, or an unknown app), the Inbox's refusals (`NotPermitted`, `InvalidFile`,
     ///   `LimitsExceeded`, `NoSpace`, …, nothing written), or the delivery's (`LaunchFailed`,
     ///   `Declined` when an app answered NO for a file, …; the files stay in the Inbox, and the
     ///   message says where).
     public func drop(_ request: Request,
-                     progress: @escaping @Sendable (DropProgress) -> Void = { _ in }) async throws(BrokerError) -> Outcome {
+                     progress: @escaping @Sendable (DropProgress) -> Void = { _ in }) async throws(CourierError) -> Outcome {
         let registry = await registry()
         let routes = try routes(for: request, in: registry)
         let homeless = routes.filter { $0.bundleID.isEmpty }
         if !homeless.isEmpty {
             let list = homeless.map { "\($0.name.debugDescription) (file \($0.index + 1), \($0.identification))" }.joined(separator: "; ")
-            throw BrokerError(.noHandler, "no app declares a document type for \(list); nothing was sent — name an app with --to, or register one that declares the type")
+            throw CourierError(.noHandler, "no app declares a document type for \(list); nothing was sent — name an app with --to, or register one that declares the type")
         }
         for bundleID in Set(routes.map(\.bundleID)).sorted() {
             if let refusal = receiverCheck(bundleID) { throw refusal }
@@ -144,7 +145,7 @@ public struct FileDropService: Sendable {
         let delivered = try await place(request.files, along: routes, registry: registry, progress: progress)
 
         // One batch per app: submitted back to back, so they queue together and in order.
-        let (answers, answer) = AsyncStream<(Int, Result<OpenOutcome, BrokerError>)>.makeStream()
+        let (answers, answer) = AsyncStream<(Int, Result<OpenOutcome, CourierError>)>.makeStream()
         for (file, route) in zip(delivered, routes) {
             let open = OpenRequest(url: file.url.absoluteString, bundleID: route.bundleID, caller: request.caller, options: request.options,
                                    facts: BrokerFacts(sourceApplication: request.sourceApplication, droppedFile: true))
@@ -164,7 +165,7 @@ public struct FileDropService: Sendable {
             }
             return Outcome(routes: routes, delivered: delivered, launched: false)
         }
-        var results = [Result<OpenOutcome, BrokerError>?](repeating: nil, count: delivered.count)
+        var results = [Result<OpenOutcome, CourierError>?](repeating: nil, count: delivered.count)
         var received = 0
         for await (index, result) in answers {
             results[index] = result
@@ -180,12 +181,12 @@ public struct FileDropService: Sendable {
             case .success(let outcome):
                 launched = launched || outcome.launched
                 if !outcome.handled {
-                    throw BrokerError(.declined, "\(route.bundleID) declined to open \(file.name) (file \(file.index + 1) of \(delivered.count)); the files stay in its Inbox, \(folder)")
+                    throw CourierError(.declined, "\(route.bundleID) declined to open \(file.name) (file \(file.index + 1) of \(delivered.count)); the files stay in its Inbox, \(folder)")
                 }
             case .failure(let error):
-                throw BrokerError(error.code, "\(error.message) (the dropped files are in \(route.bundleID)'s Inbox, \(folder), and will be found there when it runs)")
+                throw CourierError(error.code, "\(error.message) (the dropped files are in \(route.bundleID)'s Inbox, \(folder), and will be found there when it runs)")
             case nil:
-                throw BrokerError(.appFailed, "no answer came for \(file.name); the files stay in \(folder)")
+                throw CourierError(.appFailed, "no answer came for \(file.name); the files stay in \(folder)")
             }
         }
         return Outcome(routes: routes, delivered: delivered, launched: launched)
@@ -194,7 +195,7 @@ public struct FileDropService: Sendable {
     /// Step 2: each app's files into its Inbox, app after app; a failure withdraws what the earlier
     /// apps received, so the drop is placed entirely or not at all. Returns the files in request order.
     private func place(_ files: [DropFile], along routes: [Route], registry: Registry,
-                       progress: @escaping @Sendable (DropProgress) -> Void) async throws(BrokerError) -> [DeliveredFile] {
+                       progress: @escaping @Sendable (DropProgress) -> Void) async throws(CourierError) -> [DeliveredFile] {
         var groups: [(bundleID: String, indices: [Int])] = []
         for route in routes {
             if let at = groups.firstIndex(where: { $0.bundleID == route.bundleID }) {
@@ -247,7 +248,7 @@ public struct FileDropService: Sendable {
     }
 
     /// The Inbox's refusal as the broker answers it (`org.courier.Error.<Code>`, the shared table).
-    static func brokerError(_ error: InboxError) -> BrokerError {
-        BrokerError(error.courierErrorCode, error.message)
+    static func brokerError(_ error: InboxError) -> CourierError {
+        CourierError(error.courierErrorCode, error.message)
     }
 }

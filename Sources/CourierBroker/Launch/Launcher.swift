@@ -1,3 +1,4 @@
+public import CourierNames
 public import CourierProcess
 
 /// The edge of the broker core that starts app processes: `ProcessLauncher` spawns real ones.
@@ -5,7 +6,7 @@ public protocol Launcher: Sendable {
     /// Starts the app and returns its pid. `onExit` is called exactly once, from any thread, when
     /// the process has exited and been reaped. Throws `LaunchFailed` when it cannot be started
     /// (command not found, not executable, …) with errno's reason.
-    func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (_ pid: Int32, _ status: ExitStatus) -> Void) throws(BrokerError) -> Int32
+    func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (_ pid: Int32, _ status: ExitStatus) -> Void) throws(CourierError) -> Int32
 
     /// Asks the process to stop (SIGTERM), then kills it (SIGKILL) if it is still there after `grace`.
     func terminate(pid: Int32, grace: Duration)
@@ -19,24 +20,24 @@ public protocol Launcher: Sendable {
     /// The file `spec.arguments[0]` resolves to when this launcher starts it (a path as it is, a
     /// bare name looked up on the `PATH` the app would get). Throws `LaunchFailed` when it
     /// resolves to nothing. The default takes a path containing `/` as it is.
-    func executablePath(for spec: LaunchSpec) throws(BrokerError) -> String
+    func executablePath(for spec: LaunchSpec) throws(CourierError) -> String
 
     /// Why a process started for `bundleID` exited before checking in, when the launcher knows
     /// better than its exit status (another process holds the app's bus name); nil otherwise.
-    func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> BrokerError?
+    func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> CourierError?
 }
 
 extension Launcher {
     public func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool { false }
 
-    public func executablePath(for spec: LaunchSpec) throws(BrokerError) -> String {
+    public func executablePath(for spec: LaunchSpec) throws(CourierError) -> String {
         guard let name = spec.arguments.first, name.hasPrefix("/") else {
-            throw BrokerError(.launchFailed, "the launch command of \(spec.bundleID) does not start with an absolute path")
+            throw CourierError(.launchFailed, "the launch command of \(spec.bundleID) does not start with an absolute path")
         }
         return name
     }
 
-    public func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> BrokerError? { nil }
+    public func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> CourierError? { nil }
 }
 
 /// Everything needed to start one app.

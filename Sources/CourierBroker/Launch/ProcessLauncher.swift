@@ -43,27 +43,27 @@ public final class ProcessLauncher: Launcher {
     }
 
     /// Creates the app's container and its `Documents/` (mode 0700) when missing; returns the container.
-    private func prepareContainer(for bundleID: String) throws(BrokerError) -> String {
+    private func prepareContainer(for bundleID: String) throws(CourierError) -> String {
         let app: BundleIdentifier
         do { app = try BundleIdentifier(bundleID) } catch {
-            throw BrokerError(.launchFailed, "\(error); fix CFBundleIdentifier in its manifest")
+            throw CourierError(.launchFailed, "\(error); fix CFBundleIdentifier in its manifest")
         }
         let container = layout.container(for: app)
         let documents = container + "/Documents"
         do {
             try FileManager.default.createDirectory(atPath: documents, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw BrokerError(.launchFailed, "cannot create the container of \(bundleID) at \(documents): \(error.localizedDescription)")
+            throw CourierError(.launchFailed, "cannot create the container of \(bundleID) at \(documents): \(error.localizedDescription)")
         }
         return container
     }
 
-    public func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(BrokerError) -> Int32 {
+    public func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(CourierError) -> Int32 {
         guard let name = spec.arguments.first, !name.isEmpty else {
-            throw BrokerError(.launchFailed, "\(spec.bundleID) has an empty launch command; set CourierLaunchArguments in its manifest")
+            throw CourierError(.launchFailed, "\(spec.bundleID) has an empty launch command; set CourierLaunchArguments in its manifest")
         }
         guard !spec.arguments.contains(where: { $0.contains("\0") }) else {
-            throw BrokerError(.launchFailed, "the launch command of \(spec.bundleID) contains a NUL byte")
+            throw CourierError(.launchFailed, "the launch command of \(spec.bundleID) contains a NUL byte")
         }
         var environment = baseEnvironment.merging(spec.environment) { _, new in new }
         let path = try executablePath(for: name, bundleID: spec.bundleID, searchPath: environment["PATH"])
@@ -102,7 +102,7 @@ public final class ProcessLauncher: Launcher {
         live.withLock { $0[pid] == bundleID }
     }
 
-    public func executablePath(for spec: LaunchSpec) throws(BrokerError) -> String {
+    public func executablePath(for spec: LaunchSpec) throws(CourierError) -> String {
         let environment = baseEnvironment.merging(spec.environment) { _, new in new }
         return try executablePath(for: spec.arguments.first ?? "", bundleID: spec.bundleID, searchPath: environment["PATH"])
     }
@@ -124,10 +124,10 @@ public final class ProcessLauncher: Launcher {
 
     /// Resolves argv[0]: a path containing `/` is used as it is; a bare name is looked up on `PATH`
     /// (`SearchPath`).
-    private func executablePath(for name: String, bundleID: String, searchPath: String?) throws(BrokerError) -> String {
+    private func executablePath(for name: String, bundleID: String, searchPath: String?) throws(CourierError) -> String {
         if name.contains("/") { return name }
         if let found = SearchPath.find(name, in: searchPath) { return found }
-        throw BrokerError(.launchFailed, "cannot launch \(bundleID): '\(name)' was not found on the broker's PATH (\(searchPath ?? "unset")); run `courier register MANIFEST` again from a shell whose PATH has it (the registered copy then records its absolute path), or write an absolute path in CourierLaunchArguments")
+        throw CourierError(.launchFailed, "cannot launch \(bundleID): '\(name)' was not found on the broker's PATH (\(searchPath ?? "unset")); run `courier register MANIFEST` again from a shell whose PATH has it (the registered copy then records its absolute path), or write an absolute path in CourierLaunchArguments")
     }
 
     /// Makes the app's log ready (folder 0700, file 0600, rotated when large) and writes the launch
@@ -152,12 +152,12 @@ public final class ProcessLauncher: Launcher {
         return .file(file, append: true)
     }
 
-    private func spawn(path: String, arguments: [String], environment: [String: String], output: SpawnOutput, bundleID: String) throws(BrokerError) -> ChildProcess {
+    private func spawn(path: String, arguments: [String], environment: [String: String], output: SpawnOutput, bundleID: String) throws(CourierError) -> ChildProcess {
         do {
             let standardError: SpawnOutput = output == .inherit ? .inherit : .standardOutput
             return try Spawner.start(path: path, arguments: arguments, environment: environment, standardOutput: output, standardError: standardError)
         } catch {
-            throw BrokerError(.launchFailed, "cannot launch \(bundleID): exec of \(path) failed: \(error); check CourierLaunchArguments in its manifest")
+            throw CourierError(.launchFailed, "cannot launch \(bundleID): exec of \(path) failed: \(error); check CourierLaunchArguments in its manifest")
         }
     }
 }
