@@ -1,5 +1,5 @@
 public import CourierNames
-public import DBus
+package import DBus
 public import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -21,10 +21,10 @@ import Glibc
 /// ```
 public final class Application: Sendable {
     public let bundleID: String
-    public let connection: DBusConnection
-    public let objectPath: ObjectPath
+    package let connection: DBusConnection
+    package let objectPath: ObjectPath
     /// The well-known name the app owns: its bundle id mapped to a bus name (`CourierBus.address`).
-    public let busName: BusName
+    package let busName: BusName
     /// The app's container (`COURIER_CONTAINER`, else `$XDG_DATA_HOME/courier/containers/<bundle-id>`).
     public let containerURL: URL
     /// The broker client on this app's connection (openURL / canOpenURL to other apps).
@@ -60,8 +60,14 @@ public final class Application: Sendable {
     ///     that opts in hands each URI to the broker as its own `OpenURL` (with `bundle-id` = this
     ///     app, so only schemes it claims, checked against its URL format), and it then arrives with
     ///     this app as its `sourceApplication` — docs/security.md.
-    public init(bundleID: String? = nil, version: String = "1", delegate: any ApplicationDelegate, connection: DBusConnection? = nil,
-                acceptsFreedesktopOpen: Bool = false) throws(CourierError) {
+    public convenience init(bundleID: String? = nil, version: String = "1", delegate: any ApplicationDelegate,
+                            acceptsFreedesktopOpen: Bool = false) throws(CourierError) {
+        try self.init(bundleID: bundleID, version: version, delegate: delegate, connection: nil, acceptsFreedesktopOpen: acceptsFreedesktopOpen)
+    }
+
+    /// The same on a given bus connection (the package's tests and load harness run on a private bus).
+    package init(bundleID: String? = nil, version: String = "1", delegate: any ApplicationDelegate, connection: DBusConnection?,
+                 acceptsFreedesktopOpen: Bool = false) throws(CourierError) {
         self.acceptsFreedesktopOpen = acceptsFreedesktopOpen
         let environment = ProcessInfo.processInfo.environment
         guard let bundleID = bundleID ?? environment["COURIER_BUNDLE_ID"], !bundleID.isEmpty else {
@@ -240,15 +246,14 @@ public final class Application: Sendable {
                     return [.boolean(false), .vardict([:])]
                 }
                 let url = arguments[0].stringValue ?? ""
-                var annotation: DBusValue? = arguments[2].unwrapped
-                if annotation == .string("") { annotation = nil }
+                let annotation = arguments[2].unwrapped
                 let options = OpenURLOptions(
-                    sourceApplication: arguments[1].stringValue ?? "", annotation: annotation,
+                    sourceApplication: arguments[1].stringValue ?? "", annotation: annotation == .string("") ? nil : CourierValue(annotation),
                     activationToken: all["activation-token"]?.stringValue, background: all["background"]?.boolValue ?? false,
-                    inbox: all["inbox"]?.boolValue ?? false, all: all
+                    inbox: all["inbox"]?.boolValue ?? false, all: all.courierValues
                 )
                 let result = await delegate.openWithReply(url, options: options, application: self)
-                return [.boolean(result.handled), .vardict(result.reply)]
+                return [.boolean(result.handled), .vardict(result.reply.dbusValues)]
             },
             // The broker is about to terminate this app: preserve the state, tell the delegate,
             // answer. The broker signals the process once answered, or at the deadline.

@@ -1,4 +1,4 @@
-public import DBus
+import DBus
 
 /// What `CheckIn` told the app about its launch (UIKit's `launchOptions`): the URL it was launched
 /// to open and who asked, or nothing when it was started by other means.
@@ -7,7 +7,7 @@ public struct ApplicationLaunchOptions: Sendable, Hashable {
     public var url: String?
     /// `UIApplicationLaunchOptionsSourceApplicationKey`: "" when the caller is not a known app.
     public var sourceApplication: String
-    public var annotation: DBusValue?
+    public var annotation: CourierValue?
     public var activationToken: String?
     public var background: Bool
     /// `url` is a file the broker dropped into this app's `Documents/Inbox` (`DropFiles`): the
@@ -18,7 +18,7 @@ public struct ApplicationLaunchOptions: Sendable, Hashable {
     /// The preserved state the broker handed back (`restoration-archive`), still encoded.
     var restorationArchive: [UInt8]?
 
-    public init(url: String? = nil, sourceApplication: String = "", annotation: DBusValue? = nil, activationToken: String? = nil, background: Bool = false, inbox: Bool = false) {
+    public init(url: String? = nil, sourceApplication: String = "", annotation: CourierValue? = nil, activationToken: String? = nil, background: Bool = false, inbox: Bool = false) {
         self.url = url
         self.sourceApplication = sourceApplication
         self.annotation = annotation
@@ -32,7 +32,7 @@ public struct ApplicationLaunchOptions: Sendable, Hashable {
         self.init(
             url: dictionary["url"]?.stringValue,
             sourceApplication: dictionary["source-application"]?.stringValue ?? "",
-            annotation: dictionary["annotation"],
+            annotation: dictionary["annotation"].map(CourierValue.init),
             activationToken: dictionary["activation-token"]?.stringValue,
             background: dictionary["background"]?.boolValue ?? false,
             inbox: dictionary["inbox"]?.boolValue ?? false
@@ -47,7 +47,7 @@ public struct OpenURLOptions: Sendable, Hashable {
     /// The bundle id of the app that asked, as the broker derived it from bus credentials; "" when
     /// the caller is not a known app (the shell, a desktop tool).
     public var sourceApplication: String
-    public var annotation: DBusValue?
+    public var annotation: CourierValue?
     public var activationToken: String?
     /// The caller asked the app not to come to the foreground.
     public var background: Bool
@@ -57,9 +57,9 @@ public struct OpenURLOptions: Sendable, Hashable {
     /// path inside the app's own Inbox (`AppInbox.contains`).
     public var inbox: Bool
     /// Every option the broker passed, including ones this library does not know.
-    public var all: [String: DBusValue]
+    public var all: [String: CourierValue]
 
-    public init(sourceApplication: String = "", annotation: DBusValue? = nil, activationToken: String? = nil, background: Bool = false, inbox: Bool = false, all: [String: DBusValue] = [:]) {
+    public init(sourceApplication: String = "", annotation: CourierValue? = nil, activationToken: String? = nil, background: Bool = false, inbox: Bool = false, all: [String: CourierValue] = [:]) {
         self.sourceApplication = sourceApplication
         self.annotation = annotation
         self.activationToken = activationToken
@@ -73,9 +73,9 @@ public struct OpenURLOptions: Sendable, Hashable {
 /// (x-callback-url style results without a URL round trip). A Boolean literal is a result.
 public struct OpenURLResult: Sendable, Hashable, ExpressibleByBooleanLiteral {
     public var handled: Bool
-    public var reply: [String: DBusValue]
+    public var reply: [String: CourierValue]
 
-    public init(handled: Bool, reply: [String: DBusValue] = [:]) {
+    public init(handled: Bool, reply: [String: CourierValue] = [:]) {
         self.handled = handled
         self.reply = reply
     }

@@ -1,14 +1,14 @@
 public import CourierNames
-public import DBus
+package import DBus
 import Foundation
 
 /// Talks to the broker: the `UIApplication.openURL` / `canOpenURL` of Courier, used by apps and by
 /// the `courier` CLI. Every call is one `org.courier.Broker1` method; broker errors come back as
 /// `CourierError` with the broker's code and message.
 public struct BrokerClient: Sendable {
-    public let connection: DBusConnection
+    package let connection: DBusConnection
 
-    public init(connection: DBusConnection) {
+    package init(connection: DBusConnection) {
         self.connection = connection
     }
 
@@ -28,7 +28,7 @@ public struct BrokerClient: Sendable {
         guard values.count == 3, let handled = values[0].boolValue, let bundleID = values[1].stringValue else {
             throw CourierError(.bus, "the broker answered OpenURL with an unexpected signature")
         }
-        return OpenResult(handled: handled, bundleID: bundleID, reply: values[2].vardictValue ?? [:])
+        return OpenResult(handled: handled, bundleID: bundleID, reply: (values[2].vardictValue ?? [:]).courierValues)
     }
 
     /// Sends `url` without waiting for the answer (`courier open --no-wait`).
@@ -54,7 +54,7 @@ public struct BrokerClient: Sendable {
     }
 
     /// Called by an app when it is ready; returns its launch options.
-    public func checkIn(bundleID: String) async throws(CourierError) -> [String: DBusValue] {
+    package func checkIn(bundleID: String) async throws(CourierError) -> [String: DBusValue] {
         let values = try await call("CheckIn", [.string(bundleID)])
         return values.first?.vardictValue ?? [:]
     }
@@ -70,20 +70,20 @@ public struct BrokerClient: Sendable {
     }
 
     /// One dictionary per registered app (`bundle-id`, `name`, `schemes`, `state`, `pid`, `launchable`, `path`).
-    public func listApplications() async throws(CourierError) -> [[String: DBusValue]] {
+    package func listApplications() async throws(CourierError) -> [[String: DBusValue]] {
         let values = try await call("ListApplications", [])
         return values.first?.arrayValue?.compactMap(\.vardictValue) ?? []
     }
 
     /// The broker's own state (`pid`, `manifest-paths`, `started-by`, `applications`, `running`).
-    public func status() async throws(CourierError) -> [String: DBusValue] {
+    package func status() async throws(CourierError) -> [String: DBusValue] {
         let values = try await call("GetStatus", [])
         return values.first?.vardictValue ?? [:]
     }
 
     /// One dictionary per app the broker has dealt with (`bundle-id`, `state`, `pid`, `started-by`,
     /// `uptime-ms`, `idle-ms`, `handled`, `queued`, `in-flight`, `rss-bytes`, `failures`).
-    public func processes() async throws(CourierError) -> [[String: DBusValue]] {
+    package func processes() async throws(CourierError) -> [[String: DBusValue]] {
         let values = try await call("ListProcesses", [])
         return values.first?.arrayValue?.compactMap(\.vardictValue) ?? []
     }

@@ -1,23 +1,23 @@
-public import CourierNames
-public import DBus
+import CourierNames
+package import DBus
 
 /// The public D-Bus names of Courier (`CourierBusNames`, DESIGN.md "Public contract") with their
 /// D-Bus types, for apps and clients. The names are constants that are valid by construction.
-public enum CourierBus {
+package enum CourierBus {
     /// The broker's well-known name.
-    public static let brokerName = try! BusName(CourierBusNames.broker)
-    public static let brokerPath = try! ObjectPath(CourierBusNames.brokerPath)
-    public static let brokerInterface = try! InterfaceName(CourierBusNames.brokerInterface)
+    package static let brokerName = try! BusName(CourierBusNames.broker)
+    package static let brokerPath = try! ObjectPath(CourierBusNames.brokerPath)
+    package static let brokerInterface = try! InterfaceName(CourierBusNames.brokerInterface)
     /// What every Courier app serves at the object path made from its bundle id.
-    public static let applicationInterface = try! InterfaceName(CourierBusNames.applicationInterface)
+    package static let applicationInterface = try! InterfaceName(CourierBusNames.applicationInterface)
     /// The freedesktop interface desktop tools use to open URIs in an app.
-    public static let freedesktopApplicationInterface = try! InterfaceName(CourierBusNames.freedesktopApplicationInterface)
+    package static let freedesktopApplicationInterface = try! InterfaceName(CourierBusNames.freedesktopApplicationInterface)
 
     /// The bus name an app owns and the object path it serves, mapped from its bundle id by
     /// `BundleIdentifier` (the D-Bus specification's rule): `com.acme.todolist` →
     /// `com.acme.todolist` at `/com/acme/todolist`; `com.8bit.bitwarden` → `com._8bit.bitwarden` at
     /// `/com/_8bit/bitwarden`.
-    public static func address(ofBundleID bundleID: String) throws(CourierError) -> (name: BusName, path: ObjectPath) {
+    package static func address(ofBundleID bundleID: String) throws(CourierError) -> (name: BusName, path: ObjectPath) {
         let identifier: BundleIdentifier
         do { identifier = try BundleIdentifier(bundleID) } catch { throw CourierError(.invalidBundleID, error.description) }
         guard let name = BusName(validating: identifier.busName), let path = ObjectPath(validating: identifier.objectPath) else {

@@ -1,4 +1,4 @@
-public import DBus
+package import DBus
 
 /// What a caller may say about an `openURL` (the `a{sv}` options of `Broker1.OpenURL`).
 /// There is deliberately no "source application": the broker derives it from bus credentials.
@@ -6,7 +6,7 @@ public struct OpenOptions: Sendable, Hashable {
     /// Force this app instead of the scheme's owner (`bundle-id`).
     public var bundleID: String?
     /// Extra data for the app (`annotation`, passed through as a variant).
-    public var annotation: DBusValue?
+    public var annotation: CourierValue?
     /// Ask the app not to raise itself (`background`).
     public var background: Bool
     /// A Wayland/X11 activation token so the app may raise its window (`activation-token`).
@@ -16,7 +16,7 @@ public struct OpenOptions: Sendable, Hashable {
     /// Validate and resolve only; launch and deliver nothing (`dry-run`).
     public var dryRun: Bool
 
-    public init(bundleID: String? = nil, annotation: DBusValue? = nil, background: Bool = false, activationToken: String? = nil, timeout: Duration? = nil, dryRun: Bool = false) {
+    public init(bundleID: String? = nil, annotation: CourierValue? = nil, background: Bool = false, activationToken: String? = nil, timeout: Duration? = nil, dryRun: Bool = false) {
         self.bundleID = bundleID
         self.annotation = annotation
         self.background = background
@@ -26,10 +26,10 @@ public struct OpenOptions: Sendable, Hashable {
     }
 
     /// The `a{sv}` sent to the broker.
-    public var dictionary: [String: DBusValue] {
+    package var dictionary: [String: DBusValue] {
         var options: [String: DBusValue] = [:]
         if let bundleID { options["bundle-id"] = .string(bundleID) }
-        if let annotation { options["annotation"] = annotation }
+        if let annotation { options["annotation"] = annotation.dbusValue }
         if background { options["background"] = .boolean(true) }
         if let activationToken { options["activation-token"] = .string(activationToken) }
         if let timeout {
@@ -46,9 +46,9 @@ public struct OpenResult: Sendable, Hashable {
     public var handled: Bool
     public var bundleID: String
     /// What the app chose to return (x-callback-url style results).
-    public var reply: [String: DBusValue]
+    public var reply: [String: CourierValue]
 
-    public init(handled: Bool, bundleID: String, reply: [String: DBusValue]) {
+    public init(handled: Bool, bundleID: String, reply: [String: CourierValue]) {
         self.handled = handled
         self.bundleID = bundleID
         self.reply = reply

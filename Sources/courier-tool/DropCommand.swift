@@ -59,7 +59,7 @@ struct DropCommand: AsyncParsableCommand {
                 reportHomeless(routes, error: error)
             } else {
                 // The broker's message says what was wrong and what to do; the status says which refusal.
-                fail(name: error.dbusName ?? error.code.dbusName, message: error.message)
+                fail(name: error.dbusName, message: error.message)
             }
             throw CourierExitCode(dropping: error.code).exitCode
         }
@@ -86,7 +86,7 @@ struct DropCommand: AsyncParsableCommand {
         let homeless = routes.filter { !$0.accepted }
         if json {
             JSONOutput.print(DropOutcome(delivered: false, files: routes.map(\.outcome),
-                                         error: JSONError(name: error.dbusName ?? error.code.dbusName, message: error.message)))
+                                         error: JSONError(name: error.dbusName, message: error.message)))
         }
         for route in homeless {
             FileHandle.standardError.write(Data("courier drop: \(route.file): no app accepts \(route.type) (\(route.typeReason))\n".utf8))

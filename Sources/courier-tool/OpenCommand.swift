@@ -71,7 +71,7 @@ struct OpenCommand: AsyncParsableCommand {
         options.activationToken = activationToken ?? environment["XDG_ACTIVATION_TOKEN"] ?? (desktopEntry ? environment["DESKTOP_STARTUP_ID"] : nil)
         if let annotation {
             do {
-                options.annotation = try JSONAnnotation.value(from: annotation)
+                options.annotation = CourierValue(try JSONAnnotation.value(from: annotation))
             } catch {
                 throw ValidationError("\(error)")
             }
@@ -105,17 +105,17 @@ struct OpenCommand: AsyncParsableCommand {
             }
             let result = try await BrokerConnection.withBroker { client throws(CourierError) in try await client.open(url, options: options) }
             if dryRun {
-                report(url, handled: true, bundleID: result.bundleID, reply: result.reply, note: "would open in \(result.bundleID) (\(result.reply["state"]?.stringValue ?? "?"))")
+                report(url, handled: true, bundleID: result.bundleID, reply: result.reply.dbusValues, note: "would open in \(result.bundleID) (\(result.reply["state"]?.stringValue ?? "?"))")
                 return .handled
             }
-            report(url, handled: result.handled, bundleID: result.bundleID, reply: result.reply, note: nil)
+            report(url, handled: result.handled, bundleID: result.bundleID, reply: result.reply.dbusValues, note: nil)
             return result.handled ? .handled : .declined
         } catch {
             if error.code == .noHandler, options.bundleID == nil, !noFallback, !desktopEntry, !dryRun {
                 return DesktopFallback.open(url, json: json)
             }
             if json {
-                JSONOutput.print(OpenOutcome(url: url, handled: false, error: JSONError(name: error.dbusName ?? error.code.dbusName, message: error.message)))
+                JSONOutput.print(OpenOutcome(url: url, handled: false, error: JSONError(name: error.dbusName, message: error.message)))
             }
             FileHandle.standardError.write(Data("courier open: \(url): \(error.message)\n".utf8))
             return CourierExitCode(error)
@@ -165,7 +165,7 @@ struct OpenCommand: AsyncParsableCommand {
                 return DesktopFallback.open(URL(fileURLWithPath: path).absoluteString, json: json).rawValue
             }
             if json {
-                JSONOutput.print(OpenOutcome(file: path, handled: false, error: JSONError(name: error.dbusName ?? error.code.dbusName, message: error.message)))
+                JSONOutput.print(OpenOutcome(file: path, handled: false, error: JSONError(name: error.dbusName, message: error.message)))
             }
             FileHandle.standardError.write(Data("courier open: \(path): \(error.message)\n".utf8))
             return CourierExitCode(dropping: error.code).exitCode.rawValue

@@ -1,5 +1,4 @@
 import Courier
-import DBus
 import Foundation
 
 /// File drops: the todolist declares plain text (`public.plain-text` in its manifest), so a `.txt`

@@ -1,6 +1,5 @@
 import Courier
 import CourierURL
-import DBus
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -38,7 +37,7 @@ struct TodoAppDelegate: ApplicationDelegate {
         do {
             let items = try await store.append(item)
             printLine("todolist: added \(item.line)")
-            var reply: [String: DBusValue] = ["task": .string(item.task), "due": .string(due), "count": .uint32(UInt32(items.count))]
+            var reply: [String: CourierValue] = ["task": .string(item.task), "due": .string(due), "count": .uint32(UInt32(items.count))]
             // What was on screen before this task: after a relaunch, the restored one.
             if let previous = session.show(item.task, due: due).lastShown { reply["last-shown"] = .string(previous) }
             return OpenURLResult(handled: true, reply: reply)
