@@ -47,6 +47,11 @@ let package = Package(
         .target(name: "CourierURL", dependencies: ["CURLScan"]),
         // SSE2 byte classification for CourierURL's fast path (Swift SIMD has no movemask).
         .target(name: "CURLScan"),
+        // liburiparser (Debian's strict RFC 3986 parser in C) through pkg-config: the C peer of
+        // `courier-bench url` and the oracle of CourierURLTests and the URL fuzzer. Only
+        // URIParserOracle imports it, and CourierURL never depends on either.
+        .systemLibrary(name: "CURIParser", pkgConfig: "liburiparser", providers: [.apt(["liburiparser-dev"])]),
+        .target(name: "URIParserOracle", dependencies: ["CURIParser", "CourierURL"]),
         .target(name: "CourierManifest", dependencies: ["CourierURL", "CourierTypes", "CourierNames"]),
         // fd -> atomic file in an app's Documents/Inbox; the file system edge of DropFiles.
         .target(name: "CourierInbox", dependencies: ["CInbox", "CourierNames"]),
@@ -134,7 +139,7 @@ let package = Package(
         // Release-built benchmark harness: `swift run -c release courier-bench`.
         .executableTarget(
             name: "courier-bench",
-            dependencies: ["DBus", "CourierURL", "CourierManifest", "CourierTypes", "Courier", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess"]
+            dependencies: ["DBus", "CourierURL", "URIParserOracle", "CourierManifest", "CourierTypes", "Courier", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess"]
         ),
         // Load run (docs/broker.md, "Load and leaks"): driver, recorder app and load client in one executable.
         .executableTarget(name: "courier-test-app", dependencies: ["Courier", "DBus", "BusTestSupport", "CourierProcess"]),
@@ -144,7 +149,7 @@ let package = Package(
         // (courier-test-app) all run on it.
         .target(name: "BusTestSupport", dependencies: ["DBus", "CourierProcess"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
-        .testTarget(name: "CourierURLTests", dependencies: ["CourierURL", "BusTestSupport"]),
+        .testTarget(name: "CourierURLTests", dependencies: ["CourierURL", "URIParserOracle", "BusTestSupport"]),
         .testTarget(name: "CourierProcessTests", dependencies: ["CourierProcess"]),
         .testTarget(name: "CourierNamesTests", dependencies: ["CourierNames"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest", "CourierTypes", "BusTestSupport"]),

@@ -9,11 +9,14 @@ let package = Package(
     targets: [
         .target(name: "CourierURL", dependencies: ["CURLScan"]),
         .target(name: "CURLScan"),
+        // liburiparser, the oracle every input is compared with (URIParserOracle, also a symlink).
+        .systemLibrary(name: "CURIParser", pkgConfig: "liburiparser"),
+        .target(name: "URIParserOracle", dependencies: ["CURIParser", "CourierURL"]),
         // The process entry point: calls libFuzzer's driver (SwiftPM renames `main`).
         .target(name: "FuzzDriver"),
         .executableTarget(
             name: "FuzzURLParser",
-            dependencies: ["CourierURL", "FuzzDriver"],
+            dependencies: ["CourierURL", "URIParserOracle", "FuzzDriver"],
             // No `main` symbol: libFuzzer provides it.
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),

@@ -1,7 +1,9 @@
 @_spi(Testing) import CourierURL
+import URIParserOracle
 
 /// libFuzzer entry point: any bytes must either be refused with a `URIError` or parse into a
-/// reference whose invariants hold. A broken invariant traps, which libFuzzer reports as a crash.
+/// reference whose invariants hold, and liburiparser must read them alike (`URIParserOracle`). A
+/// broken invariant traps, which libFuzzer reports as a crash.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzURLParser(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count)
@@ -26,6 +28,8 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String) {
 }
 
 func checkBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+    // liburiparser: the same verdict and components, or a difference docs/url-format.md lists.
+    if case .disagree(let what) = URIParserOracle.compare(bytes) { fatalError("CourierURL and uriparser disagree: \(what)") }
     require(URIReference.fastPathAgreesWithFullParser(bytes), "the fast path and the full parser disagree on \(Array(bytes))")
     guard let uri = try? URIReference(utf8: bytes) else { return }
     require(bytes.allSatisfy { $0 < 0x80 && $0 > 0x20 && $0 != 0x7F }, "accepted a byte outside the grammar: \(Array(bytes))")
