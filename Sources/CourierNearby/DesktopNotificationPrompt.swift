@@ -5,6 +5,11 @@ import Foundation
 /// Linux desktop's notification server speaks): a notification with Accept and Decline actions;
 /// the session is accepted only on `ActionInvoked(id, "accept")`. Closing the notification, the
 /// Decline action, or no answer within `timeout` declines (and the notification is withdrawn).
+///
+/// Only the server that shows the notification can answer it: `Notify` goes to the unique name
+/// that owns `org.freedesktop.Notifications` when asked, and only that name's signals count. Any
+/// other process of the user on the bus can emit `ActionInvoked(id, "accept")` with a guessed id;
+/// matched on the well-known name alone, that would let a sender in without a person.
 public struct DesktopNotificationPrompt: ConsentPrompt {
     public let connection: DBusConnection
     public var timeout: Duration
@@ -27,9 +32,10 @@ public struct DesktopNotificationPrompt: ConsentPrompt {
 
     public func ask(_ request: ConsentRequest) async -> Bool {
         do {
-            let actions = try await connection.signals(matching: MatchRule(path: Self.path, interface: Self.interface, member: "ActionInvoked"))
-            let closed = try await connection.signals(matching: MatchRule(path: Self.path, interface: Self.interface, member: "NotificationClosed"))
-            let values = try await connection.call(Self.name, path: Self.path, interface: Self.interface, method: "Notify", [
+            guard let server = try await connection.nameOwner(of: Self.name) else { return false }
+            let actions = try await connection.signals(matching: MatchRule(sender: server, path: Self.path, interface: Self.interface, member: "ActionInvoked"))
+            let closed = try await connection.signals(matching: MatchRule(sender: server, path: Self.path, interface: Self.interface, member: "NotificationClosed"))
+            let values = try await connection.call(server, path: Self.path, interface: Self.interface, method: "Notify", [
                 .string("Courier Nearby"), .uint32(0), .string("document-send"),
                 .string("Files from \(request.alias)"), .string(request.summary),
                 .strings(["accept", "Accept", "decline", "Decline"]),
@@ -56,7 +62,7 @@ public struct DesktopNotificationPrompt: ConsentPrompt {
                 group.cancelAll()
                 return first ?? false
             }
-            _ = try? await connection.call(Self.name, path: Self.path, interface: Self.interface, method: "CloseNotification", [.uint32(id)], timeout: .seconds(5))
+            _ = try? await connection.call(server, path: Self.path, interface: Self.interface, method: "CloseNotification", [.uint32(id)], timeout: .seconds(5))
             return answer
         } catch {
             return false

@@ -9,7 +9,8 @@ import NIOTLS
 /// device's certificate presented (receivers that ask for it — mutual TLS, v2.2 — learn a proven
 /// fingerprint). Peers' certificates are self-signed, so no chain is verified; instead the
 /// server's fingerprint is returned, and refused when an expected one (learnt from discovery)
-/// differs.
+/// differs. Plain HTTP (`usesTLS` false) is only for peers that announced `"protocol": "http"`,
+/// which discovery answers (a `register` body is this device's public description).
 public struct NearbyClient: Sendable {
     public typealias Connection = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
 
@@ -18,12 +19,14 @@ public struct NearbyClient: Sendable {
     public let port: Int
     /// The receiver's fingerprint as discovery reported it; nil when the address was given.
     public let expectedFingerprint: String?
+    public let usesTLS: Bool
 
-    public init(identity: NearbyIdentity, host: String, port: Int, expectedFingerprint: String? = nil) {
+    public init(identity: NearbyIdentity, host: String, port: Int, expectedFingerprint: String? = nil, usesTLS: Bool = true) {
         self.identity = identity
         self.host = host
         self.port = port
         self.expectedFingerprint = expectedFingerprint?.lowercased()
+        self.usesTLS = usesTLS
     }
 
     /// A request's body: nothing, JSON, or a file streamed from its descriptor in 1 MiB reads.
@@ -54,27 +57,32 @@ public struct NearbyClient: Sendable {
         tls.certificateChain = [.certificate(material.certificate)]
         tls.privateKey = .privateKey(material.key)
         let context = try NIOSSLContext(configuration: tls)
+        let usesTLS = usesTLS
         let (connection, handshake) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.seconds(10))
+            .connectTimeout(min(timeout, .seconds(10)))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(IdleStateHandler(readTimeout: timeout))
                     try sync.addHandler(IdleConnectionCloser())
-                    try sync.addHandler(try NIOSSLClientHandler(context: context, serverHostname: nil))
-                    let watcher = HandshakeWatcher(promise: channel.eventLoop.makePromise())
-                    try sync.addHandler(watcher)
+                    var handshake = channel.eventLoop.makeSucceededVoidFuture()
+                    if usesTLS {
+                        try sync.addHandler(try NIOSSLClientHandler(context: context, serverHostname: nil))
+                        let watcher = HandshakeWatcher(promise: channel.eventLoop.makePromise())
+                        try sync.addHandler(watcher)
+                        handshake = watcher.promise.futureResult
+                    }
                     try sync.addHTTPClientHandlers()
-                    return (try Connection(wrappingChannelSynchronously: channel), watcher.promise.futureResult)
+                    return (try Connection(wrappingChannelSynchronously: channel), handshake)
                 }
             }
         return try await connection.executeThenClose { inbound, outbound in
             // Nothing is sent (not even the path, which may carry the PIN) before the server's
             // certificate has been seen and, when one is expected, matched.
             try await handshake.get()
-            let fingerprint = await Self.serverFingerprint(connection.channel)
-            if let expectedFingerprint, fingerprint != expectedFingerprint {
+            let fingerprint = usesTLS ? await Self.serverFingerprint(connection.channel) : nil
+            if usesTLS, let expectedFingerprint, fingerprint != expectedFingerprint {
                 throw NearbyError(403, "\(host):\(port) presented the certificate \(fingerprint ?? "none"), not the \(expectedFingerprint) it announced; nothing was sent")
             }
             var headers = HTTPHeaders()

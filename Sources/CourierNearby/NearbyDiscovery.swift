@@ -8,9 +8,11 @@ import NIOPosix
 /// interfaces (`IP_MULTICAST_IF`), TTL 1: discovery stays on the local link.
 ///
 /// A receiver announces itself at start (three times: at 0, 0.3 and 1 s, as datagrams may be lost)
-/// and answers every announcement it hears with its own device (`announce: false`). A scan
-/// announces and collects whoever answers (peers also answer with `POST register`, which the
-/// scan's ``NearbyServer`` collects).
+/// and answers every announcement it hears as the protocol prefers: `POST register` to the
+/// announcer (``RegisterReplier``: HTTPS or HTTP as announced, only to an address on one of the
+/// joined interfaces' subnets), falling back to a multicast answer (`announce: false`) when that
+/// fails or is not allowed. A scan announces and collects whoever answers (peers also answer with
+/// `POST register`, which the scan's ``NearbyServer`` collects).
 public struct NearbyDiscovery: Sendable {
     public typealias Datagrams = NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
 
@@ -20,33 +22,54 @@ public struct NearbyDiscovery: Sendable {
     /// its interface alone); nil: every multicast-capable interface.
     public let interfaceAddress: String?
     public let logger: Logger
+    /// This device's identity, for answering announcements with `POST register`; nil: answers go
+    /// by multicast only.
+    public let identity: NearbyIdentity?
 
-    public init(device: NearbyDevice, port: Int, interfaceAddress: String? = nil, logger: Logger) {
+    public init(device: NearbyDevice, port: Int, interfaceAddress: String? = nil, identity: NearbyIdentity? = nil, logger: Logger) {
         self.device = device
         self.port = port
         self.interfaceAddress = interfaceAddress
+        self.identity = identity
         self.logger = logger
     }
 
     /// The receiver's side: announce, then answer announcements until cancelled.
     public func announceAndAnswer() async throws {
         let (channel, interfaces) = try await open()
+        let subnets = interfaces.compactMap(RegisterReplier.Subnet.init)
+        let replier = identity.map { RegisterReplier(identity: $0, device: device, logger: logger) }
         try await channel.executeThenClose { inbound, outbound in
-            let answers = device.announcing(false)
+            // One task writes every datagram (IP_MULTICAST_IF is per socket: sends must not
+            // interleave); a burst of fallback answers is one answer.
+            let (datagrams, queue) = AsyncStream.makeStream(of: NearbyDevice.self, bufferingPolicy: .bufferingNewest(4))
             try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await message in datagrams {
+                        try await send(message, on: interfaces, channel: channel.channel, outbound: outbound)
+                    }
+                }
                 group.addTask {
                     for delay in [0, 300, 700] {
                         try await Task.sleep(for: .milliseconds(delay))
-                        try await send(device.announcing(true), on: interfaces, channel: channel.channel, outbound: outbound)
+                        queue.yield(device.announcing(true))
                     }
                 }
                 group.addTask {
-                    for try await envelope in inbound {
-                        guard let peer = decode(envelope), peer.announce == true else { continue }
-                        logger.debug("nearby: announcement from \(peer.alias.debugDescription) at \(envelope.remoteAddress.ipAddress ?? "?")")
-                        try await send(answers, on: interfaces, channel: channel.channel, outbound: outbound)
+                    try await withThrowingDiscardingTaskGroup { answers in
+                        for try await envelope in inbound {
+                            guard let peer = decode(envelope), peer.announce == true, let address = envelope.remoteAddress.ipAddress else { continue }
+                            logger.debug("nearby: announcement from \(peer.alias.debugDescription) at \(address)")
+                            answers.addTask {
+                                if await replier?.register(with: peer, at: address, subnets: subnets) != true {
+                                    queue.yield(device.announcing(false))
+                                }
+                            }
+                        }
                     }
+                    queue.finish()
                 }
+                defer { queue.finish() }
                 try await group.waitForAll()
             }
         }

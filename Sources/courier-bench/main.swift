@@ -8,5 +8,6 @@ case "registry": try RegistryBenchmark.run(arguments: Array(arguments.dropFirst(
 case "broker": try await BrokerBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "load": try LoadBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "lifecycle": try await LifecycleBenchmark.run(arguments: Array(arguments.dropFirst()))
-default: print("usage: courier-bench drop|url|dbus-echo|registry|broker|load|lifecycle [options]")
+case "nearby": try await NearbyBenchmark.run(arguments: Array(arguments.dropFirst()))
+default: print("usage: courier-bench drop|url|dbus-echo|registry|broker|load|lifecycle|nearby [options]")
 }

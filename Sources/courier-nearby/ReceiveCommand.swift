@@ -44,9 +44,13 @@ struct ReceiveCommand: AsyncParsableCommand {
     @Option(help: "Seconds a silent connection is kept open.")
     var idleTimeout: Int = 60
 
+    @Option(help: "Seconds the user has to answer a prompt (terminal or notification) before the session is declined.")
+    var askTimeout: Int = 45
+
     func validate() throws {
         if let pin, pin.isEmpty || pin.count > 64 { throw ValidationError("--pin must be 1 to 64 characters") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+        guard (1...3600).contains(askTimeout) else { throw ValidationError("--ask-timeout must be 1…3600 seconds") }
     }
 
     func run() async throws {
@@ -83,7 +87,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         configuration.device.port = server.port
         logger.notice("nearby: receiving as \(configuration.device.alias.debugDescription) on https://\(bind):\(server.port), fingerprint \(identity.fingerprint); consent: \(consentDescription(prompt))")
         let discovery = noDiscovery ? nil : NearbyDiscovery(device: configuration.device, port: server.port,
-                                                                   interfaceAddress: bind == "0.0.0.0" ? nil : bind, logger: logger)
+                                                                   interfaceAddress: bind == "0.0.0.0" ? nil : bind, identity: identity, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.serve() }
             if let discovery {
@@ -96,9 +100,10 @@ struct ReceiveCommand: AsyncParsableCommand {
 
     private func choosePrompt(logger: Logger) async throws -> (any ConsentPrompt)? {
         if trustedOnly || pin != nil { return nil }
-        if TerminalPrompt.isAvailable { return TerminalPrompt() }
+        let timeout = Duration.seconds(askTimeout)
+        if TerminalPrompt.isAvailable { return TerminalPrompt(timeout: timeout) }
         if let connection = try? BrokerClient.session().connection {
-            let notifications = DesktopNotificationPrompt(connection: connection)
+            let notifications = DesktopNotificationPrompt(connection: connection, timeout: timeout)
             if await notifications.isAvailable() { return notifications }
         }
         logger.warning("nearby: no terminal and no notification server to ask: only trusted senders get in (or start with --pin)")

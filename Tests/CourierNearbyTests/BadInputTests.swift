@@ -15,10 +15,15 @@ struct BadInputTests {
         let process: BackgroundProcess
         let port: Int
 
-        init(_ extra: [String] = []) async throws {
-            fixture = try NearbyFixture()
-            try await fixture.waitForBroker()
-            (process, port) = try await fixture.startReceiver(["--to", NearbyFixture.todolist, "--pin", BadInputTests.pin] + extra)
+        init(_ extra: [String] = [], beforeBroker prepare: (URL) throws -> Void = { _ in }) async throws {
+            fixture = try NearbyFixture(beforeBroker: prepare)
+            do {
+                try await fixture.waitForBroker()
+                (process, port) = try await fixture.startReceiver(["--to", NearbyFixture.todolist, "--pin", BadInputTests.pin] + extra)
+            } catch {
+                fixture.tearDown()
+                throw error
+            }
         }
 
         var base: String { "https://127.0.0.1:\(port)/api/localsend/v2/" }
@@ -231,5 +236,75 @@ struct BadInputTests {
         #expect(stalled.output.contains("all closed"), "the receiver closes silent connections: \(stalled.output)\(stalled.errors) receiver: \(receiver.process.exitStatus.map { "exited \($0)" } ?? "running") \(receiver.process.errors)")
         #expect(receiver.process.errors.contains("upload of \"a.txt\" from 127.0.0.1 failed"), "\(receiver.process.errors)")
         try await receiver.expectCleanAndServing("after a stalled upload and idle connections")
+    }
+
+    /// A body larger than the free space of the receiving file system. The data home (staging
+    /// folder and Inboxes) is a tmpfs of 100 MiB the test mounts; between `prepare-upload` and
+    /// `upload` a filler file takes the space, as another program's writes would. Each case gets a
+    /// clear answer, nothing partial is left in staging or the Inbox, and the receiver keeps
+    /// serving. Needs root (mount(2)), as CI has; skipped, saying so, elsewhere.
+    @Test func aBodyLargerThanTheFreeSpaceIsRefusedAndLeavesNothing() async throws {
+        var data: String?
+        let receiver: Receiver
+        do {
+            receiver = try await Receiver(beforeBroker: { root in
+                let folder = root.appendingPathComponent("data").path
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                guard mount("courier-test", folder, "tmpfs", 0, "size=100m,mode=0700") == 0 else { throw MountUnavailable(code: errno) }
+                data = folder
+            })
+        } catch let error as MountUnavailable {
+            try Test.cancel("skipped: cannot mount a tmpfs as the data home (\(error)); mounting needs root, as CI has")
+        } catch {
+            if let data { umount2(data, Int32(MNT_DETACH)) }
+            throw error
+        }
+        let folder = try #require(data)
+        receiver.fixture.onTearDown { umount2(folder, Int32(MNT_DETACH)) }
+        defer { receiver.tearDown() }
+        let filler = folder + "/filler"
+        // Text (the todolist takes text only, checked by content too): 64-byte lines.
+        let twelveMiB = Data((0..<(12 << 20)).map { (index: Int) -> UInt8 in index % 64 == 63 ? 10 : UInt8(97 + index % 26) })
+
+        // Announced larger than the file system could take (twice, staging then the Inbox, plus
+        // the Inbox's 64 MiB reserve): refused at prepare-upload, before a byte is sent.
+        let tooBig = try await receiver.post("prepare-upload?pin=\(Self.pin)", json: Receiver.prepare([Receiver.file("f1", "big.txt", size: 50 << 20)]))
+        #expect(tooBig.status == 403 && tooBig.body.contains("not enough free space"), "\(tooBig)")
+
+        // Fits when announced; the disk fills before the body arrives: the staging write fails.
+        var (session, token) = try await receiver.session(name: "fills.txt", size: twelveMiB.count)
+        try Self.fill(filler, leaving: 6 << 20)
+        let full = try await receiver.upload(session, token: token, data: twelveMiB)
+        #expect(full.status == 500 && full.body.contains("the disk is full"), "\(full)")
+        #expect(receiver.fixture.contents(of: receiver.fixture.staging).isEmpty, "\(receiver.fixture.contents(of: receiver.fixture.staging))")
+        #expect(receiver.fixture.contents(of: receiver.fixture.inbox()).isEmpty)
+        try FileManager.default.removeItem(atPath: filler)
+
+        // The staging copy fits, the Inbox's copy (and its reserve) does not: the broker refuses.
+        (session, token) = try await receiver.session(name: "staged.txt", size: twelveMiB.count)
+        try Self.fill(filler, leaving: 20 << 20)
+        let noRoom = try await receiver.upload(session, token: token, data: twelveMiB)
+        #expect(noRoom.status == 500 && noRoom.body.contains("kept free"), "\(noRoom)")
+        #expect(receiver.fixture.contents(of: receiver.fixture.inbox()).isEmpty)
+        #expect(receiver.process.errors.contains("upload of \"staged.txt\" from 127.0.0.1 failed"), "\(receiver.process.errors.suffix(600))")
+        try FileManager.default.removeItem(atPath: filler)
+
+        try await receiver.expectCleanAndServing("after bodies larger than the free space")
+    }
+
+    /// Takes the free space of `path`'s file system down to `free` bytes (tmpfs allocates at once).
+    static func fill(_ path: String, leaving free: Int64) throws {
+        var status = statvfs()
+        try #require(statvfs((path as NSString).deletingLastPathComponent, &status) == 0)
+        let available = Int64(status.f_bavail) * Int64(status.f_frsize)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        try #require(available > free && posix_fallocate(fd, 0, off_t(available - free)) == 0, "cannot take \(available - free) bytes")
+    }
+
+    struct MountUnavailable: Error, CustomStringConvertible {
+        let code: Int32
+        var description: String { "mount: \(String(cString: strerror(code)))" }
     }
 }

@@ -146,4 +146,53 @@ struct NamespaceInteropTests {
         #expect(sent.status == 0, "\(sent.output)\(sent.errors)")
         #expect(NearbyFixture.sha256(downloads.appendingPathComponent("report.txt").path) == NearbyFixture.sha256(file))
     }
+
+    /// Protocol v2, section 3.1: an announcement is answered with `POST register` to the announcer,
+    /// and by multicast only when that fails. A peer whose announced port is closed (a datagram
+    /// from Python's socket module) gets the multicast answer; localsendd, started after the
+    /// receiver's own announcements are over, announces and learns of the receiver from its
+    /// `register` — the receiver's log names it, and `localsendctl devices` lists it.
+    @Test func announcementsAreAnsweredWithPOSTRegisterElseByMulticast() async throws {
+        let network = try await Network.make()
+        defer { network.tearDown() }
+        let receiver = try await network.startReceiver(["--to", NearbyFixture.todolist, "--trusted-only", "--alias", "Courier A"])
+        try await Task.sleep(for: .milliseconds(1500))   // past its announcements (0, 0.3 and 1 s)
+
+        let script = """
+            import json, socket, struct, sys, time
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(("", 53317))
+            s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, struct.pack("4s4s", socket.inet_aton("224.0.0.167"), socket.inet_aton("0.0.0.0")))
+            announce = {"alias": "Closed port", "version": "2.1", "deviceType": "headless", "fingerprint": "f" * 64, "port": 9, "protocol": "https", "announce": True}
+            s.sendto(json.dumps(announce).encode(), ("224.0.0.167", 53317))
+            s.settimeout(1)
+            deadline = time.time() + 15
+            while time.time() < deadline:
+                try:
+                    data, address = s.recvfrom(65536)
+                except socket.timeout:
+                    continue
+                message = json.loads(data)
+                if message.get("alias") == "Courier A" and message.get("announce") is False:
+                    print("multicast answer from", address[0]); sys.exit(0)
+            print("no answer"); sys.exit(1)
+            """
+        let path = try network.fixture.file("announce.py", Data(script.utf8))
+        let closed = try await network.run(in: network.hosts.b, "/usr/bin/python3", [path])
+        #expect(closed.output.contains("multicast answer from \(network.hosts.addressA)"), "\(closed.output)\(closed.errors)\n\(receiver.errors)")
+
+        let (_, socket, _) = try await network.startLocalsendd(alias: "Peer B")
+        let control = try NearbyFixture.peer("localsendctl")
+        var devices = ""
+        for _ in 0..<100 where !devices.contains("\"Courier A\"") {
+            try await Task.sleep(for: .milliseconds(100))
+            devices = try await network.fixture.run(control, ["--socket", socket, "devices", "--json"]).output
+        }
+        #expect(devices.contains("\"alias\": \"Courier A\""), "\(devices)")
+        // The IPv4-mapped address is what localsendd's dual-stack HTTP server records: it learnt of
+        // the receiver from the register request, not from a datagram (which would show 10.213.…).
+        #expect(devices.contains("\"ip\": \"::ffff:\(network.hosts.addressA)\""), "\(devices)")
+        #expect(receiver.errors.contains("answered the announcement of \"Peer B\" with POST register to https://\(network.hosts.addressB):53317"), "\(receiver.errors)")
+    }
 }

@@ -16,8 +16,11 @@ final class NearbyFixture: @unchecked Sendable {
     let environment: [String: String]
     let client: BrokerClient
     private var processes: [BackgroundProcess] = []
+    private var cleanups: [() -> Void] = []
 
-    init() throws {
+    /// `prepare` runs on the fixture's root folder before courierd starts (a test that mounts a
+    /// file system as the data home, for one).
+    init(beforeBroker prepare: (URL) throws -> Void = { _ in }) throws {
         bus = try PrivateBus()
         root = bus.directory.appendingPathComponent("nearby", isDirectory: true)
         let manifests = root.appendingPathComponent("manifests", isDirectory: true)
@@ -41,6 +44,7 @@ final class NearbyFixture: @unchecked Sendable {
             environment[name] = nil
         }
         self.environment = environment
+        try prepare(root)
         client = BrokerClient(connection: try bus.connect())
         let courierd = try BackgroundProcess(Products.path("courierd"), ["--manifests", manifests.path, "--log-level", "warning"],
                                              environment: environment, outputIn: root, name: "courierd")
@@ -66,10 +70,11 @@ final class NearbyFixture: @unchecked Sendable {
         return path
     }
 
-    /// A `courier nearby receive` in the background, on loopback; returns it and its port (read
-    /// from its start-up line).
+    /// A `courier nearby receive` in the background, on loopback, on a port the kernel picks (tests
+    /// run in parallel: none may take LocalSend's fixed 53317 on the shared loopback); returns it
+    /// and its port (read from its start-up line).
     func startReceiver(_ arguments: [String], name: String = "receiver") async throws -> (BackgroundProcess, Int) {
-        let receiver = try BackgroundProcess(Products.path("courier-nearby"), ["receive", "--bind", "127.0.0.1", "--no-discovery"] + arguments,
+        let receiver = try BackgroundProcess(Products.path("courier-nearby"), ["receive", "--bind", "127.0.0.1", "--port", "0", "--no-discovery"] + arguments,
                                              environment: environment, outputIn: root, name: name)
         processes.append(receiver)
         for _ in 0..<1000 {
@@ -119,6 +124,18 @@ final class NearbyFixture: @unchecked Sendable {
         return SHA256.hash(data: data).hex
     }
 
+    /// SIGTERM, up to 5 s to end, then SIGKILL (for a process the test started itself).
+    static func stop(_ process: BackgroundProcess) {
+        process.signal(SIGTERM)
+        for _ in 0..<250 where process.exitStatus == nil { Thread.sleep(forTimeInterval: 0.02) }
+        process.kill()
+    }
+
+    /// Runs at tear-down once the processes have stopped, before the folder is removed.
+    func onTearDown(_ cleanup: @escaping () -> Void) {
+        cleanups.append(cleanup)
+    }
+
     func tearDown() {
         for process in processes.reversed() {
             process.signal(SIGTERM)
@@ -127,7 +144,9 @@ final class NearbyFixture: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.05)
             process.kill()
         }
+        for process in processes { for _ in 0..<100 where process.exitStatus == nil { Thread.sleep(forTimeInterval: 0.01) } }
         client.connection.close()
+        for cleanup in cleanups.reversed() { cleanup() }
         bus.stop()
     }
 }

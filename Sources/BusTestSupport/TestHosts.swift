@@ -1,20 +1,19 @@
-import BusTestSupport
-import Foundation
-import Testing
+public import Foundation
 
 /// Two test hosts of this project's own: network namespaces joined by a veth pair, made by the
 /// test (`ip netns add`, `ip link add … type veth`) and removed after it, with private addresses
 /// 10.213.N.1 (host A) and 10.213.N.2 (host B) and a multicast route on the veth, so discovery's
 /// multicast crosses from one to the other and goes nowhere else. Processes run in a host through
-/// `ip netns exec`; files and the D-Bus socket (a path) are shared with the test.
-final class TestHosts: @unchecked Sendable {
-    let a: String
-    let b: String
-    private(set) var addressA: String
-    private(set) var addressB: String
+/// `ip netns exec`; files and the D-Bus socket (a path) are shared with the test. The Nearby tests
+/// and `courier-bench nearby` (discovery) use them.
+public final class TestHosts: @unchecked Sendable {
+    public let a: String
+    public let b: String
+    public private(set) var addressA: String
+    public private(set) var addressB: String
 
     /// The two hosts, or why namespaces cannot be made here (not root, no iproute2).
-    static func make() async -> Result<TestHosts, TestHostsUnavailable> {
+    public static func make() async -> Result<TestHosts, TestHostsUnavailable> {
         let tag = "\(getpid() % 100_000)\(UInt8.random(in: 0...99))"
         let hosts = TestHosts(tag: tag)
         let net = "10.213.\(Int(tag.suffix(2)) ?? 0)"
@@ -45,14 +44,14 @@ final class TestHosts: @unchecked Sendable {
     }
 
     /// `executable arguments` inside `namespace`, in the background.
-    func start(in namespace: String, _ executable: String, _ arguments: [String], environment: [String: String],
+    public func start(in namespace: String, _ executable: String, _ arguments: [String], environment: [String: String],
                outputIn folder: URL, name: String) throws -> BackgroundProcess {
         try BackgroundProcess("/bin/ip", ["netns", "exec", namespace, executable] + arguments, environment: environment, outputIn: folder, name: name)
     }
 
     /// Removes both namespaces (the veth pair goes with them). Processes still inside keep running
     /// in a namespace nobody can reach: stop them first.
-    func remove() {
+    public func remove() {
         for namespace in [a, b] {
             let child = try? BackgroundProcess("/bin/ip", ["netns", "del", namespace], environment: ProcessInfo.processInfo.environment,
                                                stdoutPath: "/dev/null", stderrPath: "/dev/null")
@@ -61,7 +60,7 @@ final class TestHosts: @unchecked Sendable {
     }
 }
 
-struct TestHostsUnavailable: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { reason }
+public struct TestHostsUnavailable: Error, CustomStringConvertible {
+    public let reason: String
+    public var description: String { reason }
 }

@@ -1,0 +1,249 @@
+import BusTestSupport
+import Foundation
+import Testing
+
+/// The default consent mode asks a person, and these tests are that person: on a real terminal (a
+/// pseudo-terminal Python's `pty` module makes, which types the answer at the prompt), and through
+/// a real `org.freedesktop.Notifications` server on the fixture's private bus (python-dbus, which
+/// invokes an action the way a notification daemon does when the user clicks it). The sender is
+/// `courier nearby send`; what lands in the Inbox, what the sender hears and what the notification
+/// server was asked are all checked.
+@Suite("Nearby: consent prompts on a terminal and as a desktop notification", .serialized)
+struct ConsentPromptTests {
+    /// Runs a program on a pseudo-terminal (its standard input, output and error), copies what it
+    /// writes to standard output, types `answer` and Enter once the prompt shows (never, when
+    /// empty), and passes SIGTERM on.
+    static let terminal = #"""
+    import os, pty, signal, select, sys
+    answer, argv = sys.argv[1], sys.argv[2:]
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(argv[0], argv)
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGTERM))
+    seen, answered = b"", False
+    while True:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if not ready:
+            continue
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        sys.stdout.buffer.write(data); sys.stdout.flush()
+        seen += data
+        if answer and not answered and b"Accept? [y/N]" in seen:
+            os.write(fd, answer.encode() + b"\r")
+            answered = True
+    _, status = os.waitpid(pid, 0)
+    sys.exit(os.waitstatus_to_exitcode(status))
+    """#
+
+    /// A notification server (the freedesktop Desktop Notifications protocol) that records each
+    /// call as a JSON line and, `delay` seconds after each `Notify`, invokes `action` on it (as a
+    /// click on that button does); `none` never answers.
+    static let notifications = #"""
+    import json, sys
+    import dbus, dbus.service, dbus.mainloop.glib
+    from gi.repository import GLib
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    action, delay, record = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+    IFACE = "org.freedesktop.Notifications"
+    def log(entry):
+        with open(record, "a") as f:
+            f.write(json.dumps(entry) + "\n")
+    class Server(dbus.service.Object):
+        last = 41
+        @dbus.service.method(IFACE, in_signature="", out_signature="as")
+        def GetCapabilities(self):
+            return ["actions", "body"]
+        @dbus.service.method(IFACE, in_signature="", out_signature="ssss")
+        def GetServerInformation(self):
+            return ("courier-test-notifications", "Courier tests", "1", "1.2")
+        @dbus.service.method(IFACE, in_signature="susssasa{sv}i", out_signature="u")
+        def Notify(self, app, replaces, icon, summary, body, actions, hints, timeout):
+            self.last += 1
+            nid = self.last
+            log({"call": "Notify", "id": nid, "app": str(app), "summary": str(summary), "body": str(body),
+                 "actions": [str(a) for a in actions], "timeout": int(timeout)})
+            if action != "none":
+                GLib.timeout_add(int(delay * 1000), lambda: self.ActionInvoked(dbus.UInt32(nid), action) and False)
+            return dbus.UInt32(nid)
+        @dbus.service.method(IFACE, in_signature="u", out_signature="")
+        def CloseNotification(self, nid):
+            log({"call": "CloseNotification", "id": int(nid)})
+            self.NotificationClosed(nid, dbus.UInt32(3))
+        @dbus.service.signal(IFACE, signature="us")
+        def ActionInvoked(self, nid, key):
+            pass
+        @dbus.service.signal(IFACE, signature="uu")
+        def NotificationClosed(self, nid, reason):
+            pass
+    server = Server(dbus.SessionBus(), "/org/freedesktop/Notifications")
+    name = dbus.service.BusName(IFACE, dbus.SessionBus(), do_not_queue=True)
+    print("ready", flush=True)
+    GLib.MainLoop().run()
+    """#
+
+    /// Another process of the same user on the bus, forging clicks: `ActionInvoked(id, "accept")`
+    /// from the notification server's path and interface, for every id it might have handed out,
+    /// every 50 ms for `seconds`.
+    static let forger = #"""
+    import sys, time
+    import dbus
+    bus = dbus.SessionBus()
+    end = time.time() + float(sys.argv[1])
+    while time.time() < end:
+        for nid in range(1, 100):
+            signal = dbus.lowlevel.SignalMessage("/org/freedesktop/Notifications", "org.freedesktop.Notifications", "ActionInvoked")
+            signal.append(dbus.UInt32(nid), "accept", signature="us")
+            bus.send_message(signal)
+        bus.flush()
+        time.sleep(0.05)
+    """#
+
+    /// The fixture with its broker running.
+    static func fixture() async throws -> NearbyFixture {
+        let fixture = try NearbyFixture()
+        try await fixture.waitForBroker()
+        return fixture
+    }
+
+    /// `courier nearby send` of a small text file to the receiver on `port`.
+    static func send(_ fixture: NearbyFixture, port: Int, name: String = "groceries.txt") async throws -> (status: Int32, output: String, errors: String, path: String) {
+        let file = try fixture.file(name, Data("apples\npears\n".utf8))
+        let sent = try await fixture.nearby(["send", file, "--to-device", "127.0.0.1:\(port)"])
+        return (sent.status, sent.output, sent.errors, file)
+    }
+
+    // MARK: - Terminal
+
+    /// `courier nearby receive` (default consent) on a pseudo-terminal that types `answer`.
+    static func startOnTerminal(_ fixture: NearbyFixture, answer: String, extra: [String] = []) async throws -> (BackgroundProcess, Int) {
+        let driver = try fixture.file("terminal.py", Data(terminal.utf8))
+        let process = try BackgroundProcess("/usr/bin/python3", [driver, answer, Products.path("courier-nearby"), "receive", "--to", NearbyFixture.todolist,
+                                                                 "--bind", "127.0.0.1", "--port", "0", "--no-discovery"] + extra,
+                                            environment: fixture.environment, outputIn: fixture.root, name: "terminal")
+        for _ in 0..<1000 where process.exitStatus == nil {
+            if let range = process.output.range(of: #"on https://127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+               let port = Int(process.output[range].split(separator: ":").last ?? "") {
+                return (process, port)
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("courier nearby receive did not start on the terminal: \(process.output)\(process.errors)")
+        throw CancellationError()
+    }
+
+    @Test func yesOnTheTerminalLetsTheSenderIn() async throws {
+        let fixture = try await Self.fixture()
+        defer { fixture.tearDown() }
+        let (receiver, port) = try await Self.startOnTerminal(fixture, answer: "y")
+        defer { receiver.signal(SIGTERM) }
+        #expect(receiver.output.contains("consent: trusted senders, asking on this terminal"), "\(receiver.output)")
+        let sent = try await Self.send(fixture, port: port)
+        #expect(sent.status == 0, "\(sent.output)\(sent.errors)\nterminal: \(receiver.output)")
+        // What the person was shown: who, the file, its size and the app it goes to.
+        #expect(receiver.output.contains("wants to send 1 file(s)"), "\(receiver.output)")
+        #expect(receiver.output.contains("groceries.txt (13 bytes) → \(NearbyFixture.todolist)"), "\(receiver.output)")
+        #expect(NearbyFixture.sha256(fixture.inbox().appendingPathComponent("groceries.txt").path) == NearbyFixture.sha256(sent.path))
+        #expect(receiver.output.contains("admitted by asked"), "\(receiver.output)")
+    }
+
+    @Test func noOnTheTerminalOrNoAnswerRefusesAndNothingArrives() async throws {
+        let fixture = try await Self.fixture()
+        defer { fixture.tearDown() }
+        let (receiver, port) = try await Self.startOnTerminal(fixture, answer: "n")
+        let declined = try await Self.send(fixture, port: port)
+        #expect(declined.status == 1, "\(declined.output)\(declined.errors)")
+        #expect(declined.errors.contains("declined"), "\(declined.errors)")
+        #expect(receiver.output.contains("refused: 403 the user declined"), "\(receiver.output)")
+        receiver.signal(SIGTERM)
+        _ = await receiver.wait(timeout: .seconds(10))
+
+        // Nobody at the terminal: after --ask-timeout the session is declined.
+        let (silent, silentPort) = try await Self.startOnTerminal(fixture, answer: "", extra: ["--ask-timeout", "2"])
+        defer { silent.signal(SIGTERM) }
+        let unanswered = try await Self.send(fixture, port: silentPort)
+        #expect(unanswered.status == 1, "\(unanswered.output)\(unanswered.errors)")
+        #expect(silent.output.contains("no answer: declined"), "\(silent.output)")
+        #expect(fixture.contents(of: fixture.inbox()).isEmpty)
+        #expect(fixture.contents(of: fixture.staging).isEmpty)
+    }
+
+    // MARK: - Desktop notification
+
+    /// The notification server, answering with `action` after `delay` seconds; waits until it owns
+    /// its name. Returns it and the file it records calls in.
+    static func startNotificationServer(_ fixture: NearbyFixture, action: String, delay: Double = 0.3) async throws -> (BackgroundProcess, URL) {
+        let script = try fixture.file("notifications.py", Data(notifications.utf8))
+        let record = fixture.root.appendingPathComponent("notifications-\(UUID().uuidString).jsonl")
+        let server = try BackgroundProcess("/usr/bin/python3", [script, action, String(delay), record.path],
+                                           environment: fixture.environment, outputIn: fixture.root, name: "notifications")
+        for _ in 0..<500 where !server.output.contains("ready") && server.exitStatus == nil {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try #require(server.output.contains("ready"), "the notification server did not start: \(server.errors)")
+        return (server, record)
+    }
+
+    static func calls(_ record: URL) -> [[String: Any]] {
+        let text = (try? String(contentsOf: record, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    @Test func acceptOnTheNotificationLetsTheSenderIn() async throws {
+        let fixture = try await Self.fixture()
+        defer { fixture.tearDown() }
+        let (server, record) = try await Self.startNotificationServer(fixture, action: "accept")
+        defer { server.signal(SIGTERM) }
+        let (receiver, port) = try await fixture.startReceiver(["--to", NearbyFixture.todolist])
+        #expect(receiver.errors.contains("asking with a desktop notification"), "\(receiver.errors)")
+        let sent = try await Self.send(fixture, port: port)
+        #expect(sent.status == 0, "\(sent.output)\(sent.errors)\n\(receiver.errors)")
+        #expect(NearbyFixture.sha256(fixture.inbox().appendingPathComponent("groceries.txt").path) == NearbyFixture.sha256(sent.path))
+
+        let calls = Self.calls(record)
+        let notify = try #require(calls.first { $0["call"] as? String == "Notify" }, "\(calls)")
+        #expect(notify["actions"] as? [String] == ["accept", "Accept", "decline", "Decline"], "\(notify)")
+        #expect((notify["summary"] as? String)?.hasPrefix("Files from Courier on ") == true, "\(notify)")
+        #expect((notify["body"] as? String)?.contains("groceries.txt (13 bytes) → \(NearbyFixture.todolist)") == true, "\(notify)")
+        #expect(notify["timeout"] as? Int == 45_000, "\(notify)")
+        // The answered notification is withdrawn.
+        #expect(calls.contains { $0["call"] as? String == "CloseNotification" && $0["id"] as? Int == notify["id"] as? Int }, "\(calls)")
+    }
+
+    @Test func declineOnTheNotificationRefusesAndNothingArrives() async throws {
+        let fixture = try await Self.fixture()
+        defer { fixture.tearDown() }
+        let (server, _) = try await Self.startNotificationServer(fixture, action: "decline")
+        defer { server.signal(SIGTERM) }
+        let (receiver, port) = try await fixture.startReceiver(["--to", NearbyFixture.todolist])
+        let sent = try await Self.send(fixture, port: port)
+        #expect(sent.status == 1, "\(sent.output)\(sent.errors)")
+        #expect(sent.errors.contains("declined"), "\(sent.errors)")
+        #expect(receiver.errors.contains("refused: 403 the user declined"), "\(receiver.errors)")
+        #expect(fixture.contents(of: fixture.inbox()).isEmpty)
+    }
+
+    /// Another process on the bus emits `ActionInvoked(id, "accept")` for every likely id while the
+    /// real server waits 3 s and then declines: only the server that shows the notification can
+    /// answer it, so the session is declined.
+    @Test func aForgedAcceptFromAnotherProcessOnTheBusIsIgnored() async throws {
+        let fixture = try await Self.fixture()
+        defer { fixture.tearDown() }
+        let (server, record) = try await Self.startNotificationServer(fixture, action: "decline", delay: 3)
+        defer { server.signal(SIGTERM) }
+        let script = try fixture.file("forger.py", Data(Self.forger.utf8))
+        let forger = try BackgroundProcess("/usr/bin/python3", [script, "20"], environment: fixture.environment, outputIn: fixture.root, name: "forger")
+        defer { forger.signal(SIGTERM) }
+        let (receiver, port) = try await fixture.startReceiver(["--to", NearbyFixture.todolist])
+        let sent = try await Self.send(fixture, port: port)
+        #expect(forger.exitStatus == nil, "the forger stopped early: \(forger.errors)")
+        #expect(Self.calls(record).contains { $0["call"] as? String == "Notify" }, "the real server was asked")
+        #expect(sent.status == 1, "a forged click let the sender in: \(sent.output)\(sent.errors)")
+        #expect(receiver.errors.contains("refused: 403 the user declined"), "\(receiver.errors)")
+        #expect(fixture.contents(of: fixture.inbox()).isEmpty)
+    }
+}
