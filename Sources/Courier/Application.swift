@@ -14,7 +14,7 @@ import Glibc
 /// else gets `org.courier.Error.NotPermitted`, so `sourceApplication` is always the broker's word.
 /// `org.freedesktop.Application.Open` (desktop tools) is refused unless the app opts in
 /// (`acceptsFreedesktopOpen`); then each URI goes back through the broker, which checks it and
-/// delivers it like any other request.
+/// delivers it like any other request from a caller that is no Courier app (its caller rules apply).
 ///
 /// ```swift
 /// try await Application(delegate: MyDelegate()).run()
@@ -58,8 +58,9 @@ public final class Application: Sendable {
     ///   - acceptsFreedesktopOpen: serve `org.freedesktop.Application.Open` (default: refused with
     ///     `NotPermitted`). Any process may call it, with no identity the broker can check: an app
     ///     that opts in hands each URI to the broker as its own `OpenURL` (with `bundle-id` = this
-    ///     app, so only schemes it claims, checked against its URL format), and it then arrives with
-    ///     this app as its `sourceApplication` — docs/security.md.
+    ///     app, so only schemes it claims, checked against its URL format) marked `relayed`: the
+    ///     broker applies the app's caller rules as for a caller that is no Courier app, and the URL
+    ///     arrives with no `sourceApplication` — docs/security.md.
     public convenience init(bundleID: String? = nil, version: String = "1", delegate: any ApplicationDelegate,
                             acceptsFreedesktopOpen: Bool = false) throws(CourierError) {
         try self.init(bundleID: bundleID, version: version, delegate: delegate, connection: nil, acceptsFreedesktopOpen: acceptsFreedesktopOpen)
@@ -286,7 +287,8 @@ public final class Application: Sendable {
                 let token = platform["activation-token"]?.stringValue ?? platform["desktop-startup-id"]?.stringValue
                 for uri in uris {
                     do {
-                        _ = try await broker.open(uri, options: OpenOptions(bundleID: bundleID, activationToken: token))
+                        // Relayed: the broker applies the app's caller rules as for a caller it cannot identify.
+                        _ = try await broker.open(uri, options: OpenOptions(bundleID: bundleID, activationToken: token, relayed: true))
                     } catch {
                         throw CourierError(wrapping: error).dbusError
                     }

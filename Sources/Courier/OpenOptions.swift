@@ -15,8 +15,13 @@ public struct OpenOptions: Sendable, Hashable {
     public var timeout: Duration?
     /// Validate and resolve only; launch and deliver nothing (`dry-run`).
     public var dryRun: Bool
+    /// This open relays one from a caller the sender cannot identify (`relayed`: what an app sends
+    /// for an `org.freedesktop.Application.Open`). The broker then treats it as from no Courier
+    /// app, for the target's caller rules and its `sourceApplication`.
+    public var relayed: Bool
 
-    public init(bundleID: String? = nil, annotation: CourierValue? = nil, background: Bool = false, activationToken: String? = nil, timeout: Duration? = nil, dryRun: Bool = false) {
+    public init(bundleID: String? = nil, annotation: CourierValue? = nil, background: Bool = false, activationToken: String? = nil, timeout: Duration? = nil, dryRun: Bool = false, relayed: Bool = false) {
+        self.relayed = relayed
         self.bundleID = bundleID
         self.annotation = annotation
         self.background = background
@@ -37,6 +42,7 @@ public struct OpenOptions: Sendable, Hashable {
             options["timeout-ms"] = .uint32(UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
         }
         if dryRun { options["dry-run"] = .boolean(true) }
+        if relayed { options["relayed"] = .boolean(true) }
         return options
     }
 }

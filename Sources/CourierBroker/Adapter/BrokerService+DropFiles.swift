@@ -53,7 +53,9 @@ extension BrokerService {
                 if options.dryRun {
                     let routes: [FileDropService.Route]
                     do {
-                        routes = try service.routes(for: request, in: await service.registry())
+                        let registry = await service.registry()
+                        routes = try service.routes(for: request, in: registry)
+                        try service.checkCallers(request, routes: routes, in: registry)
                     } catch {
                         throw Self.dbusError(error)
                     }

@@ -69,7 +69,13 @@ extension BrokerService {
                 Task { [self] in
                     defer { giveBack(ticket) }
                     let app = await queryingApp(sender)
-                    reply.complete(Result { try dryRun(url: url, options: options, asker: app) })
+                    let answer = Result { try dryRun(url: url, options: options, asker: app) }
+                    // The rule the open would meet (after the query limit: a plain no stays one).
+                    if case .success = answer, let target = try? catalog.resolve(url: url, bundleID: options.bundleID),
+                       let refusal = await callerRefusal(to: target, url: url, sender: sender, relayed: options.caller.relayed) {
+                        return reply.fail(refusal.dbusError)
+                    }
+                    reply.complete(answer)
                 }
                 return
             }
@@ -112,13 +118,20 @@ extension BrokerService {
     }
 
     /// `CanOpenURL (s url) → (b)`: for an app caller, `false` for a scheme its manifest does not
-    /// list in `LSApplicationQueriesSchemes` (BrokerService+Privacy.swift).
+    /// list in `LSApplicationQueriesSchemes` (BrokerService+Privacy.swift); `false` for a caller the
+    /// chosen app's caller rules refuse (BrokerService+CallerRules.swift).
     func canOpenURLMethod() -> DBusMethod {
         DBusMethod("CanOpenURL", arguments: "s", results: "b", argumentNames: ["url"], resultNames: ["can_open"]) { [self] call in try await withSenderSlot(call, method: "CanOpenURL") {
             let url = try call.arguments.decode(String.self, at: 0)
             do {
                 let handlers = try catalog.handlers(forURL: url)
-                guard Self.may(await queryingApp(call.sender?.rawValue ?? ""), askAbout: Self.scheme(of: url)) else { return [.boolean(false)] }
+                let sender = call.sender?.rawValue ?? ""
+                guard Self.may(await queryingApp(sender), askAbout: Self.scheme(of: url)) else { return [.boolean(false)] }
+                // The chosen app's caller rules: a caller it refuses gets a plain no (BrokerService+CallerRules.swift).
+                if !handlers.isEmpty, let chosen = try? catalog.resolve(url: url, bundleID: nil),
+                   await callerRefusal(to: chosen, url: url, sender: sender) != nil {
+                    return [.boolean(false)]
+                }
                 return [.boolean(!handlers.isEmpty)]
             } catch {
                 throw Self.dbusError(error)

@@ -206,7 +206,8 @@ public final class ManifestCatalog: ApplicationCatalog {
             bundleID: manifest.bundleIdentifier, launchArguments: arguments, launchTimeout: defaultLaunchTimeout,
             queriesSchemes: Set(manifest.queriesSchemes.map { $0.lowercased() }),
             dbusActivatable: manifest.dbusActivatable,
-            terminatesWhenIdle: manifest.terminatesWhenIdle
+            terminatesWhenIdle: manifest.terminatesWhenIdle,
+            callers: CallerPolicy(manifest)
         )
     }
 }

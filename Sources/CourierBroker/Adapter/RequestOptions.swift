@@ -34,6 +34,7 @@ struct RequestOptions: Sendable {
         let startupID = try Self.value(String.self, "desktop-startup-id", in: options)
         caller.activationToken = try Self.value(String.self, "activation-token", in: options) ?? startupID
         caller.deliveryTimeout = try Self.value(UInt32.self, "timeout-ms", in: options).map { .milliseconds(Int64($0)) }
+        caller.relayed = try Self.value(Bool.self, "relayed", in: options) ?? false
     }
 
     private static func value<T: DBusRepresentable>(_ type: T.Type, _ key: String, in options: [String: DBusValue]) throws(CourierError) -> T? {

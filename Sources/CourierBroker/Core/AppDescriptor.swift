@@ -18,6 +18,9 @@ public struct AppDescriptor: Sendable, Hashable {
     /// manifest says `CourierTerminatesWhenIdle` = false (like a background mode). `courier quit`
     /// still works.
     public var terminatesWhenIdle: Bool
+    /// Who may call the app, per scheme and for drops (`CourierAllowedCallers`,
+    /// `CourierAllowedDropCallers`): checked before anything is launched.
+    public var callers: CallerPolicy
 
     public init(
         bundleID: String,
@@ -25,8 +28,10 @@ public struct AppDescriptor: Sendable, Hashable {
         launchTimeout: Duration = .seconds(10),
         queriesSchemes: Set<String> = [],
         dbusActivatable: Bool = false,
-        terminatesWhenIdle: Bool = true
+        terminatesWhenIdle: Bool = true,
+        callers: CallerPolicy = CallerPolicy()
     ) {
+        self.callers = callers
         self.terminatesWhenIdle = terminatesWhenIdle
         self.dbusActivatable = dbusActivatable
         self.bundleID = bundleID

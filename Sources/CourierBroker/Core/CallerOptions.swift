@@ -17,8 +17,14 @@ public struct CallerOptions: Sendable, Hashable {
     public var activationToken: String?
     /// How long the app may take to answer (`timeout-ms`); `nil` for the deliverer's default.
     public var deliveryTimeout: Duration?
+    /// The caller relays an open from someone it cannot identify (`relayed`: an app passing on an
+    /// `org.freedesktop.Application.Open`). The broker then treats the request as from no Courier
+    /// app — for the app's caller rules and as the `sourceApplication` it is told —, so the relay
+    /// is no way around a rule. Only ever lowers the caller's standing, so it may come from its word.
+    public var relayed: Bool
 
-    public init(annotation: DBusValue? = nil, background: Bool = false, activationToken: String? = nil, deliveryTimeout: Duration? = nil) {
+    public init(annotation: DBusValue? = nil, background: Bool = false, activationToken: String? = nil, deliveryTimeout: Duration? = nil, relayed: Bool = false) {
+        self.relayed = relayed
         self.annotation = annotation
         self.background = background
         self.activationToken = activationToken

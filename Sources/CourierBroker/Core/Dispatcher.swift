@@ -107,7 +107,16 @@ public final class Dispatcher: Sendable {
             report(request, target: request.bundleID ?? "-", received: received, launched: false, .failure(error))
             return completion(.failure(error))
         }
-        guard let effects = state.withLock({ $0.submit(request, to: descriptor, received: received, completion: completion, now: clock.now) }) else {
+        let submitted = state.withLock { state -> Result<[DispatcherEffect], CourierError>? in
+            if let refusal = state.callerRefusal(request, to: descriptor) { return .failure(refusal) }
+            return state.submit(request, to: descriptor, received: received, completion: completion, now: clock.now).map { .success($0) }
+        }
+        if case .failure(let refusal) = submitted {
+            logger.info("\(refusal.message)")
+            report(request, target: descriptor.bundleID, received: received, launched: false, .failure(refusal))
+            return completion(.failure(refusal))
+        }
+        guard case .success(let effects) = submitted else {
             let error = CourierError(.limitsExceeded, "\(descriptor.bundleID) already has \(configuration.maxQueuedPerApp) requests waiting; retry when it has caught up")
             report(request, target: descriptor.bundleID, received: received, launched: false, .failure(error))
             return completion(.failure(error))

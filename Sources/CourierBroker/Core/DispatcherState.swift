@@ -50,9 +50,7 @@ struct DispatcherState: Sendable {
     /// the app's queue is full (nothing changed; the caller answers `LimitsExceeded`).
     mutating func submit(_ request: OpenRequest, to descriptor: AppDescriptor, received: ContinuousClock.Instant, completion: @escaping Dispatcher.Completion, now: ContinuousClock.Instant) -> [DispatcherEffect]? {
         var request = request
-        if let identity = request.callerIdentity {
-            request.sourceApplication = sourceApplication(uniqueName: identity.uniqueName, pid: identity.pid)
-        }
+        request.sourceApplication = caller(of: request)
         let id = nextRequestID
         let maxQueued = policy.maxQueuedPerApp
         var effects: [DispatcherEffect] = []
@@ -160,6 +158,24 @@ struct DispatcherState: Sendable {
     }
 
     // MARK: Queries
+
+    /// The bundle id the request comes from, as the app will be told and its caller rules see it:
+    /// derived from `callerIdentity` when the adapter passed one, "" for a relayed request.
+    func caller(of request: OpenRequest) -> String {
+        if request.options.relayed { return "" }
+        guard let identity = request.callerIdentity else { return request.sourceApplication }
+        return sourceApplication(uniqueName: identity.uniqueName, pid: identity.pid)
+    }
+
+    /// nil when the caller of `request` may reach `descriptor` (its `CallerPolicy`), else the
+    /// refusal. Checked before the request is queued, so a refused caller wakes nothing.
+    func callerRefusal(_ request: OpenRequest, to descriptor: AppDescriptor) -> CourierError? {
+        let policy = descriptor.callers
+        guard !policy.admitsAnyone else { return nil }
+        let door: CallerPolicy.Door = request.facts.droppedFile ? .drop : .url(scheme: String(request.url.prefix { $0 != ":" }).lowercased())
+        let caller = CallerPolicy.Caller(sourceApplication: caller(of: request), uniqueName: request.callerIdentity?.uniqueName ?? request.caller, pid: request.callerIdentity?.pid)
+        return policy.refusal(of: caller, at: door, app: descriptor.bundleID)
+    }
 
     /// The bundle id of the app behind a caller, from what the broker itself knows: the unique name
     /// that checked in, or a pid Courier launched. "" when the caller is not a known app.

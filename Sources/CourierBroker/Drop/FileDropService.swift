@@ -124,9 +124,20 @@ public struct FileDropService: Sendable {
         }
     }
 
+    /// Refuses the drop when an app it would reach does not admit the caller
+    /// (`CourierAllowedDropCallers`): before any byte is written, and for a dry run too.
+    public func checkCallers(_ request: Request, routes: [Route], in registry: Registry) throws(CourierError) {
+        let caller = CallerPolicy.Caller(sourceApplication: request.sourceApplication, uniqueName: request.caller)
+        for bundleID in Set(routes.map(\.bundleID)).sorted() where !bundleID.isEmpty {
+            guard let app = registry.application(bundleIdentifier: bundleID) else { continue }
+            if let refusal = CallerPolicy(app).refusal(of: caller, at: .drop, app: bundleID) { throw refusal }
+        }
+    }
+
     /// Places the files and has the apps open them.
     /// - Throws: `CourierError`: `NoHandler` (no app for some file's type — every such file is
-    ///   named —, or an unknown app), the Inbox's refusals (`NotPermitted`, `InvalidFile`,
+    ///   named —, or an unknown app), `NotPermitted` when an app's `CourierAllowedDropCallers`
+    ///   refuses the caller (nothing written, nothing launched), the Inbox's refusals (`NotPermitted`, `InvalidFile`,
     ///   `LimitsExceeded`, `NoSpace`, …, nothing written), or the delivery's (`LaunchFailed`,
     ///   `Declined` when an app answered NO for a file, …; the files stay in the Inbox, and the
     ///   message says where).
@@ -139,6 +150,7 @@ public struct FileDropService: Sendable {
             let list = homeless.map { "\($0.name.debugDescription) (file \($0.index + 1), \($0.identification))" }.joined(separator: "; ")
             throw CourierError(.noHandler, "no app declares a document type for \(list); nothing was sent — name an app with --to, or register one that declares the type")
         }
+        try checkCallers(request, routes: routes, in: registry)
         for bundleID in Set(routes.map(\.bundleID)).sorted() {
             if let refusal = receiverCheck(bundleID) { throw refusal }
         }

@@ -15,6 +15,10 @@ public struct ManifestParser: Sendable {
     public static let dbusActivatableKey = "CourierDBusActivatable"
     /// false: the idle-timeout and memory-pressure policies never terminate the app (docs/lifecycle.md).
     public static let terminatesWhenIdleKey = "CourierTerminatesWhenIdle"
+    /// Inside a `CFBundleURLTypes` entry: who may open URLs of its schemes (``CallerRule``).
+    public static let allowedCallersKey = "CourierAllowedCallers"
+    /// Top level: who may drop files on the app (``CallerRule``).
+    public static let allowedDropCallersKey = "CourierAllowedDropCallers"
 
     /// Checks `CourierURLFormat`; returns a message when the value is not a valid format.
     /// Installed by the module that knows the format type (kept a closure so this module does not
@@ -68,6 +72,7 @@ public struct ManifestParser: Sendable {
                 context.warning(.wrongType, Self.terminatesWhenIdleKey, "\(Self.terminatesWhenIdleKey) is a \(value.typeName), expected a Boolean (<false/> to keep the app running when idle); it is ignored")
             }
         }
+        manifest.dropCallers = parseDropCallers(plist, &context)
         if let format = plist[Self.urlFormatKey] {
             if let problem = urlFormatValidator?(format) {
                 let key = problem.keyPath.isEmpty ? Self.urlFormatKey : Self.urlFormatKey + "." + problem.keyPath
@@ -75,6 +80,11 @@ public struct ManifestParser: Sendable {
             } else {
                 manifest.urlFormat = format
             }
+        }
+        // A caller rule that cannot be read refuses the manifest: guessing would either open the
+        // app to every caller or cut its callers off (CallerRule.parse).
+        if context.diagnostics.contains(where: { $0.code == .invalidCallerRule && $0.severity == .error }) {
+            return Result(manifest: nil, diagnostics: context.diagnostics)
         }
         return Result(manifest: manifest, diagnostics: context.diagnostics)
     }
@@ -132,6 +142,10 @@ public struct ManifestParser: Sendable {
             type.name = context.string(dict["CFBundleURLName"], key: path + ".CFBundleURLName")
             type.role = context.enumValue(dict["CFBundleTypeRole"], key: path + ".CFBundleTypeRole", default: .editor)
             type.rank = context.enumValue(dict["LSHandlerRank"], key: path + ".LSHandlerRank", default: .default)
+            type.allowedCallers = parseCallerRule(dict[Self.allowedCallersKey], key: "\(path).\(Self.allowedCallersKey)", &context)
+            if dict[Self.allowedDropCallersKey] != nil {
+                context.error(.invalidCallerRule, "\(path).\(Self.allowedDropCallersKey)", "\(Self.allowedDropCallersKey) is a top-level key (who may drop files on the app); inside a URL type write \(Self.allowedCallersKey) (who may open its schemes) — the app is not registered")
+            }
             let schemesKey = path + ".CFBundleURLSchemes"
             guard let schemesValue = dict["CFBundleURLSchemes"] else {
                 context.warning(.invalidValue, schemesKey, "this URL type has no CFBundleURLSchemes; add an array of scheme names, or remove the entry")
@@ -200,6 +214,9 @@ public struct ManifestParser: Sendable {
                 let also = hasLegacyKeys ? ", and its \(LegacyDocumentTypes.extensionsKey) / \(LegacyDocumentTypes.mimeTypesKey) / \(LegacyDocumentTypes.osTypesKey) name no usable extension, MIME type or file type" : ""
                 context.warning(.invalidValue, hasLegacyKeys ? path : typesKey, "this document type declares no usable LSItemContentTypes\(also); add uniform type identifiers such as public.plain-text — the entry is ignored")
                 continue
+            }
+            for key in [Self.allowedCallersKey, Self.allowedDropCallersKey] where dict[key] != nil {
+                context.error(.invalidCallerRule, "\(path).\(key)", "who may drop files is one rule for the whole app: move it to the top level as \(Self.allowedDropCallersKey) — the app is not registered")
             }
             let name = context.string(dict["CFBundleTypeName"], key: path + ".CFBundleTypeName") ?? contentTypes[0]
             let role: HandlerRole = context.enumValue(dict["CFBundleTypeRole"], key: path + ".CFBundleTypeRole", default: .viewer)
@@ -355,6 +372,45 @@ public struct ManifestParser: Sendable {
             if let scheme = checkedScheme(s, key: "\(key)[\(i)]", &context), !out.contains(scheme) { out.append(scheme) }
         }
         return out
+    }
+
+    /// `CourierAllowedCallers` of one URL type (`value` nil: anyone).
+    private func parseCallerRule(_ value: PropertyListValue?, key: String, _ context: inout Context) -> CallerRule {
+        guard let value else { return .anyone }
+        var strings: [(index: Int?, value: String)] = []
+        switch value {
+        case .string(let s):
+            strings = [(nil, s)]
+        case .array(let items):
+            for (i, item) in items.enumerated() {
+                guard case .string(let s) = item else {
+                    context.error(.invalidCallerRule, "\(key)[\(i)]", "this element is a \(item.typeName), expected a string: a bundle id, \(CallerRule.courierAppsWord) or \(CallerRule.anyoneWord) — the app is not registered")
+                    continue
+                }
+                strings.append((i, s))
+            }
+            if strings.count < items.count { return .anyone }   // refused above
+        default:
+            context.error(.invalidCallerRule, key, "\(key.split(separator: ".").last ?? "") is a \(value.typeName), expected an array of strings (bundle ids, \(CallerRule.courierAppsWord) or \(CallerRule.anyoneWord)), e.g. <array><string>\(CallerRule.courierAppsWord)</string></array> — the app is not registered")
+            return .anyone
+        }
+        switch CallerRule.parse(strings, keyPath: key) {
+        case .success(let (rule, warnings)):
+            for warning in warnings { context.warning(.invalidCallerRule, warning.keyPath, warning.message) }
+            return rule
+        case .failure(let refused):
+            for problem in refused.problems { context.error(.invalidCallerRule, problem.keyPath, problem.message + " — the app is not registered") }
+            return .anyone
+        }
+    }
+
+    /// `CourierAllowedDropCallers` (top level); a `CourierAllowedCallers` at the top level is a
+    /// misplaced per-scheme rule, refused rather than ignored (ignoring it would admit anyone).
+    private func parseDropCallers(_ plist: [String: PropertyListValue], _ context: inout Context) -> CallerRule {
+        if plist[Self.allowedCallersKey] != nil {
+            context.error(.invalidCallerRule, Self.allowedCallersKey, "\(Self.allowedCallersKey) belongs inside each CFBundleURLTypes entry (who may open those schemes); for who may drop files write \(Self.allowedDropCallersKey) here — the app is not registered")
+        }
+        return parseCallerRule(plist[Self.allowedDropCallersKey], key: Self.allowedDropCallersKey, &context)
     }
 
     private func parseDBusActivatable(_ value: PropertyListValue?, hasLaunchCommand: Bool, _ context: inout Context) -> Bool {

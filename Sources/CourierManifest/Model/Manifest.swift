@@ -30,6 +30,9 @@ public struct Manifest: Sendable, Hashable {
     /// `CourierTerminatesWhenIdle`: false keeps the app running when idle (the idle-timeout and
     /// memory-pressure policies skip it), like an iOS background mode.
     public var terminatesWhenIdle = true
+    /// `CourierAllowedDropCallers`: who may drop files on this app (`DropFiles`, `OpenFiles`,
+    /// `courier drop`, `courier open FILE`); default anyone. See ``CallerRule``.
+    public var dropCallers = CallerRule.anyone
     /// The absolute path of the file this manifest was read from (empty when built in memory).
     public var path: String
 
@@ -68,6 +71,12 @@ public struct Manifest: Sendable, Hashable {
             if best == nil || type.rank > best!.rank { best = type }
         }
         return best
+    }
+
+    /// Who may open URLs of `scheme` (lowercased) in this app: the `CourierAllowedCallers` of the
+    /// entry that claims it (a scheme is claimed by one entry: a repeat is dropped), else anyone.
+    public func callers(forScheme scheme: String) -> CallerRule {
+        urlTypes.first { $0.schemes.contains(scheme) }?.allowedCallers ?? .anyone
     }
 
     /// The manifest with schemes lowercased (the parser already does this; manifests built in

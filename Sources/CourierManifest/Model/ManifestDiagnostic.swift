@@ -39,6 +39,9 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         public static let missingFolder = Code(rawValue: "missing-folder")
         /// Document types inferred from the legacy `CFBundleTypeExtensions` / `CFBundleTypeMIMETypes`.
         public static let inferredDocumentType = Code(rawValue: "inferred-document-type")
+        /// A `CourierAllowedCallers` / `CourierAllowedDropCallers` that cannot be read as a rule
+        /// (an error: guessing would open the app to everyone or cut its callers off).
+        public static let invalidCallerRule = Code(rawValue: "invalid-caller-rule")
         /// An identifier read without the white space around it.
         public static let trimmedWhitespace = Code(rawValue: "trimmed-whitespace")
     }

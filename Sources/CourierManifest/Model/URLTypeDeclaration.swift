@@ -9,11 +9,14 @@ public struct URLTypeDeclaration: Sendable, Hashable {
     public var role: HandlerRole
     /// `LSHandlerRank`, `Default` when absent.
     public var rank: HandlerRank
+    /// `CourierAllowedCallers`: who may open URLs of these schemes (default: anyone).
+    public var allowedCallers: CallerRule
 
-    public init(name: String? = nil, schemes: [String], role: HandlerRole = .editor, rank: HandlerRank = .default) {
+    public init(name: String? = nil, schemes: [String], role: HandlerRole = .editor, rank: HandlerRank = .default, allowedCallers: CallerRule = .anyone) {
         self.name = name
         self.schemes = schemes
         self.role = role
         self.rank = rank
+        self.allowedCallers = allowedCallers
     }
 }

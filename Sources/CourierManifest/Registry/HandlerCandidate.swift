@@ -28,6 +28,9 @@ public struct HandlerCandidate: Sendable, Hashable {
     public var distance: Int
     /// Why this candidate won or lost, for people: "chosen: the user's default".
     public var explanation: String
+    /// Who this app accepts as a caller for the scheme (`CourierAllowedCallers`) or for files
+    /// (`CourierAllowedDropCallers`); the broker refuses the others before launching it.
+    public var callers: CallerRule = .anyone
 
     /// Whether Courier may choose it.
     public var isEligible: Bool { status == .chosen || status == .alternative }

@@ -17,12 +17,14 @@ public struct HandlerResolution: Sendable, Hashable {
     /// Eligible bundle identifiers in decision order (what `HandlersForURL` and the dump list).
     public var bundleIdentifiers: [String] { candidates.filter(\.isEligible).map(\.bundleIdentifier) }
 
-    /// One line per candidate, for `courier handlers --explain`.
+    /// Two lines per candidate, for `courier handlers --explain`: where it stands and why, then who
+    /// it accepts as a caller (its caller rule, and the key that declares it).
     public var explanationText: String {
         if let problem { return problem }
         if candidates.isEmpty { return "no app claims \(key)" }
         return candidates.enumerated().map { i, c in
-            "\(i + 1). \(c.bundleIdentifier) — \(c.explanation)"
+            let declared = c.callers.keyPath.isEmpty ? "no caller rule" : c.callers.keyPath
+            return "\(i + 1). \(c.bundleIdentifier) — \(c.explanation)\n   callers: \(c.callers) (\(declared))"
         }.joined(separator: "\n")
     }
 }

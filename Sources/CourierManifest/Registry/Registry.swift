@@ -87,7 +87,8 @@ public struct Registry: Sendable {
             if reserved && userDefault != id { status = .reserved }
             entries.append(Entry(
                 id: id, rank: urlType.rank, role: urlType.role, isDefault: userDefault == id,
-                claim: claimOrder.position(of: id, for: key), matched: nil, distance: 0, status: status))
+                claim: claimOrder.position(of: id, for: key), matched: nil, distance: 0, status: status,
+                callers: app.callers(forScheme: scheme)))
         }
         return resolve(key: key, entries: entries)
     }
@@ -112,7 +113,7 @@ public struct Registry: Sendable {
                     let entry = Entry(
                         id: id, rank: doc.rank, role: doc.role, isDefault: userDefault == id,
                         claim: claimOrder.position(of: id, for: .type(supertype)), matched: supertype,
-                        distance: distance, status: doc.rank == .none ? .rankNone : .alternative)
+                        distance: distance, status: doc.rank == .none ? .rankNone : .alternative, callers: app.dropCallers)
                     if let old = best[id] {
                         if entry.rank > old.rank || (entry.rank == old.rank && entry.distance < old.distance) { best[id] = entry }
                     } else {
@@ -152,6 +153,7 @@ public struct Registry: Sendable {
         var matched: String?
         var distance: Int
         var status: HandlerCandidate.Status
+        var callers: CallerRule
     }
 
     private func resolve(key: HandlerKey, entries: [Entry]) -> HandlerResolution {
@@ -183,7 +185,8 @@ public struct Registry: Sendable {
     private func candidate(_ e: Entry, status: HandlerCandidate.Status, explanation: String) -> HandlerCandidate {
         HandlerCandidate(
             bundleIdentifier: e.id, status: status, rank: e.rank, role: e.role, isUserDefault: e.isDefault,
-            claimPosition: e.claim.map { $0 + 1 }, matchedType: e.matched, distance: e.distance, explanation: explanation)
+            claimPosition: e.claim.map { $0 + 1 }, matchedType: e.matched, distance: e.distance, explanation: explanation,
+            callers: e.callers)
     }
 
     /// The decision order: default, rank, specificity (types), first claim, then bundle id so

@@ -85,7 +85,9 @@ public struct RegistryDump: Sendable, Codable, Hashable {
             for type in app.urlTypes {
                 let name = type.name.map { " (\($0))" } ?? ""
                 out += "  schemes\(name): \(type.schemes.joined(separator: ", "))  rank \(type.rank.rawValue), role \(type.role.rawValue)\n"
+                if !type.allowedCallers.admitsAnyone { out += "    callers: \(type.allowedCallers) (\(ManifestParser.allowedCallersKey))\n" }
             }
+            if !app.dropCallers.admitsAnyone { out += "  drops from: \(app.dropCallers) (\(ManifestParser.allowedDropCallersKey))\n" }
             for doc in app.documentTypes {
                 out += "  document type \"\(doc.name)\": \(doc.contentTypes.joined(separator: ", "))  rank \(doc.rank.rawValue), role \(doc.role.rawValue)\n"
             }
