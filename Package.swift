@@ -7,6 +7,19 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// How a Courier app is linked to start like a native tool (docs/PERFORMANCE.md, "Cold open"): the
+/// Swift runtime, Foundation and the rest of the toolchain's libraries linked into the executable
+/// (`-static-stdlib`), so the dynamic loader maps and relocates no libswiftCore/libFoundation/ICU at
+/// every launch. The todolist example and courier-bench's start-up app use it; so can any app.
+/// SwiftPM compiles the modules against the shared Foundation, whose objects name only
+/// libFoundation for the linker: the static archives it needs besides are named here. lld links
+/// (gold warns at every link that the static Foundation refers to glibc's `mktemp`).
+let nativeToolLinking: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib", "-use-ld=lld"]),
+    .linkedLibrary("FoundationEssentials"), .linkedLibrary("FoundationInternationalization"), .linkedLibrary("CoreFoundation"),
+    .linkedLibrary("_FoundationICU"), .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"),
+]
+
 let package = Package(
     name: "Courier",
     products: [
@@ -132,10 +145,15 @@ let package = Package(
             dependencies: [
                 "Courier", "CourierURL", "TodoListKit", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: nativeToolLinking
         ),
         // Plain C libdbus echo service and client: the baseline of `courier-bench dbus-echo`.
         .target(name: "CDBusEcho", dependencies: ["CDBus"]),
+        // `courier-bench startup`: an app's start-up (connect, own the name, CheckIn) through the
+        // Courier library (linked like todolist) and in bare C libdbus, each exiting once checked in.
+        .executableTarget(name: "courier-bench-app", dependencies: ["Courier"], linkerSettings: nativeToolLinking),
+        .executableTarget(name: "courier-bench-capp", dependencies: ["CDBus"]),
         // Release-built benchmark harness: `swift run -c release courier-bench`.
         .executableTarget(
             name: "courier-bench",

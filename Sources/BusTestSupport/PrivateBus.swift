@@ -6,7 +6,9 @@ import Glibc
 #endif
 
 /// A private `dbus-daemon` for tests: its own config file and socket in a fresh temporary
-/// directory, nothing shared with the machine's buses.
+/// directory, nothing shared with the machine's buses. Its message size limits are the session
+/// bus's (session.conf: 1 GB), not dbus-daemon's built-in 32 MiB, so large payloads meet the same
+/// bus as on a desktop.
 ///
 /// ```swift
 /// try await withPrivateBus { bus in
@@ -54,6 +56,9 @@ public final class PrivateBus: Sendable {
                 <allow own="*"/>
               </policy>
               <limit name="reply_timeout">300000</limit>
+              <limit name="max_incoming_bytes">1000000000</limit>
+              <limit name="max_outgoing_bytes">1000000000</limit>
+              <limit name="max_message_size">1000000000</limit>
             </busconfig>
 
             """

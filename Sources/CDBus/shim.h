@@ -22,6 +22,7 @@ static inline unsigned int cdbus_watch_writable(void) { return DBUS_WATCH_WRITAB
 static inline unsigned int cdbus_watch_error(void) { return DBUS_WATCH_ERROR; }
 static inline unsigned int cdbus_watch_hangup(void) { return DBUS_WATCH_HANGUP; }
 static inline int cdbus_maximum_signature_length(void) { return DBUS_MAXIMUM_SIGNATURE_LENGTH; }
+static inline int cdbus_maximum_array_length(void) { return DBUS_MAXIMUM_ARRAY_LENGTH; }
 
 /* DBusBasicValue accessors: dbus_bool_t is 32 bits, never a Swift Bool. */
 static inline DBusBasicValue cdbus_basic_zero(void) { DBusBasicValue v; memset(&v, 0, sizeof v); return v; }

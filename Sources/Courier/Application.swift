@@ -119,7 +119,12 @@ public final class Application: Sendable {
         }
         let brokerName = CourierBus.brokerName
         do {
-            let changes = try await connection.nameOwnerChanges(for: brokerName)
+            // The match for the broker's NameOwnerChanged and the RequestName go out together: two
+            // bus round trips in the time of one, on the start-up's critical path (a cold open).
+            async let subscription = connection.nameOwnerChanges(for: brokerName)
+            async let request = connection.requestName(busName, flags: [.doNotQueue])
+            let changes = try await subscription
+            let reply = try await request
             let watcher = Task { [self] in
                 for await change in changes {
                     let checkInAgain = state.withLock { state -> Bool in
@@ -132,9 +137,6 @@ public final class Application: Sendable {
                 }
             }
             state.withLock { $0.watcher = watcher }
-            let owner = try await connection.nameOwner(of: brokerName)
-            state.withLock { $0.brokerOwner = owner }
-            let reply = try await connection.requestName(busName, flags: [.doNotQueue])
             guard reply.isOwner else {
                 var pid: UInt32?
                 if let holder = (try? await connection.nameOwner(of: busName)) ?? nil {
@@ -145,7 +147,10 @@ public final class Application: Sendable {
         } catch {
             throw CourierError(wrapping: error)
         }
-        let options = ApplicationLaunchOptions(dictionary: try await broker.checkIn(bundleID: bundleID))
+        // The broker's unique name comes with its answer: the first OpenURL needs no GetNameOwner.
+        let (dictionary, brokerOwner) = try await broker.checkInAnswer(bundleID: bundleID)
+        state.withLock { if $0.brokerOwner == nil { $0.brokerOwner = brokerOwner } }
+        let options = ApplicationLaunchOptions(dictionary: dictionary)
         var accepted = delegate.willFinishLaunching(self, options: options)
         if accepted, let archive = options.restorationArchive { await restore(archive) }
         accepted = accepted && delegate.didFinishLaunching(self, options: options)

@@ -23,6 +23,7 @@ public struct BrokerClient: Sendable {
 
     /// Opens `url` in the app that owns it, launching it if needed.
     public func open(_ url: String, options: OpenOptions = .init()) async throws(CourierError) -> OpenResult {
+        try Self.checkAnnotationSize(options)
         let timeout = (options.timeout ?? .seconds(25)) + .seconds(15)   // the broker may have to launch first
         let values = try await call("OpenURL", [.string(url), .vardict(options.dictionary)], timeout: timeout)
         guard values.count == 3, let handled = values[0].boolValue, let bundleID = values[1].stringValue else {
@@ -33,10 +34,19 @@ public struct BrokerClient: Sendable {
 
     /// Sends `url` without waiting for the answer (`courier open --no-wait`).
     public func openWithoutReply(_ url: String, options: OpenOptions = .init()) throws(CourierError) {
+        try Self.checkAnnotationSize(options)
         do {
             try connection.callNoReply(CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "OpenURL", [.string(url), .vardict(options.dictionary)])
         } catch {
             throw CourierError(wrapping: error)
+        }
+    }
+
+    /// `LimitsExceeded` at once for an annotation the broker would refuse anyway
+    /// (`CourierLimits.maximumAnnotationBytes`): not sent, not copied again.
+    private static func checkAnnotationSize(_ options: OpenOptions) throws(CourierError) {
+        if let size = options.annotation?.dbusValue.byteCount, size > CourierLimits.maximumAnnotationBytes {
+            throw CourierError(.limitsExceeded, CourierLimits.annotationTooLarge(size))
         }
     }
 
@@ -55,8 +65,18 @@ public struct BrokerClient: Sendable {
 
     /// Called by an app when it is ready; returns its launch options.
     package func checkIn(bundleID: String) async throws(CourierError) -> [String: DBusValue] {
-        let values = try await call("CheckIn", [.string(bundleID)])
-        return values.first?.vardictValue ?? [:]
+        try await checkInAnswer(bundleID: bundleID).options
+    }
+
+    /// `checkIn`, with the unique name of the broker that answered (the bus sets a reply's sender).
+    func checkInAnswer(bundleID: String) async throws(CourierError) -> (options: [String: DBusValue], broker: BusName?) {
+        do {
+            let reply = try await connection.callMessage(
+                CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "CheckIn", [.string(bundleID)])
+            return (reply.body.first?.vardictValue ?? [:], reply.sender)
+        } catch {
+            throw CourierError(wrapping: error)
+        }
     }
 
     /// Registers the manifest at `path` (a file the broker can read); returns its bundle id.

@@ -52,8 +52,7 @@ extension DBusConnection {
             throw DBusError.failed("unexpected GetConnectionCredentials reply for \(name)")
         }
         var label: String?
-        if case .array(.byte, let bytes)? = dict["LinuxSecurityLabel"] {
-            var raw = bytes.compactMap { if case .byte(let b) = $0 { b } else { nil } }
+        if var raw = dict["LinuxSecurityLabel"]?.bytesValue {
             if raw.last == 0 { raw.removeLast() }
             label = String(decoding: raw, as: UTF8.self)
         }

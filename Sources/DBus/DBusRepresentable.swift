@@ -145,9 +145,17 @@ extension DBusValue: DBusRepresentable {
 }
 extension Array: DBusRepresentable where Element: DBusRepresentable {
     public static var dbusType: DBusType { .array(Element.dbusType) }
-    public var dbusValue: DBusValue { .array(Element.dbusType, map(\.dbusValue)) }
+    /// `[UInt8]` is `.bytes` (`ay` copied whole), every other array an `.array` of its elements.
+    public var dbusValue: DBusValue {
+        if let bytes = self as? [UInt8] { return .bytes(bytes) }
+        return .array(Element.dbusType, map(\.dbusValue))
+    }
     public init(dbusValue v: DBusValue) throws(DBusError) {
-        guard case .array(let t, let elements) = v, t == Element.dbusType else { throw .typeMismatch(Self.self, v) }
+        if case .bytes(let bytes) = v, let same = bytes as? Self {
+            self = same
+            return
+        }
+        guard v.type == Self.dbusType, let elements = v.arrayValue else { throw .typeMismatch(Self.self, v) }
         var out: [Element] = []
         out.reserveCapacity(elements.count)
         for e in elements { out.append(try Element(dbusValue: e)) }

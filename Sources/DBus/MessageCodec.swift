@@ -10,6 +10,8 @@ enum MessageCodec {
     static let maxArrayDepth = 32
     static let maxStructDepth = 32
     static let maxTotalDepth = 64
+    /// The most bytes one array may hold on the wire (64 MiB): libdbus aborts on a longer one.
+    static let maxArrayBytes = Int(cdbus_maximum_array_length())
 
     // MARK: Validation
 
@@ -35,58 +37,87 @@ enum MessageCodec {
 
     /// The per-value checks of `validate`, for values whose signature is known to be valid.
     static func validateContents(_ values: [DBusValue]) throws(DBusValidationError) {
-        for v in values { try validate(v, arrays: 0, structs: 0, total: 0) }
+        for v in values { _ = try validate(v, arrays: 0, structs: 0, total: 0) }
     }
 
-    private static func validate(_ v: DBusValue, arrays: Int, structs: Int, total: Int) throws(DBusValidationError) {
+    /// Checks `v` and returns an upper bound of its size on the wire (alignment padding counted at
+    /// its most), so that no array — a dictionary's included — goes out holding more than D-Bus's
+    /// 64 MiB: the bus would take such a message for a corrupt one and drop the sender's connection.
+    private static func validate(_ v: DBusValue, arrays: Int, structs: Int, total: Int) throws(DBusValidationError) -> Int {
         if arrays > maxArrayDepth || structs > maxStructDepth || total > maxTotalDepth {
             throw DBusValidationError(kind: "value", input: v.type.signature, reason: "nests containers deeper than D-Bus allows")
         }
         switch v {
+        case .byte: return 1
+        case .int16, .uint16: return 2
+        case .boolean, .int32, .uint32: return 4
+        case .int64, .uint64, .double: return 8
         case .string(let s):
             try NameValidation.string(s)
+            return s.utf8.count + 8   // length, NUL, padding
+        case .objectPath(let p): return p.rawValue.utf8.count + 8
+        case .signature(let g): return g.rawValue.utf8.count + 2
         case .unixFD(let fd):
             if fd.rawValue == nil {
                 throw DBusValidationError(kind: "unix fd", input: "\(fd)", reason: "was already taken or closed")
             }
+            return 4
         case .variant(let inner):
             let t = inner.type
             if t.signature.utf8.count > 255 {
                 throw DBusValidationError(kind: "variant", input: t.signature, reason: "contents signature longer than 255 bytes")
             }
-            try validate(inner, arrays: 0, structs: 0, total: total + 1)
+            return try validate(inner, arrays: 0, structs: 0, total: total + 1) + t.signature.utf8.count + 9
+        case .bytes(let bytes):
+            try validateArrayLength(bytes.count, of: .byte)
+            return bytes.count + 8
         case .array(let et, let elements):
             if case .dictionary = et {} else if et.signature.utf8.count > 254 {
                 throw DBusValidationError(kind: "array", input: et.signature, reason: "element signature too long")
             }
+            var content = 0
             for e in elements {
                 if e.type != et {
                     throw DBusValidationError(
                         kind: "array", input: "a" + et.signature,
                         reason: "element of type '\(e.type.signature)' in an array of '\(et.signature)'")
                 }
-                try validate(e, arrays: arrays + 1, structs: structs, total: total + 1)
+                content += try validate(e, arrays: arrays + 1, structs: structs, total: total + 1)
             }
+            try validateArrayLength(content, of: et)
+            return content + 8
         case .dictionary(let kt, let vt, let entries):
             if !kt.isBasic {
                 throw DBusValidationError(kind: "dictionary", input: "a{\(kt.signature)\(vt.signature)}", reason: "keys must be a basic type")
             }
+            var content = 0
             for e in entries {
                 if e.key.type != kt || e.value.type != vt {
                     throw DBusValidationError(
                         kind: "dictionary", input: "a{\(kt.signature)\(vt.signature)}",
                         reason: "entry of type {\(e.key.type.signature)\(e.value.type.signature)}")
                 }
-                try validate(e.key, arrays: arrays + 1, structs: structs + 1, total: total + 2)
-                try validate(e.value, arrays: arrays + 1, structs: structs + 1, total: total + 2)
+                content += try validate(e.key, arrays: arrays + 1, structs: structs + 1, total: total + 2) + 7
+                content += try validate(e.value, arrays: arrays + 1, structs: structs + 1, total: total + 2)
             }
+            try validateArrayLength(content, of: .dictionary(key: kt, value: vt))
+            return content + 8
         case .structure(let fields):
             if fields.isEmpty {
                 throw DBusValidationError(kind: "structure", input: "()", reason: "a structure needs at least one field")
             }
-            for f in fields { try validate(f, arrays: arrays, structs: structs + 1, total: total + 1) }
-        default:
-            break
+            var size = 7
+            for f in fields { size += try validate(f, arrays: arrays, structs: structs + 1, total: total + 1) }
+            return size
+        }
+    }
+
+    /// An array's contents (`bytes`: exactly; others: at most) against D-Bus's 64 MiB per array.
+    private static func validateArrayLength(_ bytes: Int, of element: DBusType) throws(DBusValidationError) {
+        if bytes > maxArrayBytes {
+            throw DBusValidationError(
+                kind: "array", input: "a" + element.signature,
+                reason: "holds \(bytes) bytes; a D-Bus array holds at most \(maxArrayBytes) (64 MiB): send large data as a file descriptor")
         }
     }
 
@@ -155,6 +186,10 @@ enum MessageCodec {
             return ok
         case .variant(let inner):
             return container(iter, "v", inner.type.signature) { append(inner, $0) }
+        case .bytes(let bytes):
+            return appendBytes(bytes, iter)
+        case .array(.byte, let elements):
+            return appendBytes(elements.map { if case .byte(let b) = $0 { b } else { 0 } }, iter)
         case .array(let et, let elements):
             return container(iter, "a", et.signature) { sub in
                 for e in elements where !append(e, sub) { return false }
@@ -172,6 +207,18 @@ enum MessageCodec {
             return container(iter, "r", nil) { sub in
                 for f in fields where !append(f, sub) { return false }
                 return true
+            }
+        }
+    }
+
+    /// `ay` with one `dbus_message_iter_append_fixed_array`: one copy into the message, not one
+    /// libdbus call per byte. (`validate` has checked the length against `maxArrayBytes`.)
+    private static func appendBytes(_ bytes: [UInt8], _ iter: UnsafeMutablePointer<DBusMessageIter>) -> Bool {
+        container(iter, "a", "y") { sub in
+            guard !bytes.isEmpty else { return true }
+            return bytes.withUnsafeBufferPointer { buffer in
+                var start: UnsafePointer<UInt8>? = buffer.baseAddress
+                return dbus_message_iter_append_fixed_array(sub, Int32(UInt8(ascii: "y")), &start, Int32(buffer.count)) != 0
             }
         }
     }
@@ -269,9 +316,13 @@ enum MessageCodec {
             }
             return .structure(fields)
         case UInt8(ascii: "a"):
-            guard let type = currentType(iter) else { return nil }
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(iter, &sub)
+            if dbus_message_iter_get_element_type(iter) == Int32(UInt8(ascii: "y")) {
+                // One copy out of the message (`readBytes`), not a libdbus call per byte.
+                return .bytes(readBytes(&sub))
+            }
+            guard let type = currentType(iter) else { return nil }
             switch type {
             case .dictionary(let kt, let vt):
                 var entries: [DBusDictEntry] = []
@@ -298,6 +349,15 @@ enum MessageCodec {
         default:
             return nil
         }
+    }
+
+    /// The bytes of the `ay` whose contents `sub` iterates, borrowed from the message and copied once.
+    private static func readBytes(_ sub: UnsafeMutablePointer<DBusMessageIter>) -> [UInt8] {
+        var start: UnsafeRawPointer?
+        var count: Int32 = 0
+        dbus_message_iter_get_fixed_array(sub, &start, &count)
+        guard let start, count > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: start, count: Int(count)))
     }
 
     /// Decodes header and body of a received message.

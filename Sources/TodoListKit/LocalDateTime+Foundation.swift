@@ -34,8 +34,9 @@ extension LocalDateTime {
 }
 
 extension TodoURL.Due {
-    /// The due time as local wall-clock time, with `.now` resolved at `now`.
-    public func localDateTime(now: Date = Date(), timeZone: TimeZone = .current) -> LocalDateTime {
+    /// The due time as local wall-clock time, with `.now` resolved at `now` in `timeZone` (through
+    /// Foundation's calendar; `localDateTime()` reads the current local time without it).
+    public func localDateTime(now: Date, timeZone: TimeZone = .current) -> LocalDateTime {
         switch self {
         case .now: LocalDateTime(now, timeZone: timeZone)
         case .at(let date): date

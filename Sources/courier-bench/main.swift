@@ -9,5 +9,7 @@ case "broker": try await BrokerBenchmark.run(arguments: Array(arguments.dropFirs
 case "load": try LoadBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "lifecycle": try await LifecycleBenchmark.run(arguments: Array(arguments.dropFirst()))
 case "nearby": try await NearbyBenchmark.run(arguments: Array(arguments.dropFirst()))
-default: print("usage: courier-bench drop|url|dbus-echo|registry|broker|load|lifecycle|nearby [options]")
+case "payload": try await PayloadBenchmark.run(arguments: Array(arguments.dropFirst()))
+case "startup": try await StartupBenchmark.run(arguments: Array(arguments.dropFirst()))
+default: print("usage: courier-bench drop|url|dbus-echo|registry|broker|load|lifecycle|nearby|payload|startup [options]")
 }

@@ -39,6 +39,7 @@ enum JSONValue: Encodable, Equatable {
         case .objectPath(let v): self = .string(v.rawValue)
         case .signature(let v): self = .string(v.rawValue)
         case .array(_, let values): self = .array(values.map(JSONValue.init))
+        case .bytes(let bytes): self = .array(bytes.map { .int(Int64($0)) })
         case .dictionary(_, _, let entries):
             var object: [String: JSONValue] = [:]
             for entry in entries { object[entry.key.unwrapped.stringValue ?? entry.key.description] = JSONValue(entry.value) }

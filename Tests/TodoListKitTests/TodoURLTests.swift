@@ -23,6 +23,16 @@ struct TodoURLTests {
         #expect(TodoURL.Due.now.localDateTime(now: now, timeZone: utc) == (try date(2008, 6, 23, 13, 0)))
     }
 
+    /// The app's clock (`localtime_r`, no ICU) says what Foundation's calendar says for now here.
+    @Test func nowWithoutFoundationIsFoundationsLocalTime() {
+        let before = TodoURL.Due.now.localDateTime(now: Date())
+        let now = TodoURL.Due.now.localDateTime()
+        let after = TodoURL.Due.now.localDateTime(now: Date())
+        #expect(now == before || now == after, "\(now) is neither \(before) nor \(after)")
+        let fixed = try? date(2008, 6, 23, 13, 0)
+        #expect(fixed.map { TodoURL.Due.at($0).localDateTime() } == fixed)
+    }
+
     @Test(arguments: [
         ("200002291200", true),  // 2000: divisible by 400, leap
         ("190002291200", false),  // 1900: century, not leap

@@ -30,6 +30,10 @@ struct RequestOptions: Sendable {
         progressToken = try Self.value(String.self, "progress-token", in: options).flatMap { $0.isEmpty ? nil : $0 }
         wait = try Self.value(Bool.self, "wait", in: options)
         caller.annotation = options["annotation"]?.unwrapped
+        // Refused as soon as the call is decoded, before anything is queued, launched or copied again.
+        if let size = caller.annotation?.byteCount, size > CourierLimits.maximumAnnotationBytes {
+            throw CourierError(.limitsExceeded, CourierLimits.annotationTooLarge(size))
+        }
         caller.background = try Self.value(Bool.self, "background", in: options) ?? false
         let startupID = try Self.value(String.self, "desktop-startup-id", in: options)
         caller.activationToken = try Self.value(String.self, "activation-token", in: options) ?? startupID
