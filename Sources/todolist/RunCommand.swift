@@ -17,6 +17,11 @@ struct RunCommand: AsyncParsableCommand {
     var bundleID: String?
 
     func run() async throws {
+        if await !Self.serve(bundleID: bundleID) { throw ExitCode(1) }
+    }
+
+    /// The app: serves until the bus goes away; false (after one line on stderr) when it cannot start.
+    static func serve(bundleID: String?) async -> Bool {
         // A closed stdout (bus activation, a detached broker) must not kill the app mid-request.
         signal(SIGPIPE, SIG_IGN)
         let id = bundleID ?? ProcessInfo.processInfo.environment["COURIER_BUNDLE_ID"] ?? TodoListCommand.bundleID
@@ -24,9 +29,10 @@ struct RunCommand: AsyncParsableCommand {
         let delegate = TodoAppDelegate(store: TodoStore(documents: documents))
         do {
             try await Application(bundleID: id, version: TodoListCommand.version, delegate: delegate).run()
+            return true
         } catch {
             FileHandle.standardError.write(Data("todolist: \(error.message)\n".utf8))
-            throw ExitCode(1)
+            return false
         }
     }
 }

@@ -2,7 +2,6 @@ import ArgumentParser
 
 /// The guide's todolist example app: `todolist` run by the broker receives `todolist://` URLs;
 /// run from a shell it lists or decodes.
-@main
 struct TodoListCommand: AsyncParsableCommand {
     /// The bundle id of the example (Schemes/com.acme.todolist.plist).
     static let bundleID = "com.acme.todolist"
