@@ -79,9 +79,14 @@ public struct BrokerClient: Sendable {
         }
     }
 
-    /// Registers the manifest at `path` (a file the broker can read); returns its bundle id.
-    public func registerManifest(atPath path: String) async throws(CourierError) -> String {
-        let values = try await call("RegisterManifest", [.string(path)])
+    /// Registers the manifest at `path` (a file the broker can read); returns its bundle id. With
+    /// `replace`, the caller confirms that it may take over a running app (its bundle id pointed at
+    /// another executable, or a scheme it handles): without it the broker refuses such a change
+    /// with `NotPermitted` (`RegisterManifestWithOptions`).
+    public func registerManifest(atPath path: String, replace: Bool = false) async throws(CourierError) -> String {
+        let values = replace
+            ? try await call("RegisterManifestWithOptions", [.string(path), .vardict(["replace": .boolean(true)])])
+            : try await call("RegisterManifest", [.string(path)])
         return values.first?.stringValue ?? ""
     }
 

@@ -43,7 +43,16 @@ public struct BrokerRegistry: Sendable {
             return ManifestDiagnostic(file: app["path"]?.stringValue ?? id, keyPath: "CFBundleIdentifier",
                                       message: "\(id)\(squat); stop that process", severity: .warning, code: .init(rawValue: "name-squatted"))
         }
-        return (registry, stored.diagnostics + squats)
+        // Manifest files the broker holds back (they would take over a running app).
+        let held = zip(status["held-change-files"]?.stringArrayValue ?? [], status["held-change-messages"]?.stringArrayValue ?? []).map {
+            ManifestDiagnostic(file: $0, keyPath: "CFBundleIdentifier", message: $1, severity: .warning, code: .heldRegistryChange)
+        }
+        return (registry, stored.diagnostics + squats + held)
+    }
+
+    /// The broker's last registry changes, each with who made it (`GetStatus` `registry-changes`).
+    public func recentChanges() async throws(CourierError) -> [String] {
+        try await client.status()["registry-changes"]?.stringArrayValue ?? []
     }
 
     /// " — squatted by pid N (EXE)" when an impostor holds the app's bus name (`ListApplications`).

@@ -20,10 +20,12 @@ struct DumpCommand: AsyncParsableCommand {
 
     func run() async throws {
         let dump: RegistryDump
+        var changes: [String] = []
         if manifests.folders.isEmpty, let broker = await BrokerRegistry.running(command: "dump") {
             do {
                 let (registry, stateDiagnostics) = try await broker.registry()
                 dump = RegistryDump(registry: registry, extraDiagnostics: stateDiagnostics)
+                changes = try await broker.recentChanges()
             } catch {
                 reportRegistryError("courier dump: \(error.message)")
                 throw CourierExitCode(error).exitCode
@@ -32,5 +34,10 @@ struct DumpCommand: AsyncParsableCommand {
             dump = manifests.service().dump()
         }
         print(json ? dump.json() : dump.description, terminator: json ? "\n" : "")
+        // Who changed the registry (the running broker's record): text form only.
+        if !json, !changes.isEmpty {
+            print("\nrecent registry changes (the broker's log)")
+            for change in changes { print("  \(change)") }
+        }
     }
 }

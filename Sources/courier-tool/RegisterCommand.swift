@@ -19,7 +19,8 @@ struct RegisterCommand: AsyncParsableCommand {
             $XDG_DATA_HOME/courier/manifests) so that it survives restarts, records the absolute path, so \
             the broker runs what you meant whatever its own PATH. When a broker runs, it loads the copy at once, else the next broker picks it up. Exit status: 0 registered; \
             65 refused (the manifest has errors, or the app would be unusable: no URL scheme and no \
-            document type, or no or a broken launch command; with --strict, any warning); 66 MANIFEST cannot \
+            document type, or no or a broken launch command; with --strict, any warning); 7 not permitted \
+            (it would take over a running app: quit it first, or confirm with --replace); 66 MANIFEST cannot \
             be read; 73 the copy cannot be written; 8 the broker is not reachable; 9 any other error.
             """
     )
@@ -29,6 +30,9 @@ struct RegisterCommand: AsyncParsableCommand {
 
     @Flag(help: "Refuse the manifest when it has any warning (a dropped scheme, a launch command not found, …).")
     var strict = false
+
+    @Flag(help: "Confirm that the manifest may take over a running app: point its bundle id at another executable, or take a scheme it handles (that app is asked to quit). Without it such a change is refused.")
+    var replace = false
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -54,7 +58,7 @@ struct RegisterCommand: AsyncParsableCommand {
             return
         }
         do {
-            let bundleID = try await client.registerManifest(atPath: copy.destination.path)
+            let bundleID = try await client.registerManifest(atPath: copy.destination.path, replace: replace)
             print("registered \(bundleID) from \(loaded.path)\(launch)")
         } catch {
             copy.rollBack()

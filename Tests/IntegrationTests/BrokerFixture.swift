@@ -17,6 +17,8 @@ final class BrokerFixture: @unchecked Sendable {
     let dataHome: URL
     let launcher: CountingLauncher
     let service: BrokerService
+    /// The broker's registry (tests that watch the manifests folder start it).
+    let catalog: ManifestCatalog
     let client: BrokerClient
     let environment: [String: String]
 
@@ -37,7 +39,7 @@ final class BrokerFixture: @unchecked Sendable {
         launcher = CountingLauncher(ProcessLauncher(environment: brokerEnvironment, busAddress: bus.address))
         var logger = Logger(label: "courierd.tests")
         logger.logLevel = .error
-        let catalog = ManifestCatalog(folders: [manifests.path], defaultLaunchTimeout: launchTimeout, logger: logger)
+        catalog = ManifestCatalog(folders: [manifests.path], defaultLaunchTimeout: launchTimeout, logger: logger)
         service = BrokerService(
             connection: try bus.connect(), catalog: catalog, busAddress: bus.address, launcher: launcher,
             configuration: .init(

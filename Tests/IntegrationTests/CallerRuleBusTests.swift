@@ -57,7 +57,7 @@ struct CallerRuleBusTests {
     }
 
     static func launched(_ fixture: BrokerFixture, _ bundleID: String) async throws -> Bool {
-        try await fixture.client.processes().contains { $0["bundle-id"]?.stringValue == bundleID && $0["state"]?.stringValue != "not running" }
+        try await fixture.client.processes().contains { $0["bundle-id"]?.stringValue == bundleID && $0["state"]?.stringValue != "not-running" }
     }
 
     @Test func aCallerTheSchemesRuleDoesNotListIsRefusedAndTheAppNeverWakes() async throws {

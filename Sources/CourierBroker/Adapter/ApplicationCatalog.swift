@@ -1,15 +1,20 @@
 public import CourierNames
+public import CourierManifest
 
 /// The registry as the D-Bus adapter needs it: routing (`HandlerResolver`) plus the management
 /// methods of `Broker1`. `ManifestCatalog` implements it over `CourierManifest.Registry`.
 public protocol ApplicationCatalog: HandlerResolver {
     /// The apps that can open `url`, the chosen one first; throws `InvalidURL`.
     func handlers(forURL url: String) throws(CourierError) -> [String]
-    /// Loads and registers the manifest file at `path` and returns its bundle id; throws
-    /// `InvalidManifest` with its diagnostics.
-    func register(manifestAt path: String) async throws(CourierError) -> String
+    /// Loads and registers the manifest file at `path` if `authority` allows it (`NotPermitted`
+    /// otherwise, nothing changed), and returns its bundle id and the takeovers `replace` confirmed;
+    /// throws `InvalidManifest` with its diagnostics. `origin` is logged and announced.
+    func register(manifestAt path: String, authority: RegistryAuthority, origin: RegistryChangeOrigin) async throws(CourierError) -> (bundleID: String, takeovers: [RegistryTakeover])
     /// Removes an app; throws `NoHandler` when it is not registered.
-    func unregister(bundleID: String) async throws(CourierError) -> CatalogChange
+    func unregister(bundleID: String, origin: RegistryChangeOrigin) async throws(CourierError) -> CatalogChange
+    /// From now on, reloads of the manifest folders hold back changes that would take over one of
+    /// the apps `running()` returns (`RegistryAuthority.heldReloads`).
+    func holdTakeovers(of running: @escaping @Sendable () -> Set<String>)
     /// Every change from now on (registrations, unregistrations, reloads): the `RegistryChanged` signal.
     func changes() async -> AsyncStream<CatalogChange>
     /// Every registered app, sorted by bundle id.
@@ -23,6 +28,8 @@ public protocol ApplicationCatalog: HandlerResolver {
 extension ApplicationCatalog {
     /// A catalog without user defaults has nothing to re-read.
     public func reloadDefaults() -> CatalogChange { CatalogChange() }
+    /// A catalog without watched folders has no reload to guard.
+    public func holdTakeovers(of running: @escaping @Sendable () -> Set<String>) {}
 }
 
 /// What a registry operation changed (the payload of the `RegistryChanged` signal).
@@ -30,14 +37,20 @@ public struct CatalogChange: Sendable, Hashable {
     public var added: [String]
     public var removed: [String]
     public var updated: [String]
+    /// Who made it, when known (a D-Bus caller's credentials, or a manifests folder).
+    public var origin: RegistryChangeOrigin?
+    /// Changes read from the folders that were held back (bundle id → why).
+    public var held: [String: String]
 
-    public init(added: [String] = [], removed: [String] = [], updated: [String] = []) {
+    public init(added: [String] = [], removed: [String] = [], updated: [String] = [], origin: RegistryChangeOrigin? = nil, held: [String: String] = [:]) {
         self.added = added
         self.removed = removed
         self.updated = updated
+        self.origin = origin
+        self.held = held
     }
 
-    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && updated.isEmpty }
+    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && updated.isEmpty && held.isEmpty }
 }
 
 /// One row of `ListApplications`.

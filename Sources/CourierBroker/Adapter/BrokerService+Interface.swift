@@ -1,4 +1,5 @@
 import CourierNames
+import CourierManifest
 import DBus
 import Foundation
 
@@ -20,7 +21,8 @@ extension BrokerService {
                 canOpenURLMethod(),
                 handlersForURLMethod(),
                 checkInMethod(),
-                registerManifestMethod(),
+                registerManifestMethod(),  // BrokerService+Registry.swift
+                registerManifestWithOptionsMethod(),
                 unregisterMethod(),
                 reloadDefaultsMethod(),
                 listApplicationsMethod(),
@@ -31,7 +33,7 @@ extension BrokerService {
                 terminateMethod(),
             ],
             signals: [
-                DBusSignal("RegistryChanged", arguments: "asasas", argumentNames: ["added", "removed", "updated"]),
+                Self.registryChangedSignal,
                 Self.dropProgressSignal,
                 Self.stateChangedSignal,
             ]
@@ -180,30 +182,6 @@ extension BrokerService {
         }
     }
 
-    /// `RegisterManifest (s path) → (s bundle_id)`.
-    func registerManifestMethod() -> DBusMethod {
-        DBusMethod("RegisterManifest", arguments: "s", results: "s", argumentNames: ["path"], resultNames: ["bundle_id"]) { [self] call in
-            let path = try call.arguments.decode(String.self, at: 0)
-            do {
-                return [.string(try await catalog.register(manifestAt: path))]
-            } catch {
-                throw Self.dbusError(error)
-            }
-        }
-    }
-
-    /// `Unregister (s bundle_id) → ()`.
-    func unregisterMethod() -> DBusMethod {
-        DBusMethod("Unregister", arguments: "s", argumentNames: ["bundle_id"]) { [self] call in
-            do {
-                _ = try await catalog.unregister(bundleID: call.arguments.decode(String.self, at: 0))
-                return []
-            } catch {
-                throw Self.dbusError(error)
-            }
-        }
-    }
-
     /// `ReloadDefaults () → (as updated)`: re-read the user's defaults (`defaults.json` in the
     /// broker's state folder) and route by them at once; `courier default` calls it after saving.
     /// It changes nothing a caller could not change by writing that file, so it needs no
@@ -248,11 +226,15 @@ extension BrokerService {
         }
     }
 
-    /// `GetStatus () → (a{sv})`: pid, started-by, manifest-paths, applications, running.
+    /// `GetStatus () → (a{sv})`: pid, started-by, manifest-paths, applications, running, and
+    /// registry-changes (the last changes, each with who made it: BrokerService+Registry.swift),
+    /// held-change-files and held-change-messages (manifest files held back because they would take
+    /// over a running app, and why).
     func getStatusMethod() -> DBusMethod {
         DBusMethod("GetStatus", results: "a{sv}", resultNames: ["status"]) { [self] _ in
             let statuses = dispatcher.statuses()
             let running = statuses.filter { if case .notRunning = $0.state { false } else { true } }.map(\.bundleID)
+            let held = ((catalog as? ManifestCatalog)?.service.diagnostics ?? []).filter { $0.code == .heldRegistryChange }
             return [.vardict([
                 "pid": .uint32(UInt32(ProcessInfo.processInfo.processIdentifier)),
                 "started-by": .string(startedBy),
@@ -260,6 +242,9 @@ extension BrokerService {
                 "applications": .uint32(UInt32(catalog.applications().count)),
                 "running": .strings(running),
                 "unique-name": .string(connection.uniqueName?.rawValue ?? ""),
+                "registry-changes": .strings(changeLog.withLock { $0 }),
+                "held-change-files": .strings(held.map(\.file)),
+                "held-change-messages": .strings(held.map(\.message)),
             ])]
         }
     }

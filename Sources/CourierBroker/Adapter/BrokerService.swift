@@ -42,6 +42,8 @@ public final class BrokerService: Sendable {
     /// Requests in flight per caller (`--max-requests-per-sender`): BrokerService+SenderQuota.swift.
     let senderQuota: Mutex<SenderQuota>
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    /// The last registry changes, each with who made it (BrokerService+Registry.swift).
+    let changeLog = Mutex<[String]>([])
 
     struct IntakeItem: Sendable {
         let sender: String
@@ -122,12 +124,11 @@ public final class BrokerService: Sendable {
         let consumer = Task(executorPreference: connection.executor) { [self] in await runIntake() }
         let registryChanges = await catalog.changes()
         let announcer = Task { [self] in
-            for await change in registryChanges {
-                logger.info("registry changed: added \(change.added), removed \(change.removed), updated \(change.updated)")
-                emitRegistryChanged(change)
-            }
+            for await change in registryChanges { emitRegistryChanged(change) }
         }
         tasks.withLock { $0 += [watcher, consumer, announcer] }
+        // A manifest file that would take over a running app waits (RegistryAuthority).
+        catalog.holdTakeovers { [weak self] in self?.runningApps() ?? [] }
         dispatcher.startTerminationPolicies()
         await adoptRunningApps()   // before the name: no request can arrive first
         let reply = try await connection.requestName(BrokerNames.busName, flags: [.doNotQueue])
@@ -208,19 +209,5 @@ public final class BrokerService: Sendable {
     /// dispatcher derives the source application from `callerIdentity`).
     static func request(url: String, options: RequestOptions, sender: String) -> OpenRequest {
         OpenRequest(url: url, bundleID: options.bundleID, caller: sender, options: options.caller)
-    }
-
-    /// Emits `RegistryChanged(as added, as removed, as updated)`.
-    func emitRegistryChanged(_ change: CatalogChange) {
-        guard !change.isEmpty else { return }
-        registryObserver?()
-        do {
-            try connection.emitSignal(
-                path: BrokerNames.objectPath, interface: BrokerNames.interface, member: "RegistryChanged",
-                [.strings(change.added), .strings(change.removed), .strings(change.updated)]
-            )
-        } catch {
-            logger.warning("cannot emit RegistryChanged: \(error)")
-        }
     }
 }

@@ -103,22 +103,36 @@ public final class ManifestCatalog: ApplicationCatalog {
         return service.snapshot.handlers(forScheme: reference.scheme ?? "").bundleIdentifiers
     }
 
-    public func register(manifestAt path: String) async throws(CourierError) -> String {
+    public func register(manifestAt path: String, authority: RegistryAuthority, origin: RegistryChangeOrigin) async throws(CourierError) -> (bundleID: String, takeovers: [RegistryTakeover]) {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        var takeovers: [RegistryTakeover] = []
         do {
-            try service.register(manifestAt: absolute, replacing: true)
-            return service.snapshot.application(atPath: absolute)?.bundleIdentifier ?? ""
+            try service.register(manifestAt: absolute, replacing: true, origin: origin) { current, proposed throws(RegistryError) in
+                let review = authority.review(registering: current, as: proposed)
+                if let refusal = review.refusal { throw RegistryError(.notPermitted, refusal) }
+                takeovers = review.takeovers
+            }
+            return (service.snapshot.application(atPath: absolute)?.bundleIdentifier ?? "", takeovers)
+        } catch where error.code == .notPermitted {
+            logger.notice("registration of \(absolute) refused (\(origin)): \(error.message)")
+            throw CourierError(.notPermitted, error.message)
         } catch {
             let problems = error.diagnostics.map(\.description).joined(separator: "; ")
             throw CourierError(.invalidManifest, problems.isEmpty ? error.message : "\(error.message): \(problems)")
         }
     }
 
-    public func unregister(bundleID: String) async throws(CourierError) -> CatalogChange {
+    public func unregister(bundleID: String, origin: RegistryChangeOrigin) async throws(CourierError) -> CatalogChange {
         do {
-            return CatalogChange(try service.unregister(bundleIdentifier: bundleID))
+            return CatalogChange(try service.unregister(bundleIdentifier: bundleID, origin: origin))
         } catch {
             throw CourierError(.noHandler, error.message)
+        }
+    }
+
+    public func holdTakeovers(of running: @escaping @Sendable () -> Set<String>) {
+        service.holdingReloads { current, proposed in
+            RegistryAuthority.heldReloads(current: current, proposed: proposed, running: running())
         }
     }
 
@@ -214,6 +228,6 @@ public final class ManifestCatalog: ApplicationCatalog {
 
 extension CatalogChange {
     init(_ change: RegistryChange) {
-        self.init(added: change.added, removed: change.removed, updated: change.updated)
+        self.init(added: change.added, removed: change.removed, updated: change.updated, origin: change.origin, held: change.held)
     }
 }

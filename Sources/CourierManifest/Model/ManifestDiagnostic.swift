@@ -42,6 +42,9 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// A `CourierAllowedCallers` / `CourierAllowedDropCallers` that cannot be read as a rule
         /// (an error: guessing would open the app to everyone or cut its callers off).
         public static let invalidCallerRule = Code(rawValue: "invalid-caller-rule")
+        /// A manifest in a watched folder that would take a running app's bundle id or scheme: held
+        /// back until the app no longer runs, or `courier register --replace` confirms it.
+        public static let heldRegistryChange = Code(rawValue: "held-registry-change")
         /// An identifier read without the white space around it.
         public static let trimmedWhitespace = Code(rawValue: "trimmed-whitespace")
     }

@@ -12,11 +12,16 @@ public struct RegistryChange: Sendable, Hashable {
     public var types: [String] = []
     /// The diagnostics produced by this change (new problems in the files that were read).
     public var diagnostics: [ManifestDiagnostic] = []
+    /// Who made the change, when it came through `RegistryService` with one.
+    public var origin: RegistryChangeOrigin?
+    /// Changes read from the manifest folders that were held back (why, per bundle id): a file that
+    /// would take a running app's bundle id or scheme (the broker's reload guard).
+    public var held: [String: String] = [:]
 
     public init() {}
 
     /// Nothing an observer would care about changed.
     public var isEmpty: Bool {
-        added.isEmpty && removed.isEmpty && updated.isEmpty && schemes.isEmpty && types.isEmpty && diagnostics.isEmpty
+        added.isEmpty && removed.isEmpty && updated.isEmpty && schemes.isEmpty && types.isEmpty && diagnostics.isEmpty && held.isEmpty
     }
 }

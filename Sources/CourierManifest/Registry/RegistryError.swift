@@ -15,6 +15,9 @@ public struct RegistryError: Error, Sendable, Hashable, CustomStringConvertible 
         /// The bundle identifier maps to the D-Bus name of another registered app (`BundleIdentifier`).
         public static let busNameCollision = Code(rawValue: "bus-name-collision")
         public static let stateNotWritable = Code(rawValue: "state-not-writable")
+        /// The caller may not make this change (an app registering another app, a takeover of a
+        /// running app without `replace`).
+        public static let notPermitted = Code(rawValue: "not-permitted")
     }
 
     public var code: Code

@@ -63,6 +63,8 @@ public final class RegistryService: Sendable {
         var subscribers: [UInt64: AsyncStream<RegistryChange>.Continuation] = [:]
         var nextSubscriber: UInt64 = 0
         var watcher: ManifestWatcher?
+        /// Decides which apps of a reload must keep their current registration (``holdingReloads(_:)``).
+        var reloadGuard: ReloadGuard?
         /// Problems reading or saving Courier's own state, kept for the dump.
         var stateDiagnostics: [ManifestDiagnostic] = []
     }
@@ -123,15 +125,35 @@ public final class RegistryService: Sendable {
 
     // MARK: - Changing
 
+    /// Given the registry now and the one a reload would make, the apps whose change must not take
+    /// effect yet, with the reason for each (bundle id → why). Called under the service's lock: it
+    /// must be quick and must not call back into the service.
+    public typealias ReloadGuard = @Sendable (_ current: Registry, _ proposed: Registry) -> [String: String]
+
+    /// Has every later reload hold back what `guard` names: such an app keeps its current
+    /// registration (or, new, stays out), with a `held-registry-change` diagnostic naming the file.
+    /// The broker holds back files that would take a running app's bundle id or scheme.
+    public func holdingReloads(_ guard: ReloadGuard?) {
+        state.withLock { $0.reloadGuard = `guard` }
+    }
+
     /// Re-reads every folder (and manifests registered by path). Broken files keep their app's last
-    /// good version.
+    /// good version; changes the reload guard names are held back.
     @discardableResult
     public func reload() -> RegistryChange {
         let extraPaths = state.withLock { $0.extraPaths }
         let loaded = configuration.loader.load(folders: configuration.folders, reportMissing: configuration.reportMissingFolders)
         let extra = configuration.loader.load(files: extraPaths)
         return state.withLock { state in
-            let (next, change) = Registry.build(files: loaded.files + extra, folderDiagnostics: loaded.diagnostics, previous: state.registry)
+            var files = loaded.files + extra
+            var (next, change) = Registry.build(files: files, folderDiagnostics: loaded.diagnostics, previous: state.registry)
+            let held = state.reloadGuard?(state.registry, next) ?? [:]
+            if !held.isEmpty {
+                files = Self.holding(held, in: files, current: state.registry)
+                (next, change) = Registry.build(files: files, folderDiagnostics: loaded.diagnostics, previous: state.registry)
+                change.held = held
+            }
+            change.origin = .manifestFolder
             state.registry = next
             Self.persistClaims(&state, folder: configuration.stateFolder)
             Self.publish(change, to: state)
@@ -139,17 +161,43 @@ public final class RegistryService: Sendable {
         }
     }
 
+    /// `files` with the apps in `held` as they are in `current`: a file declaring one of them keeps
+    /// the current version when it is the file that version came from, else it is left out; either
+    /// way it gets a diagnostic that says why and how to confirm.
+    private static func holding(_ held: [String: String], in files: [ManifestLoader.FileResult], current: Registry) -> [ManifestLoader.FileResult] {
+        files.map { file in
+            guard let id = file.manifest?.bundleIdentifier, let reason = held[id] else { return file }
+            var file = file
+            let kept = current.application(bundleIdentifier: id).flatMap { $0.path == file.path ? $0 : nil }
+            file.manifest = kept
+            let now = kept == nil ? "it is not registered" : "the registered version stays in effect"
+            file.diagnostics.append(ManifestDiagnostic(
+                file: file.path, keyPath: "CFBundleIdentifier",
+                message: "held back: \(reason); \(now) while that app runs — confirm with `courier register --replace \(file.path)`, or quit the app and save the file again",
+                severity: .warning, code: .heldRegistryChange))
+            return file
+        }
+    }
+
     /// Registers the manifest file at `path` (absolute or relative to the current folder). A file
     /// outside the manifest folders is remembered and re-read on reload.
+    ///
+    /// `vet` sees the registry now and as it would be, under the service's lock (so the file cannot
+    /// change in between), and may refuse; `origin` travels with the published change.
     @discardableResult
-    public func register(manifestAt path: String, replacing: Bool = false) throws(RegistryError) -> RegistryChange {
+    public func register(manifestAt path: String, replacing: Bool = false, origin: RegistryChangeOrigin? = nil,
+                         vet: (_ current: Registry, _ proposed: Registry) throws(RegistryError) -> Void = { _, _ in }) throws(RegistryError) -> RegistryChange {
         let result = configuration.loader.load(file: path)
         guard let manifest = result.manifest else {
             throw RegistryError(.invalidManifest, "\(result.path) was not registered: it has errors", diagnostics: result.diagnostics)
         }
         let inFolder = configuration.folders.contains { Paths.directory(of: result.path) == $0 || result.path == $0 }
         return try state.withLock { state throws(RegistryError) -> RegistryChange in
-            let change = try state.registry.register(manifest, diagnostics: result.diagnostics, replacing: replacing)
+            var proposed = state.registry
+            var change = try proposed.register(manifest, diagnostics: result.diagnostics, replacing: replacing)
+            try vet(state.registry, proposed)
+            change.origin = origin
+            state.registry = proposed
             if !inFolder && !state.extraPaths.contains(result.path) { state.extraPaths.append(result.path) }
             Self.persistClaims(&state, folder: configuration.stateFolder)
             Self.publish(change, to: state)
@@ -171,10 +219,11 @@ public final class RegistryService: Sendable {
     /// Unregisters an app. Its file stays where it is; a manifest in a watched folder comes back
     /// on the next reload unless the file is removed too.
     @discardableResult
-    public func unregister(bundleIdentifier: String) throws(RegistryError) -> RegistryChange {
+    public func unregister(bundleIdentifier: String, origin: RegistryChangeOrigin? = nil) throws(RegistryError) -> RegistryChange {
         try state.withLock { state throws(RegistryError) -> RegistryChange in
             let path = state.registry.application(bundleIdentifier: bundleIdentifier)?.path
-            let change = try state.registry.unregister(bundleIdentifier: bundleIdentifier)
+            var change = try state.registry.unregister(bundleIdentifier: bundleIdentifier)
+            change.origin = origin
             if let path { state.extraPaths.removeAll { $0 == path } }
             Self.persistClaims(&state, folder: configuration.stateFolder)
             Self.publish(change, to: state)

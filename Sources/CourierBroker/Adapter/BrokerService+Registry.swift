@@ -1,0 +1,144 @@
+import CourierManifest
+import CourierNames
+import DBus
+import Synchronization
+
+/// The registry members of `org.courier.Broker1` — `RegisterManifest`,
+/// `RegisterManifestWithOptions`, `Unregister`, the `RegistryChanged` signal — and who may use
+/// them (`RegistryAuthority`, docs/security.md).
+///
+/// Registration reaches the broker two ways, and both are guarded and recorded: a D-Bus call, whose
+/// caller the bus identifies (pid, uid, `/proc/PID/exe`, the Courier app it is), and a file written
+/// into a watched manifests folder, whose writer nobody knows (a change there that would take over
+/// a running app is held back). Every change is logged with its origin, announced by
+/// `RegistryChanged` (its `details`), and kept — the last `changeLogLimit` — for `GetStatus`
+/// `registry-changes`, which `courier dump` prints.
+extension BrokerService {
+    static let registryChangedSignal = DBusSignal("RegistryChanged", arguments: "asasasa{sv}", argumentNames: ["added", "removed", "updated", "details"])
+
+    /// How many registry changes `GetStatus` keeps.
+    static let changeLogLimit = 32
+
+    /// `RegisterManifest (s path) → (s bundle_id)`: `RegisterManifestWithOptions` without options.
+    func registerManifestMethod() -> DBusMethod {
+        DBusMethod("RegisterManifest", arguments: "s", results: "s", argumentNames: ["path"], resultNames: ["bundle_id"]) { [self] call in
+            try await register(call, path: call.arguments.decode(String.self, at: 0), replace: false, via: "RegisterManifest")
+        }
+    }
+
+    /// `RegisterManifestWithOptions (s path, a{sv} options) → (s bundle_id)`. Options: `replace` b —
+    /// the caller confirms that the manifest may take over a running app (its bundle id pointed at
+    /// another executable, or a scheme it handles); the apps it takes over from are asked to quit,
+    /// so the next request launches what the registry now says.
+    func registerManifestWithOptionsMethod() -> DBusMethod {
+        DBusMethod("RegisterManifestWithOptions", arguments: "sa{sv}", results: "s", argumentNames: ["path", "options"], resultNames: ["bundle_id"]) { [self] call in
+            let options = try call.arguments.decode([String: DBusValue].self, at: 1)
+            var replace = false
+            if let value = options["replace"]?.unwrapped {
+                guard case .boolean(let flag) = value else {
+                    throw CourierError(.invalidArguments, "the option 'replace' must be of D-Bus type 'b', not '\(value.type)'").dbusError
+                }
+                replace = flag
+            }
+            return try await register(call, path: call.arguments.decode(String.self, at: 0), replace: replace, via: "RegisterManifestWithOptions")
+        }
+    }
+
+    private func register(_ call: MethodCall, path: String, replace: Bool, via: String) async throws -> [DBusValue] {
+        let origin = await registryOrigin(of: call, via: via)
+        let authority = RegistryAuthority(running: runningApps(), callerApp: origin.application, replace: replace)
+        do {
+            let (bundleID, takeovers) = try await catalog.register(manifestAt: path, authority: authority, origin: origin)
+            for app in Set(takeovers.map(\.bundleID)).sorted() {
+                let why = takeovers.filter { $0.bundleID == app }.map(\.description).joined(separator: "; ")
+                logger.notice("registration of \(path) by \(origin) replaced a running app (confirmed): \(why)")
+                // Its verified instance was for the old registration: it quits, with notice.
+                try? dispatcher.terminate(bundleID: app, reason: "its registration was replaced (\(origin))")
+            }
+            return [.string(bundleID)]
+        } catch {
+            throw Self.dbusError(error)
+        }
+    }
+
+    /// `Unregister (s bundle_id) → ()`. A running app is asked to quit (its registration is gone).
+    func unregisterMethod() -> DBusMethod {
+        DBusMethod("Unregister", arguments: "s", argumentNames: ["bundle_id"]) { [self] call in
+            let bundleID = try call.arguments.decode(String.self, at: 0)
+            let origin = await registryOrigin(of: call, via: "Unregister")
+            if let refusal = RegistryAuthority(running: [], callerApp: origin.application).refusal(unregistering: bundleID) {
+                logger.notice("Unregister of \(bundleID) refused (\(origin)): \(refusal)")
+                throw CourierError(.notPermitted, refusal).dbusError
+            }
+            do {
+                _ = try await catalog.unregister(bundleID: bundleID, origin: origin)
+            } catch {
+                throw Self.dbusError(error)
+            }
+            if runningApps().contains(bundleID) {
+                try? dispatcher.terminate(bundleID: bundleID, reason: "unregistered (\(origin))")
+            }
+            return []
+        }
+    }
+
+    /// Who is calling, for the registry's authority and its log: credentials from the bus, the
+    /// executable from `/proc`, and the Courier app it is (or a process of).
+    func registryOrigin(of call: MethodCall, via: String) async -> RegistryChangeOrigin {
+        let sender = call.sender?.rawValue ?? ""
+        var origin = RegistryChangeOrigin(via: via, uniqueName: sender.isEmpty ? nil : sender)
+        if let name = call.sender, let credentials = try? await connection.credentials(of: name) {
+            origin.pid = credentials.processID.map { Int32(bitPattern: $0) }
+            origin.uid = credentials.userID
+        }
+        if let pid = origin.pid {
+            let path = ProcessIdentity.of(pid: pid).executablePath
+            if !path.isEmpty { origin.executable = path }
+        }
+        origin.application = await queryingApp(sender)?.bundleID
+        return origin
+    }
+
+    /// The apps that are running or launching: what a registration may not take over silently.
+    func runningApps() -> Set<String> {
+        Set(dispatcher.statuses().filter { if case .notRunning = $0.state { false } else { true } }.map(\.bundleID))
+    }
+
+    /// Logs and records `change`, then emits `RegistryChanged(as added, as removed, as updated,
+    /// a{sv} details)`; details: `via` s, and when known `pid` u, `uid` u, `executable` s,
+    /// `unique-name` s, `source-application` s; `held` as (held-back changes, one line each).
+    func emitRegistryChanged(_ change: CatalogChange) {
+        guard !change.isEmpty else { return }
+        let origin = change.origin.map(\.description) ?? "unknown origin"
+        var line = "registry changed by \(origin):"
+        for (what, ids) in [("added", change.added), ("removed", change.removed), ("updated", change.updated)] where !ids.isEmpty {
+            line += " \(what) \(ids.joined(separator: ", "));"
+        }
+        let held = change.held.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        if !held.isEmpty { line += " held back \(held.joined(separator: "; "));" }
+        line.removeLast()
+        (held.isEmpty ? logger.info("\(line)") : logger.notice("\(line)"))
+        changeLog.withLock { log in
+            log.append(line)
+            if log.count > Self.changeLogLimit { log.removeFirst(log.count - Self.changeLogLimit) }
+        }
+        registryObserver?()
+        var details: [String: DBusValue] = ["via": .string(change.origin?.via ?? "")]
+        if let origin = change.origin {
+            if let pid = origin.pid { details["pid"] = .uint32(UInt32(bitPattern: pid)) }
+            if let uid = origin.uid { details["uid"] = .uint32(uid) }
+            if let executable = origin.executable { details["executable"] = .string(executable) }
+            if let name = origin.uniqueName { details["unique-name"] = .string(name) }
+            if let app = origin.application { details["source-application"] = .string(app) }
+        }
+        if !held.isEmpty { details["held"] = .strings(held) }
+        do {
+            try connection.emitSignal(
+                path: BrokerNames.objectPath, interface: BrokerNames.interface, member: "RegistryChanged",
+                [.strings(change.added), .strings(change.removed), .strings(change.updated), .vardict(details)]
+            )
+        } catch {
+            logger.warning("cannot emit RegistryChanged: \(error)")
+        }
+    }
+}
