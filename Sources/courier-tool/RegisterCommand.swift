@@ -31,7 +31,7 @@ struct RegisterCommand: AsyncParsableCommand {
     @Flag(help: "Refuse the manifest when it has any warning (a dropped scheme, a launch command not found, …).")
     var strict = false
 
-    @Flag(help: "Confirm that the manifest may take over a running app: point its bundle id at another executable, or take a scheme it handles (that app is asked to quit). Without it such a change is refused.")
+    @Flag(help: "Confirm that the manifest may take over a running app: point its bundle id at another executable, or take a scheme it handles (a re-pointed app is asked to quit). Without it such a change is refused.")
     var replace = false
 
     func run() async throws {

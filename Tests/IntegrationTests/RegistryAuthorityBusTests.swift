@@ -93,13 +93,22 @@ struct RegistryAuthorityBusTests {
         let dump = try await fixture.run(Products.path("courier-tool"), ["dump"])
         #expect(dump.output.contains("recent registry changes"), "\(dump.output)")
         #expect(dump.output.contains("added com.evil.taker") && dump.output.contains("pid \(confirmed.pid)"), "\(dump.output)")
-        // The echo app it took the scheme from was asked to quit.
+        // echo: URLs now go to the taker; the echo app, which only lost a scheme, runs on.
+        #expect(try await fixture.client.handlers(for: "echo://x").first == "com.evil.taker")
+        #expect(try await Self.state(of: "com.acme.echo", in: fixture) != "not-running")
+        // Re-pointing todolist, confirmed: its running instance (the old executable) is asked to quit.
+        let repointed = try await Self.registrar(fixture, ["register", try Self.impostorTodolist(fixture), "replace"])
+        #expect(repointed.answer == "OK com.acme.todolist", "\(repointed)")
         var quit = false
         for _ in 0..<200 where !quit {
-            quit = try await fixture.client.processes().first { $0["bundle-id"]?.stringValue == "com.acme.echo" }?["state"]?.stringValue == "not-running"
+            quit = try await Self.state(of: "com.acme.todolist", in: fixture) == "not-running"
             if !quit { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(quit)
+    }
+
+    static func state(of bundleID: String, in fixture: BrokerFixture) async throws -> String? {
+        try await fixture.client.processes().first { $0["bundle-id"]?.stringValue == bundleID }?["state"]?.stringValue
     }
 
     @Test func aManifestWrittenIntoTheWatchedFolderIsHeldBackWhileTheAppRuns() async throws {

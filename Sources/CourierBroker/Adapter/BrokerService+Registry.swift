@@ -28,8 +28,8 @@ extension BrokerService {
 
     /// `RegisterManifestWithOptions (s path, a{sv} options) → (s bundle_id)`. Options: `replace` b —
     /// the caller confirms that the manifest may take over a running app (its bundle id pointed at
-    /// another executable, or a scheme it handles); the apps it takes over from are asked to quit,
-    /// so the next request launches what the registry now says.
+    /// another executable, or a scheme it handles); a re-pointed app is asked to quit, so the next
+    /// request launches the executable the registry now names.
     func registerManifestWithOptionsMethod() -> DBusMethod {
         DBusMethod("RegisterManifestWithOptions", arguments: "sa{sv}", results: "s", argumentNames: ["path", "options"], resultNames: ["bundle_id"]) { [self] call in
             let options = try call.arguments.decode([String: DBusValue].self, at: 1)
@@ -49,11 +49,13 @@ extension BrokerService {
         let authority = RegistryAuthority(running: runningApps(), callerApp: origin.application, replace: replace)
         do {
             let (bundleID, takeovers) = try await catalog.register(manifestAt: path, authority: authority, origin: origin)
-            for app in Set(takeovers.map(\.bundleID)).sorted() {
-                let why = takeovers.filter { $0.bundleID == app }.map(\.description).joined(separator: "; ")
-                logger.notice("registration of \(path) by \(origin) replaced a running app (confirmed): \(why)")
-                // Its verified instance was for the old registration: it quits, with notice.
-                try? dispatcher.terminate(bundleID: app, reason: "its registration was replaced (\(origin))")
+            for takeover in takeovers {
+                logger.notice("registration of \(path) by \(origin) took over a running app (confirmed): \(takeover)")
+                // A re-pointed app's running instance is the old executable: it quits, with notice,
+                // so the next request launches the new one. An app that only lost a scheme runs on.
+                if case .repointed = takeover.kind {
+                    try? dispatcher.terminate(bundleID: takeover.bundleID, reason: "its registration now launches another executable (\(origin))")
+                }
             }
             return [.string(bundleID)]
         } catch {

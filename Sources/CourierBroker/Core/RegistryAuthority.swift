@@ -40,7 +40,7 @@ public struct RegistryAuthority: Sendable {
         let takeovers = RegistryTakeover.find(current: current, proposed: proposed, running: running)
         guard takeovers.isEmpty || replace else {
             let apps = Set(takeovers.map(\.bundleID)).sorted().joined(separator: ", ")
-            return ("\(takeovers.map(\.description).joined(separator: "; ")). Nothing was changed: a registration does not take over a running app silently — quit \(apps) first (courier quit), or confirm with `courier register --replace MANIFEST` (RegisterManifestWithOptions, replace=true), which asks \(apps) to quit", takeovers)
+            return ("\(takeovers.map(\.description).joined(separator: "; ")). Nothing was changed: a registration does not take over a running app silently — quit \(apps) first (courier quit), or confirm with `courier register --replace MANIFEST` (RegisterManifestWithOptions, replace=true); a re-pointed app is then asked to quit", takeovers)
         }
         return (nil, takeovers)
     }
