@@ -150,14 +150,15 @@ let package = Package(
         ),
         // Plain C libdbus echo service and client: the baseline of `courier-bench dbus-echo`.
         .target(name: "CDBusEcho", dependencies: ["CDBus"]),
-        // `courier-bench startup`: an app's start-up (connect, own the name, CheckIn) through the
-        // Courier library (linked like todolist) and in bare C libdbus, each exiting once checked in.
+        // `courier-bench startup`'s app on the Courier library (linked like todolist), exiting once
+        // checked in; its bare C libdbus peer, Sources/courier-bench/CPeer, is compiled by the
+        // benchmark with `cc` (a C executable linked by the Swift driver loads the Swift runtime too).
         .executableTarget(name: "courier-bench-app", dependencies: ["Courier"], linkerSettings: nativeToolLinking),
-        .executableTarget(name: "courier-bench-capp", dependencies: ["CDBus"]),
         // Release-built benchmark harness: `swift run -c release courier-bench`.
         .executableTarget(
             name: "courier-bench",
-            dependencies: ["DBus", "CourierURL", "URIParserOracle", "CourierManifest", "CourierTypes", "Courier", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess"]
+            dependencies: ["DBus", "CourierURL", "URIParserOracle", "CourierManifest", "CourierTypes", "Courier", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess"],
+            exclude: ["CPeer"]
         ),
         // Load run (docs/broker.md, "Load and leaks"): driver, recorder app and load client in one executable.
         .executableTarget(name: "courier-test-app", dependencies: ["Courier", "DBus", "BusTestSupport", "CourierProcess"]),

@@ -34,8 +34,9 @@ enum BrokerBenchmark {
             try await warmAndThroughput(bus: bus, calls: options.calls)
             if options.only == "warm" { return }
         }
-        if options.only == nil {
+        if options.only == nil || options.only == "cold" {
             try await cold(bus: bus, bin: bin)
+            if options.only == "cold" { return }
         }
         try await wholeProcess(bus: bus, bin: bin, courier: options.courier)
         if options.only == nil {
@@ -44,7 +45,8 @@ enum BrokerBenchmark {
     }
 
     /// `--courier PATH` (the binary section 4 times), `--only process` (section 4 alone), `--only warm`
-    /// (sections 1 and 2, to attach `perf` to) and `--calls N` (section 1's timed calls, 3000).
+    /// (sections 1 and 2, to attach `perf` to), `--only cold` (section 3) and `--calls N` (section 1's
+    /// timed calls, 3000).
     struct Options {
         var courier: String?
         var only: String?
@@ -58,15 +60,15 @@ enum BrokerBenchmark {
                     guard let path = rest.popFirst() else { throw BenchUsageError("--courier needs the path of a courier executable") }
                     courier = URL(fileURLWithPath: path).path
                 case "--only":
-                    guard let section = rest.popFirst(), ["process", "warm"].contains(section) else {
-                        throw BenchUsageError("--only takes 'process' (section 4: courier open as a whole process) or 'warm' (sections 1 and 2)")
+                    guard let section = rest.popFirst(), ["process", "warm", "cold"].contains(section) else {
+                        throw BenchUsageError("--only takes 'process' (section 4: courier open as a whole process), 'warm' (sections 1 and 2) or 'cold' (section 3: cold OpenURL of todolist)")
                     }
                     only = section
                 case "--calls":
                     guard let count = rest.popFirst().flatMap({ Int($0) }), count > 0 else { throw BenchUsageError("--calls needs a positive number of timed warm OpenURLs") }
                     calls = count
                 default:
-                    throw BenchUsageError("unknown option '\(argument)'; courier-bench broker [--courier PATH] [--only process|warm] [--calls N]")
+                    throw BenchUsageError("unknown option '\(argument)'; courier-bench broker [--courier PATH] [--only process|warm|cold] [--calls N]")
                 }
             }
         }

@@ -15,7 +15,8 @@ import Synchronization
 /// in it (the real broker's side of a cold open is `courier-bench broker`, section 3). Each app
 /// also reports its CPU time (user + system, from `wait4`), which a loaded machine does not skew.
 ///
-/// - `courier-bench-capp`: bare C libdbus (Hello, register the path, RequestName, CheckIn; exit).
+/// - bare C libdbus (Hello, register the path, RequestName, CheckIn; exit): CPeer/courier-bench-capp.c,
+///   compiled here with `cc -O2` against libdbus alone (Swift's driver would link the Swift runtime in).
 /// - `courier-bench-app`: `Application.start()` of the Courier library, then exit; linked like
 ///   the todolist example (`-static-stdlib`). Target: ≤ 1.5× the C app at p50.
 /// - `todolist run`: the example app, for reference (signalled once checked in).
@@ -32,8 +33,11 @@ enum StartupBenchmark {
     static func run(arguments: [String]) async throws {
         let rounds = try BrokerBenchmark.rounds(arguments, default: 40, usage: "courier-bench startup [--rounds N] (launches of each app, default 40)")
         let bin = URL(fileURLWithPath: BenchManifest.inProcessApp[0]).deletingLastPathComponent()
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let capp = try compileCPeer(into: bus.directory)
         let candidates = [
-            Candidate(label: "bare C libdbus (courier-bench-capp)", path: bin.appendingPathComponent("courier-bench-capp").path, arguments: [], bundleID: "org.courier.bench.capp", serves: false),
+            Candidate(label: "bare C libdbus (courier-bench-capp)", path: capp, arguments: [], bundleID: "org.courier.bench.capp", serves: false),
             Candidate(label: "Courier library (courier-bench-app)", path: bin.appendingPathComponent("courier-bench-app").path, arguments: [], bundleID: "org.courier.bench.app", serves: false),
             Candidate(label: "todolist example (todolist run)", path: bin.appendingPathComponent("todolist").path, arguments: ["run"], bundleID: "com.acme.todolist", serves: true),
         ]
@@ -41,8 +45,6 @@ enum StartupBenchmark {
             print("startup: skipped (\(candidate.path) not built; run `swift build -c release --product \(URL(fileURLWithPath: candidate.path).lastPathComponent)`)")
             return
         }
-        let bus = try PrivateBus()
-        defer { bus.stop() }
         // The stand-in broker: CheckIn(s) → a{sv}, noting when each bundle id checked in.
         let arrivals = Mutex<[String: ContinuousClock.Instant]>([:])
         let broker = try DBusConnection(address: bus.address)
@@ -103,6 +105,19 @@ enum StartupBenchmark {
         let (cCPU, swiftCPU, todoCPU) = (Stats(cpus[0]).p50, Stats(cpus[1]).p50, Stats(cpus[2]).p50)
         print("   ratio p50 Courier library / bare libdbus start-up = \(String(format: "%.2f", swift.seconds / c.seconds)) (target ≤ 1.5); CPU \(String(format: "%.2f", swiftCPU.seconds / cCPU.seconds))")
         print("   ratio p50 todolist / bare libdbus start-up = \(String(format: "%.2f", todo.seconds / c.seconds)); CPU \(String(format: "%.2f", todoCPU.seconds / cCPU.seconds)) (todolist's CPU includes its SIGTERM exit)")
+    }
+
+    /// Compiles the bare C app (next to this file in the source tree) with `cc`, against libdbus only.
+    static func compileCPeer(into folder: URL) throws -> String {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("CPeer/courier-bench-capp.c").path
+        let output = folder.appendingPathComponent("courier-bench-capp").path
+        guard FileManager.default.fileExists(atPath: source) else {
+            throw BenchmarkFailure("startup: \(source) is missing; run the benchmark from its source tree")
+        }
+        let command = "cc -O2 -o '\(output)' '\(source)' $(pkg-config --cflags --libs dbus-1)"
+        let (status, cpu) = reap(try Spawner.start(path: "/bin/sh", arguments: ["sh", "-c", command]).pid)
+        guard status.succeeded else { throw BenchmarkFailure("startup: \(command) failed (\(status), \(cpu))") }
+        return output
     }
 
     /// Reaps `pid`: its termination and the CPU time it used (user + system, `wait4`'s rusage).
