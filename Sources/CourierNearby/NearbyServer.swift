@@ -48,6 +48,14 @@ public final class NearbyServer: Sendable {
         self.onRegister = onRegister
     }
 
+    /// How many request parts (decrypted body chunks, up to a read's worth each) may wait between
+    /// the event loop and the task writing them to disk before the socket stops being read. NIO's
+    /// default (10 high, 2 low) makes a hand-off between the two threads every ~160 KiB; on a
+    /// loaded machine each costs a scheduler wake-up, and a 1 GiB upload ran at a sixth of
+    /// nginx's speed with the receiver idle most of the time (`courier-bench nearby`). 256 parts
+    /// bounds what is buffered to a few MiB (the receiver's RSS stays flat: the benchmark checks).
+    static let streaming = Connection.Configuration(backPressureStrategy: .init(lowWatermark: 64, highWatermark: 256))
+
     /// The port bound (useful with port 0).
     public var port: Int { channel.channel.localAddress?.port ?? options.port }
 
@@ -74,7 +82,7 @@ public final class NearbyServer: Sendable {
                         NIOSSLServerHandler(context: context) { _, promise in promise.succeed(.certificateVerified) }
                     })
                     try sync.configureHTTPServerPipeline(withErrorHandling: true)
-                    return (try Connection(wrappingChannelSynchronously: channel), facts)
+                    return (try Connection(wrappingChannelSynchronously: channel, configuration: Self.streaming), facts)
                 }
             }
         return NearbyServer(channel: channel, device: device, receiver: receiver, options: options, logger: logger, onRegister: onRegister)
