@@ -45,9 +45,13 @@ struct NearbySourceTests {
             .write(to: fixture.root.appendingPathComponent("manifests/\(Self.viewer).plist"))
         try await fixture.waitForBroker()
         // The manifest folder is watched; wait until the broker lists the new app.
-        for _ in 0..<250 where !((try? await fixture.client.listApplications()) ?? []).contains(where: { $0["bundle-id"]?.stringValue == Self.viewer }) {
-            try await Task.sleep(for: .milliseconds(20))
+        // (Bounded generously: under a full parallel machine the watcher's rescan can take seconds.)
+        var registered = false
+        for _ in 0..<1000 where !registered {
+            registered = ((try? await fixture.client.listApplications()) ?? []).contains(where: { $0["bundle-id"]?.stringValue == Self.viewer })
+            if !registered { try await Task.sleep(for: .milliseconds(20)) }
         }
+        try #require(registered, "the broker did not pick up \(Self.viewer)'s manifest from its watched folder")
         let (_, port) = try await fixture.startReceiver(["--to", Self.viewer, "--pin", "1234"])
         let file = try fixture.file("photo.raw", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0) }))
         let sent = try await fixture.nearby(["send", file, "--to-device", "127.0.0.1:\(port)", "--pin", "1234"])
