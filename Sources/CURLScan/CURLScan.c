@@ -19,6 +19,16 @@ typedef struct {
     uint32_t notScheme, upper, slash, colon, at;  // only for the head (the first 64 bytes)
 } Block;
 
+/// What a block of the head classifies besides the body masks: the scheme masks only in the first
+/// 32 bytes (a longer scheme takes the full parser), the authority's delimiters in all 64.
+enum { HEAD_NONE = 0, HEAD_ALL = 1, HEAD_DELIMITERS = 2 };
+
+/// Bytes 32…63 count as outside the scheme (and never uppercase), so a scheme ends by byte 32.
+static inline void end_scheme_at_32(CURLScanHead *h) {
+    h->notScheme |= 0xFFFFFFFF00000000ull;
+    h->upper &= 0xFFFFFFFFull;
+}
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
@@ -47,10 +57,14 @@ static inline Block classify(__m128i v, int head) {
     __m128i digit = between(v, '0', '9');
     b.hex = bits(_mm_or_si128(digit, between(folded, 'a', 'f')));
     if (head) {
-        __m128i scheme = _mm_or_si128(_mm_or_si128(digit, between(folded, 'a', 'z')),
-                                      _mm_or_si128(eq(v, '+'), between(v, '-', '.')));
-        b.notScheme = bits(scheme) ^ 0xFFFF;
-        b.upper = bits(between(v, 'A', 'Z'));
+        if (head == HEAD_ALL) {
+            __m128i scheme = _mm_or_si128(_mm_or_si128(digit, between(folded, 'a', 'z')),
+                                          _mm_or_si128(eq(v, '+'), between(v, '-', '.')));
+            b.notScheme = bits(scheme) ^ 0xFFFF;
+            b.upper = bits(between(v, 'A', 'Z'));
+        } else {
+            b.notScheme = b.upper = 0;
+        }
         b.slash = bits(eq(v, '/'));
         b.colon = bits(eq(v, ':'));
         b.at = bits(eq(v, '@'));
@@ -84,8 +98,8 @@ static inline Block classify_at(const uint8_t *p, int head) {
         if (c == '%') b.percent |= bit;
         if (digit || (f >= 'a' && f <= 'f')) b.hex |= bit;
         if (head) {
-            if (!(digit || (f >= 'a' && f <= 'z') || c == '+' || c == '-' || c == '.')) b.notScheme |= bit;
-            if (c >= 'A' && c <= 'Z') b.upper |= bit;
+            if (head == HEAD_ALL && !(digit || (f >= 'a' && f <= 'z') || c == '+' || c == '-' || c == '.')) b.notScheme |= bit;
+            if (head == HEAD_ALL && c >= 'A' && c <= 'Z') b.upper |= bit;
             if (c == '/') b.slash |= bit;
             if (c == ':') b.colon |= bit;
             if (c == '@') b.at |= bit;
@@ -146,7 +160,8 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
     } while (0)
     size_t b = 0;
     for (; b < headBlocks; b++) {  // the first 64 bytes: all masks
-        Block k = b < full ? classify_at(p + (b << 4), 1) : classify_tail(p, n, b << 4, 1);
+        int kind = b < 2 ? HEAD_ALL : HEAD_DELIMITERS;
+        Block k = b < full ? classify_at(p + (b << 4), kind) : classify_tail(p, n, b << 4, kind);
         add_head(&h, &k, b);
         CURLSCAN_STORE(b, k);
     }
@@ -168,6 +183,7 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
         question[b] = 0;
     }
     outside[n >> 4] |= le16(1u << (n & 15));  // the sentinel
+    end_scheme_at_32(&h);
     *head = h;
 }
 
@@ -200,10 +216,14 @@ CURLSCAN_AVX2 static inline Block classify32(__m256i v, int head) {
     __m256i digit = between32(v, '0', '9');
     b.hex = bits32(_mm256_or_si256(digit, between32(folded, 'a', 'f')));
     if (head) {
-        __m256i scheme = _mm256_or_si256(_mm256_or_si256(digit, between32(folded, 'a', 'z')),
-                                         _mm256_or_si256(eq32(v, '+'), between32(v, '-', '.')));
-        b.notScheme = ~bits32(scheme);
-        b.upper = bits32(between32(v, 'A', 'Z'));
+        if (head == HEAD_ALL) {
+            __m256i scheme = _mm256_or_si256(_mm256_or_si256(digit, between32(folded, 'a', 'z')),
+                                             _mm256_or_si256(eq32(v, '+'), between32(v, '-', '.')));
+            b.notScheme = ~bits32(scheme);
+            b.upper = bits32(between32(v, 'A', 'Z'));
+        } else {
+            b.notScheme = b.upper = 0;
+        }
         b.slash = bits32(eq32(v, '/'));
         b.colon = bits32(eq32(v, ':'));
         b.at = bits32(eq32(v, '@'));
@@ -257,7 +277,8 @@ CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *ou
     } while (0)
     size_t b = 0;
     for (; b < headBlocks; b++) {
-        Block k = b < full ? classify32_at(p + (b << 5), 1) : classify32_tail(p, n, b << 5, 1);
+        int kind = b == 0 ? HEAD_ALL : HEAD_DELIMITERS;
+        Block k = b < full ? classify32_at(p + (b << 5), kind) : classify32_tail(p, n, b << 5, kind);
         unsigned s = (unsigned)(b << 5);
         h.notScheme |= (uint64_t)k.notScheme << s;
         h.upper |= (uint64_t)k.upper << s;
@@ -285,6 +306,7 @@ CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *ou
         question[slot] = 0;
     }
     outside[n >> 4] |= (uint16_t)(1u << (n & 15));  // the sentinel
+    end_scheme_at_32(&h);
     *head = h;
 }
 #endif

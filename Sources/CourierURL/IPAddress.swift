@@ -1,21 +1,32 @@
 /// Strict RFC 3986 `IPv4address`: four dec-octets, no leading zeros.
 enum IPv4 {
+    /// One pass, at most three digit tests per octet: a `0` ends its octet (no leading zeros),
+    /// any other first digit takes up to two more.
     static func isAddress(_ p: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        guard end &- start >= 7, end &- start <= 15 else { return false }
         var i = start
-        var octets = 0
+        var octet = 0
         while true {
-            let octetStart = i
-            var value = 0
-            while i < end, CharacterClass.isDigit(p[i]), i - octetStart < 3 {
-                value = value * 10 + Int(p[i] &- UInt8(ascii: "0"))
-                i += 1
+            let first = p[i] &- UInt8(ascii: "0")
+            guard first < 10 else { return false }
+            i &+= 1
+            if first != 0 {
+                var value = Int(first)
+                if i < end, case let second = p[i] &- UInt8(ascii: "0"), second < 10 {
+                    value = value &* 10 &+ Int(second)
+                    i &+= 1
+                    if i < end, case let third = p[i] &- UInt8(ascii: "0"), third < 10 {
+                        value = value &* 10 &+ Int(third)
+                        i &+= 1
+                        if value > 255 { return false }
+                    }
+                }
             }
-            let digits = i - octetStart
-            if digits == 0 || value > 255 || (digits > 1 && p[octetStart] == UInt8(ascii: "0")) { return false }
-            octets += 1
-            if octets == 4 { return i == end }
-            if i >= end || p[i] != UInt8(ascii: ".") { return false }
-            i += 1
+            if octet == 3 { return i == end }
+            guard i < end, p[i] == UInt8(ascii: ".") else { return false }
+            i &+= 1
+            octet &+= 1
+            guard i < end else { return false }
         }
     }
 }

@@ -17,26 +17,27 @@ public struct URIRawComponents {
 
     @inlinable @inline(__always)
     func slice(_ start: Int32, _ end: Int32) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: bytes[Int(start)..<Int(end)])
+        // No range checks: the layout's offsets come from the parse of these bytes.
+        UnsafeBufferPointer(start: bytes.baseAddress?.advanced(by: Int(start)), count: Int(end &- start))
     }
 
-    @inlinable public var scheme: UnsafeBufferPointer<UInt8>? { layout.schemeEnd >= 0 ? slice(0, layout.schemeEnd) : nil }
-    @inlinable public var userinfo: UnsafeBufferPointer<UInt8>? {
+    @inlinable @inline(__always) public var scheme: UnsafeBufferPointer<UInt8>? { layout.schemeEnd >= 0 ? slice(0, layout.schemeEnd) : nil }
+    @inlinable @inline(__always) public var userinfo: UnsafeBufferPointer<UInt8>? {
         layout.userinfoEnd >= 0 ? slice(layout.authorityStart, layout.userinfoEnd) : nil
     }
-    @inlinable public var user: UnsafeBufferPointer<UInt8>? {
+    @inlinable @inline(__always) public var user: UnsafeBufferPointer<UInt8>? {
         guard layout.userinfoEnd >= 0 else { return nil }
         return slice(layout.authorityStart, layout.userinfoColon >= 0 ? layout.userinfoColon : layout.userinfoEnd)
     }
-    @inlinable public var password: UnsafeBufferPointer<UInt8>? {
+    @inlinable @inline(__always) public var password: UnsafeBufferPointer<UInt8>? {
         layout.userinfoColon >= 0 ? slice(layout.userinfoColon + 1, layout.userinfoEnd) : nil
     }
-    @inlinable public var host: UnsafeBufferPointer<UInt8>? { layout.hostStart >= 0 ? slice(layout.hostStart, layout.hostEnd) : nil }
+    @inlinable @inline(__always) public var host: UnsafeBufferPointer<UInt8>? { layout.hostStart >= 0 ? slice(layout.hostStart, layout.hostEnd) : nil }
     /// The port digits as written (possibly empty); see ``URIReference/port`` for the number.
-    @inlinable public var port: UnsafeBufferPointer<UInt8>? { layout.portStart >= 0 ? slice(layout.portStart, layout.pathStart) : nil }
-    @inlinable public var path: UnsafeBufferPointer<UInt8> { slice(layout.pathStart, layout.pathEnd) }
-    @inlinable public var query: UnsafeBufferPointer<UInt8>? { layout.queryStart >= 0 ? slice(layout.queryStart, layout.queryEnd) : nil }
-    @inlinable public var fragment: UnsafeBufferPointer<UInt8>? {
+    @inlinable @inline(__always) public var port: UnsafeBufferPointer<UInt8>? { layout.portStart >= 0 ? slice(layout.portStart, layout.pathStart) : nil }
+    @inlinable @inline(__always) public var path: UnsafeBufferPointer<UInt8> { slice(layout.pathStart, layout.pathEnd) }
+    @inlinable @inline(__always) public var query: UnsafeBufferPointer<UInt8>? { layout.queryStart >= 0 ? slice(layout.queryStart, layout.queryEnd) : nil }
+    @inlinable @inline(__always) public var fragment: UnsafeBufferPointer<UInt8>? {
         layout.fragmentStart >= 0 ? slice(layout.fragmentStart, layout.end) : nil
     }
 }

@@ -17,9 +17,7 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
         let maximumLength = options.maximumLength
         // The fast path takes valid URIs with a scheme; anything else (and every error) goes
         // through the full parser below.
-        if let fast = string.utf8.withContiguousStorageIfAvailable({ URIParser.fastParse($0, maximumLength: maximumLength) }),
-            let layout = fast
-        {
+        if let layout = Self.fastLayout(string, maximumLength: maximumLength) {
             self.string = string
             self.layout = layout
             return
@@ -43,6 +41,14 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
         }
         self.string = string
         self.layout = layout
+    }
+
+    /// The fast path's layout of `string`, or nil. (The string is borrowed: reading its bytes
+    /// here costs no retain and release, which the closure inside the initializer did.)
+    @inline(__always)
+    static func fastLayout(_ string: borrowing String, maximumLength: Int) -> URILayout? {
+        let fast = string.utf8.withContiguousStorageIfAvailable { URIParser.fastParse($0, maximumLength: maximumLength) }
+        return fast ?? nil
     }
 
     /// Parses raw bytes (for example from a file or a fuzzer). Non-ASCII bytes are refused by the

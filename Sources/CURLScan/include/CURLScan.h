@@ -7,9 +7,10 @@
 /// Masks of the first 64 bytes of a URL (bit k is byte k; bits past the end are 0), where the
 /// scheme and the authority are.
 typedef struct {
-    /// Bytes outside `ALPHA / DIGIT / "+" / "-" / "."`.
+    /// Bytes outside `ALPHA / DIGIT / "+" / "-" / "."` in the first 32 bytes; bits 32…63 are all
+    /// set, so a scheme ends by byte 32 (a longer one takes the full parser).
     uint64_t notScheme;
-    /// Uppercase letters.
+    /// Uppercase letters in the first 32 bytes.
     uint64_t upper;
     uint64_t slash;
     uint64_t colon;
