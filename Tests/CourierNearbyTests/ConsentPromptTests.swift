@@ -136,6 +136,13 @@ struct ConsentPromptTests {
         throw CancellationError()
     }
 
+    /// The terminal's output once it contains `text` (or after 10 s): the pty driver copies what
+    /// the receiver prints a moment after the sender already has its answer.
+    static func output(of terminal: BackgroundProcess, once text: String) async throws -> String {
+        for _ in 0..<500 where !terminal.output.contains(text) { try await Task.sleep(for: .milliseconds(20)) }
+        return terminal.output
+    }
+
     @Test func yesOnTheTerminalLetsTheSenderIn() async throws {
         let fixture = try await Self.fixture()
         defer { fixture.tearDown() }
@@ -148,7 +155,8 @@ struct ConsentPromptTests {
         #expect(receiver.output.contains("wants to send 1 file(s)"), "\(receiver.output)")
         #expect(receiver.output.contains("groceries.txt (13 bytes) → \(NearbyFixture.todolist)"), "\(receiver.output)")
         #expect(NearbyFixture.sha256(fixture.inbox().appendingPathComponent("groceries.txt").path) == NearbyFixture.sha256(sent.path))
-        #expect(receiver.output.contains("admitted by asked"), "\(receiver.output)")
+        let shown = try await Self.output(of: receiver, once: "admitted by asked")
+        #expect(shown.contains("admitted by asked"), "\(shown)")
     }
 
     @Test func noOnTheTerminalOrNoAnswerRefusesAndNothingArrives() async throws {
@@ -158,7 +166,8 @@ struct ConsentPromptTests {
         let declined = try await Self.send(fixture, port: port)
         #expect(declined.status == 1, "\(declined.output)\(declined.errors)")
         #expect(declined.errors.contains("declined"), "\(declined.errors)")
-        #expect(receiver.output.contains("refused: 403 the user declined"), "\(receiver.output)")
+        let shown = try await Self.output(of: receiver, once: "refused: 403 the user declined")
+        #expect(shown.contains("refused: 403 the user declined"), "\(shown)")
         receiver.signal(SIGTERM)
         _ = await receiver.wait(timeout: .seconds(10))
 
@@ -167,7 +176,8 @@ struct ConsentPromptTests {
         defer { silent.signal(SIGTERM) }
         let unanswered = try await Self.send(fixture, port: silentPort)
         #expect(unanswered.status == 1, "\(unanswered.output)\(unanswered.errors)")
-        #expect(silent.output.contains("no answer: declined"), "\(silent.output)")
+        let silentShown = try await Self.output(of: silent, once: "no answer: declined")
+        #expect(silentShown.contains("no answer: declined"), "\(silentShown)")
         #expect(fixture.contents(of: fixture.inbox()).isEmpty)
         #expect(fixture.contents(of: fixture.staging).isEmpty)
     }

@@ -10,14 +10,17 @@ enum AttackerScripts {
     /// and calls `CheckIn(BUNDLE)`, writing the answer ("CHECKIN OK" or the error) into
     /// OUT/checkin.txt. Then, playing the app, it opens `echo://from-squatter` and writes the
     /// source application the echo app was told into OUT/forged.txt ("-" for none, or the error).
-    /// OUT/owned.txt (its pid) is written last: the test's ready marker.
+    /// OUT/owned.txt (its pid) is written last: the test's ready marker. With `fork` instead of
+    /// `wait` it then forks and exits, and the child, which inherited the bus connection and so
+    /// still holds the name, writes its pid into OUT/child.txt and serves on.
     static let impostor = #"""
     import os, sys, time
     import dbus, dbus.service, dbus.mainloop.glib
     from gi.repository import GLib
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bundle, out = sys.argv[1], sys.argv[2]
-    wait_for_name = len(sys.argv) > 3 and sys.argv[3] == "wait"
+    mode = sys.argv[3] if len(sys.argv) > 3 else ""
+    wait_for_name = mode == "wait"
     bus = dbus.SessionBus()
     def note(name, text):
         with open(os.path.join(out, name), "a") as f:
@@ -47,6 +50,10 @@ enum AttackerScripts {
     except dbus.DBusException as e:
         note("forged.txt", e.get_dbus_name())
     note("owned.txt", "%d" % os.getpid())
+    if mode == "fork":
+        if os.fork() > 0:
+            os._exit(0)
+        note("child.txt", "%d" % os.getpid())
     GLib.MainLoop().run()
     """#
 }

@@ -25,11 +25,11 @@ struct ReceiverVerificationTests {
     /// Starts the impostor script with `interpreter` (python3, or a renamed copy of it) and waits
     /// until it owns `bundleID` and has tried everything (its owned.txt).
     static func impostor(_ fixture: BrokerFixture, interpreter: String = systemPython, bundleID: String = "com.acme.todolist",
-                         waitForName: Bool = false, untilReady: Bool = true) throws -> (process: BackgroundProcess, out: URL) {
+                         waitForName: Bool = false, forkAndExit: Bool = false, untilReady: Bool = true) throws -> (process: BackgroundProcess, out: URL) {
         let out = fixture.root.appendingPathComponent("impostor-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         let script = try PythonScripts.install("impostor.py", AttackerScripts.impostor, in: out)
-        let process = try BackgroundProcess(interpreter, [script, bundleID, out.path] + (waitForName ? ["wait"] : []),
+        let process = try BackgroundProcess(interpreter, [script, bundleID, out.path] + (waitForName ? ["wait"] : forkAndExit ? ["fork"] : []),
                                             environment: fixture.environment, outputIn: out, name: "impostor")
         return (process, out)
     }
@@ -113,6 +113,25 @@ struct ReceiverVerificationTests {
         #expect(error?.message.contains("pid \(impostor.pid)") == true, "\(error?.message ?? "")")
         #expect(Self.read(out, "stolen.txt") == nil)
         #expect(fixture.todoItems().compactMap { $0["task"] } == ["First"])
+        #expect(try await fixture.client.open("echo://still-serving").handled)
+    }
+
+    /// A squatter whose process exited no longer stops a launch (the bus is about to drop its
+    /// name: see `ReceiverGuard.squatter(of:beforeLaunch:)`). Here the exit is a trick: a child
+    /// inherited the connection and keeps the name. The real app is started, cannot own its name,
+    /// and the open still fails with `NameSquatted`; nothing reaches the child.
+    @Test func anImpostorWhoseChildKeepsTheNameAfterItExitsStillGetsNothing() async throws {
+        let fixture = try await Self.fixture()
+        defer { fixture.tearDown() }
+        let (impostor, out) = try Self.impostor(fixture, forkAndExit: true)
+        let child = Int32(try await Self.waitForFile(out.appendingPathComponent("child.txt")).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        defer { if child > 0 { kill(child, SIGKILL) } }
+        #expect(child > 0)
+        _ = await impostor.wait()
+        let error = await #expect(throws: CourierError.self) { try await fixture.client.open(Self.secret) }
+        #expect(error?.dbusName == "org.courier.Error.NameSquatted", "\(String(describing: error))")
+        #expect(Self.read(out, "stolen.txt") == nil)
+        #expect(fixture.todoItems().isEmpty)
         #expect(try await fixture.client.open("echo://still-serving").handled)
     }
 

@@ -12,7 +12,7 @@ struct GuardedLauncher: Launcher {
     let receivers: ReceiverGuard
 
     func launch(_ spec: LaunchSpec, onExit: @escaping @Sendable (Int32, ExitStatus) -> Void) throws(CourierError) -> Int32 {
-        if let squatted = receivers.squatter(of: spec.bundleID) { throw squatted }
+        if let squatted = receivers.squatter(of: spec.bundleID, beforeLaunch: true) { throw squatted }
         let receivers = receivers
         return try base.launch(spec) { pid, status in
             Task {

@@ -114,9 +114,21 @@ final class ReceiverGuard: Sendable {
     // MARK: Name holders
 
     /// The refusal for opens and drops when an impostor holds the bus name of `bundleID`.
-    func squatter(of bundleID: String) -> CourierError? {
+    ///
+    /// `beforeLaunch`: an impostor whose process has already exited does not stop a launch. The
+    /// bus drops a dead process's connection, and the name with it, a moment after the exit, and
+    /// `NameOwnerChanged` may still be on its way; refusing then would fail an open that is about
+    /// to work. Nothing is delivered on that account: delivery needs a `CheckIn` the launched app
+    /// makes itself, and if the name is in fact still held (a child kept the connection's socket)
+    /// the launched app cannot own it, exits, and `failureBeforeCheckIn` asks again without this
+    /// allowance and reports `NameSquatted`.
+    func squatter(of bundleID: String, beforeLaunch: Bool = false) -> CourierError? {
         guard case .checked(let uniqueName, let verdict)? = state.withLock({ $0.holders[bundleID] }),
               case .impostor(let process, let reason) = verdict else { return nil }
+        if beforeLaunch, let process {
+            let now = ProcessIdentity.of(pid: process.pid).executable
+            if now == nil || now != process.executable { return nil }   // exited (or its pid reused)
+        }
         let who = process.map(\.description) ?? "an unidentified process (\(uniqueName))"
         let kill = process.map { " (kill \($0.pid))" } ?? ""
         return CourierError(.nameSquatted, "the bus name \(bundleID) is held by \(who), which is not \(bundleID): \(reason). Nothing was delivered; stop that process\(kill) and retry")
