@@ -171,7 +171,7 @@ let package = Package(
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL", "URIParserOracle", "BusTestSupport"]),
         .testTarget(name: "CourierProcessTests", dependencies: ["CourierProcess"]),
         .testTarget(name: "CourierNamesTests", dependencies: ["CourierNames"]),
-        .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest", "CourierTypes", "BusTestSupport"]),
+        .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest", "CourierTypes", "CourierNames", "BusTestSupport"]),
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "Courier", "CourierProcess"]),
         .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierNames", "BusTestSupport"]),

@@ -33,8 +33,8 @@ public struct BrokerRegistry: Sendable {
         let extraPaths = applications.compactMap { $0["path"]?.stringValue }.filter { !loadedPaths.contains($0) }
         var registry = Registry.build(files: loaded.files + loader.load(files: extraPaths), folderDiagnostics: loaded.diagnostics, previous: empty).registry
         let listed = Set(applications.compactMap { $0["bundle-id"]?.stringValue })
-        for app in registry.sortedApplications where !listed.contains(app.bundleIdentifier) {
-            _ = try? registry.unregister(bundleIdentifier: app.bundleIdentifier)
+        for app in registry.sortedApplications where !listed.contains(app.bundleIdentifier.rawValue) {
+            _ = try? registry.unregister(bundleIdentifier: app.bundleIdentifier.rawValue)
         }
         // Squatted names, from the broker's receiver checks: shown with the diagnostics.
         let squats = applications.compactMap { app -> ManifestDiagnostic? in

@@ -31,6 +31,10 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
     /// An output file cannot be written (EX_CANTCREAT).
     case cannotWrite = 73
 
+    /// A question answered "nothing" (`courier default SCHEME` when no default is set): status 1,
+    /// like grep(1) finding no match. The same number as `declined`, the app's "no".
+    public static let notSet = CourierExitCode.declined
+
     /// `courier open`'s status for a failure (also every command's that talks to the broker):
     /// the drop's own refusals count as `otherError` here.
     public init(_ code: CourierErrorCode) {

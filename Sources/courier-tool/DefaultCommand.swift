@@ -18,8 +18,8 @@ struct DefaultCommand: AsyncParsableCommand {
         discussion: """
             Saved in $XDG_CONFIG_HOME/courier/defaults.json and applied at once by a running broker. For a \
             scheme that belongs to the system (http, mailto, …) this is also the permission for that app to \
-            handle it. Exit status: 0 done; 65 invalid scheme, type or app (not a candidate); 73 the defaults \
-            cannot be saved; 64 usage error.
+            handle it. Exit status: 0 done; 1 no default is set (when asked for one); 65 invalid scheme, type or app (not \
+            a candidate); 73 the defaults cannot be saved; 64 usage error.
 
               courier default SCHEME BUNDLE_ID          courier default --type UTI BUNDLE_ID
               courier default --show [SCHEME]           courier default --show --type UTI
@@ -132,7 +132,7 @@ struct DefaultCommand: AsyncParsableCommand {
         if lines.isEmpty {
             if type != nil || !arguments.isEmpty {
                 reportRegistryError("courier: no default is set for \(type ?? arguments[0])")
-                throw ExitCode(1)
+                throw CourierExitCode.notSet.exitCode
             }
             return
         }

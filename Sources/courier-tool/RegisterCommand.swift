@@ -49,7 +49,7 @@ struct RegisterCommand: AsyncParsableCommand {
             report("courier register: \(loaded.path) was not registered (nothing was installed): \(reasons.joined(separator: "; "))")
             throw CourierExitCode.refused.exitCode
         }
-        let copy = try InstalledManifest.install(source: loaded.path, bundleID: app.bundleIdentifier, executable: review.recordedExecutable)
+        let copy = try InstalledManifest.install(source: loaded.path, bundleID: app.bundleIdentifier.rawValue, executable: review.recordedExecutable)
         let launch = review.recordedExecutable.map { " (launch: \($0))" } ?? ""
         // No session bus or no broker: the copy is the registration; the next broker loads it.
         guard let client = try? BrokerClient.session(), await client.brokerIsRunning() else {

@@ -5,7 +5,7 @@ import CourierManifest
 /// folders on disk, read offline, so completing never starts or waits for a broker.
 enum RegisteredNames {
     @Sendable static func bundleIdentifiers(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
-        registry().sortedApplications.map(\.bundleIdentifier).filter { $0.hasPrefix(prefix) }
+        registry().sortedApplications.map(\.bundleIdentifier.rawValue).filter { $0.hasPrefix(prefix) }
     }
 
     @Sendable static func schemes(_ words: [String], _ index: Int, _ prefix: String) -> [String] {

@@ -50,6 +50,6 @@ struct UnregisterCommand: AsyncParsableCommand {
     /// The manifest in the user's folder that declares `bundleID`.
     private func installedCopy() -> String? {
         let loaded = ManifestLoader().load(folders: [UserManifests.folder.path], reportMissing: false)
-        return loaded.files.first { $0.manifest?.bundleIdentifier == bundleID }?.path
+        return loaded.files.first { $0.manifest?.bundleIdentifier.rawValue == bundleID }?.path
     }
 }

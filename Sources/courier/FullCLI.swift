@@ -1,3 +1,4 @@
+import CourierNames
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +32,7 @@ enum FullCLI {
         withCArguments([ownPath] + arguments) { argv in _ = execv(path, argv) }
         let reason = String(cString: strerror(errno))
         writeError("courier: cannot run \(path): \(reason)")
-        exit(9)
+        exit(CourierExitCode.otherError.rawValue)
     }
 
     /// Runs the full CLI with `arguments` as a child, with the same standard streams, and returns
@@ -58,7 +59,7 @@ enum FullCLI {
 
     private static func missing() -> Never {
         writeError("courier: \(name) was found neither next to \(ownPath) nor in ../libexec/courier/; reinstall Courier (scripts/install)")
-        exit(9)
+        exit(CourierExitCode.otherError.rawValue)
     }
 
     private static func withCArguments<R>(_ arguments: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {

@@ -139,7 +139,7 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             try await service.run()
         } catch let error as CourierError {
             logger.error("\(error.message)")
-            throw ExitCode(2)
+            throw ExitCode(CourierExitCode(error.code).rawValue)
         }
         guard reason.signal == nil else {
             await desktopEntries?.flush()

@@ -1,5 +1,6 @@
 @testable import CourierBroker
 import CourierManifest
+import CourierNames
 import Testing
 
 /// The broker core's caller rules, pure: which caller a policy admits at which door, what the
@@ -42,7 +43,7 @@ struct CallerPolicyTests {
     }
 
     @Test func aManifestBecomesItsPolicy() throws {
-        var manifest = Manifest(bundleIdentifier: app, urlTypes: [
+        var manifest = Manifest(bundleIdentifier: try BundleIdentifier(app), urlTypes: [
             URLTypeDeclaration(schemes: ["todolist", "todo"], allowedCallers: CallerRule([.courierApps], keyPath: "CFBundleURLTypes[0].CourierAllowedCallers")),
             URLTypeDeclaration(schemes: ["public"]),
         ], path: "/apps/todolist.plist")

@@ -1,6 +1,7 @@
 import CourierBroker
 import CourierInbox
 import CourierManifest
+import CourierNames
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ import Glibc
 
     static func registry() throws -> Registry {
         var registry = Registry()
-        _ = try registry.register(Manifest(bundleIdentifier: todolist, documentTypes: [
+        _ = try registry.register(Manifest(bundleIdentifier: try BundleIdentifier(todolist), documentTypes: [
             DocumentTypeDeclaration(name: "Plain text task list", contentTypes: ["public.plain-text"], role: .editor, rank: .owner),
         ]))
         return registry

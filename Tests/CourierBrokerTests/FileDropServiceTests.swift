@@ -15,10 +15,10 @@ struct FileDropServiceTests {
 
     static func registry() throws -> Registry {
         var registry = Registry()
-        _ = try registry.register(Manifest(bundleIdentifier: todolist, documentTypes: [
+        _ = try registry.register(Manifest(bundleIdentifier: try BundleIdentifier(todolist), documentTypes: [
             DocumentTypeDeclaration(name: "Task list", contentTypes: ["public.plain-text"], role: .editor, rank: .owner),
         ], path: "/manifests/todolist.plist"))
-        _ = try registry.register(Manifest(bundleIdentifier: viewer, documentTypes: [
+        _ = try registry.register(Manifest(bundleIdentifier: try BundleIdentifier(viewer), documentTypes: [
             DocumentTypeDeclaration(name: "Images", contentTypes: ["public.image"], role: .viewer, rank: .default),
         ], path: "/manifests/viewer.plist"))
         return registry

@@ -1,5 +1,6 @@
 @testable import CourierBroker
 import CourierManifest
+import CourierNames
 import Foundation
 import Synchronization
 import Testing
@@ -8,7 +9,7 @@ import Testing
 @Suite("RegistryAuthority")
 struct RegistryAuthorityTests {
     static func app(_ id: String, executable: String, schemes: [String: HandlerRank] = [:]) -> Manifest {
-        Manifest(bundleIdentifier: id, urlTypes: schemes.sorted { $0.key < $1.key }.map { URLTypeDeclaration(schemes: [$0.key], rank: $0.value) },
+        Manifest(bundleIdentifier: try! BundleIdentifier(id), urlTypes: schemes.sorted { $0.key < $1.key }.map { URLTypeDeclaration(schemes: [$0.key], rank: $0.value) },
                  launchCommand: LaunchCommand(arguments: [executable], manifestDirectory: "/"), path: "/m/\(id).plist")
     }
 

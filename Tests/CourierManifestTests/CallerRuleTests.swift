@@ -23,7 +23,7 @@ import Testing
         let m = try #require(manifest().manifest)
         #expect(m.callers(forScheme: "todolist") == .anyone)
         #expect(m.dropCallers == .anyone)
-        #expect(m.callers(forScheme: "todolist").admits(caller: "", app: m.bundleIdentifier))
+        #expect(m.callers(forScheme: "todolist").admits(caller: "", app: m.bundleIdentifier.rawValue))
     }
 
     @Test func readsBundleIDsAndTheTwoWordsPerURLType() throws {

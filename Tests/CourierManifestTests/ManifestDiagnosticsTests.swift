@@ -27,7 +27,7 @@ import Testing
     @Test(arguments: ["com.8bit.bitwarden", "com.1acme", "org.7-zip.Zipper"])
     func bundleIdentifiersThatAreNotBusNamesAreAccepted(_ id: String) {
         let r = parse(appPlist(id, schemes: ["todolist"]))
-        #expect(r.manifest?.bundleIdentifier == id)
+        #expect(r.manifest?.bundleIdentifier.rawValue == id)
         #expect(r.diagnostics.isEmpty)
     }
 

@@ -17,7 +17,7 @@ import CourierTypes
         #expect(binary.starts(with: Array("bplist".utf8)))
         folder.write("b.plist", bytes: Array(binary))
         let result = ManifestLoader().load(folders: [folder.path])
-        #expect(result.files.map { $0.manifest?.bundleIdentifier } == ["com.acme.a", "com.acme.b"])
+        #expect(result.files.map { $0.manifest?.bundleIdentifier.rawValue } == ["com.acme.a", "com.acme.b"])
         #expect(result.files[1].manifest?.urlTypes.first?.rank == .owner)
         #expect(result.files.allSatisfy { $0.diagnostics.isEmpty })
     }
@@ -138,7 +138,7 @@ import CourierTypes
         let file = folder.write("Info.plist", appPlist("com.acme.single", schemes: ["single"]))
         folder.write("other.plist", appPlist("com.acme.other"))
         let result = ManifestLoader().load(folders: [file])
-        #expect(result.files.map { $0.manifest?.bundleIdentifier } == ["com.acme.single"])
+        #expect(result.files.map { $0.manifest?.bundleIdentifier.rawValue } == ["com.acme.single"])
         #expect(result.diagnostics.isEmpty)
     }
 
@@ -152,7 +152,7 @@ import CourierTypes
         let result = ManifestLoader().load(folders: [schemesFolder])
         #expect(result.files.count >= 4)
         #expect(result.files.allSatisfy { $0.diagnostics.isEmpty }, "\(result.files.flatMap(\.diagnostics))")
-        let todolist = try #require(result.files.first { $0.manifest?.bundleIdentifier == "com.acme.todolist" }?.manifest)
+        let todolist = try #require(result.files.first { $0.manifest?.bundleIdentifier.rawValue == "com.acme.todolist" }?.manifest)
         #expect(todolist.schemes == ["todolist"])
         #expect(todolist.launchCommand?.executable == .searchPath("todolist"))
         #expect(todolist.documentTypes == [DocumentTypeDeclaration(name: "Plain text task list", contentTypes: ["public.plain-text"], role: .editor, rank: .owner)])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CourierNames
 @testable import CourierManifest
 import CourierTypes
 
@@ -193,7 +194,7 @@ import CourierTypes
 
     @Test func dumpJSONHasExactlyTheDocumentedShape() throws {
         let r = try registry([
-            Manifest(bundleIdentifier: "com.acme.todolist", name: "To-Do", urlTypes: [URLTypeDeclaration(schemes: ["todolist"], rank: .owner)],
+            Manifest(bundleIdentifier: try BundleIdentifier("com.acme.todolist"), name: "To-Do", urlTypes: [URLTypeDeclaration(schemes: ["todolist"], rank: .owner)],
                      documentTypes: [DocumentTypeDeclaration(name: "Text", contentTypes: ["public.plain-text"], rank: .owner)], path: "/m/todo.plist"),
             manifest("com.z.rival", schemes: ["todolist": .default]),
         ])

@@ -1,3 +1,4 @@
+import CourierNames
 import CourierManifest
 import Testing
 
@@ -11,10 +12,10 @@ import Testing
 
     @Test func onlyOwnedSchemesGoToTheDesktopNeverReservedOrLostOnes() throws {
         let todolist = Manifest(
-            bundleIdentifier: "com.acme.todolist", name: "Todo List",
+            bundleIdentifier: try BundleIdentifier("com.acme.todolist"), name: "Todo List",
             urlTypes: [URLTypeDeclaration(schemes: ["todolist"])], path: "/m/todolist.plist")
         let tasks = Manifest(
-            bundleIdentifier: "org.example.tasks", name: "Tasks",
+            bundleIdentifier: try BundleIdentifier("org.example.tasks"), name: "Tasks",
             urlTypes: [URLTypeDeclaration(schemes: ["tasks", "todolist"]), URLTypeDeclaration(schemes: ["mailto", "https"])], path: "/m/tasks.plist")
         let apps = try Self.registry([todolist, tasks]).schemeOwnerships()
         #expect(apps.map(\.bundleIdentifier) == ["com.acme.todolist", "org.example.tasks"])

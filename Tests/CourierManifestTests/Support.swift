@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import CourierNames
 @testable import CourierManifest
 
 /// A temporary folder removed at deinit; tests write real files into it.
@@ -85,8 +86,9 @@ let schemesFolder: String = {
 
 /// A manifest value for registry tests.
 func manifest(_ id: String, schemes: [String: HandlerRank] = [:], documents: [(String, HandlerRank)] = [], path: String? = nil) -> Manifest {
+    // The ids are literals of the tests: a bad one is a mistake in the test, caught at once.
     Manifest(
-        bundleIdentifier: id,
+        bundleIdentifier: try! BundleIdentifier(id),
         urlTypes: schemes.sorted { $0.key < $1.key }.map { URLTypeDeclaration(schemes: [$0.key], rank: $0.value) },
         documentTypes: documents.map { DocumentTypeDeclaration(name: $0.0, contentTypes: [$0.0], rank: $0.1) },
         path: path ?? "/apps/\(id).plist")

@@ -112,7 +112,7 @@ public final class ManifestCatalog: ApplicationCatalog {
                 if let refusal = review.refusal { throw RegistryError(.notPermitted, refusal) }
                 takeovers = review.takeovers
             }
-            return (service.snapshot.application(atPath: absolute)?.bundleIdentifier ?? "", takeovers)
+            return (service.snapshot.application(atPath: absolute)?.bundleIdentifier.rawValue ?? "", takeovers)
         } catch where error.code == .notPermitted {
             logger.notice("registration of \(absolute) refused (\(origin)): \(error.message)")
             throw CourierError(.notPermitted, error.message)
@@ -149,7 +149,7 @@ public final class ManifestCatalog: ApplicationCatalog {
 
     public func applications() -> [ApplicationSummary] {
         service.snapshot.sortedApplications.map {
-            ApplicationSummary(bundleID: $0.bundleIdentifier, name: $0.name, schemes: $0.schemes, launchable: $0.canLaunch, manifestPath: $0.path)
+            ApplicationSummary(bundleID: $0.bundleIdentifier.rawValue, name: $0.name, schemes: $0.schemes, launchable: $0.canLaunch, manifestPath: $0.path)
         }
     }
 
@@ -217,7 +217,7 @@ public final class ManifestCatalog: ApplicationCatalog {
             return arguments
         }
         return AppDescriptor(
-            bundleID: manifest.bundleIdentifier, launchArguments: arguments, launchTimeout: defaultLaunchTimeout,
+            bundleID: manifest.bundleIdentifier.rawValue, launchArguments: arguments, launchTimeout: defaultLaunchTimeout,
             queriesSchemes: Set(manifest.queriesSchemes.map { $0.lowercased() }),
             dbusActivatable: manifest.dbusActivatable,
             terminatesWhenIdle: manifest.terminatesWhenIdle,

@@ -30,7 +30,7 @@ public struct RegistryAuthority: Sendable {
     /// the takeovers it makes (confirmed by `replace`, or none).
     public func review(registering current: Registry, as proposed: Registry) -> (refusal: String?, takeovers: [RegistryTakeover]) {
         if let callerApp {
-            let changed = proposed.sortedApplications.map(\.bundleIdentifier).filter {
+            let changed = proposed.sortedApplications.map(\.bundleIdentifier.rawValue).filter {
                 current.application(bundleIdentifier: $0) != proposed.application(bundleIdentifier: $0)
             }
             if let other = changed.first(where: { $0 != callerApp }) {

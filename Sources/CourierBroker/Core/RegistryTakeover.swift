@@ -38,12 +38,12 @@ public struct RegistryTakeover: Sendable, Hashable, CustomStringConvertible {
         var found: [RegistryTakeover] = []
         var schemes = Set<String>()
         for app in proposed.sortedApplications {
-            let old = current.application(bundleIdentifier: app.bundleIdentifier)
+            let old = current.application(bundleIdentifier: app.bundleIdentifier.rawValue)
             guard old != app else { continue }
             schemes.formUnion(app.schemes)
             if let old { schemes.formUnion(old.schemes) }
-            if let old, running.contains(app.bundleIdentifier), launchTarget(old) != launchTarget(app) {
-                found.append(RegistryTakeover(bundleID: app.bundleIdentifier, taker: app.bundleIdentifier,
+            if let old, running.contains(app.bundleIdentifier.rawValue), launchTarget(old) != launchTarget(app) {
+                found.append(RegistryTakeover(bundleID: app.bundleIdentifier.rawValue, taker: app.bundleIdentifier.rawValue,
                                               kind: .repointed(from: launchTarget(old), to: launchTarget(app))))
             }
         }

@@ -52,14 +52,14 @@ public struct ManifestParser: Sendable {
             return Result(manifest: nil, diagnostics: context.diagnostics)
         }
         var manifest = Manifest(bundleIdentifier: bundleID, path: path)
-        manifest.name = parseName(plist, &context) ?? bundleID
+        manifest.name = parseName(plist, &context) ?? bundleID.rawValue
         manifest.urlTypes = parseURLTypes(plist["CFBundleURLTypes"], &context)
         // The app's own types first: legacy document types may name them by extension or MIME type.
         var typeContext = Context(path: path)
         manifest.exportedTypes = parseTypeDeclarations(plist["UTExportedTypeDeclarations"], key: "UTExportedTypeDeclarations", &typeContext)
         manifest.importedTypes = parseTypeDeclarations(plist["UTImportedTypeDeclarations"], key: "UTImportedTypeDeclarations", &typeContext)
         manifest.documentTypes = parseDocumentTypes(plist["CFBundleDocumentTypes"], &context) {
-            LegacyDocumentTypes(mimeDatabase: mimeDatabase, exported: manifest.exportedTypes, imported: manifest.importedTypes, bundleIdentifier: bundleID)
+            LegacyDocumentTypes(mimeDatabase: mimeDatabase, exported: manifest.exportedTypes, imported: manifest.importedTypes, bundleIdentifier: bundleID.rawValue)
         }
         context.diagnostics += typeContext.diagnostics
         manifest.launchCommand = parseLaunchCommand(plist[Self.launchArgumentsKey], &context)
@@ -91,7 +91,7 @@ public struct ManifestParser: Sendable {
 
     // MARK: - Keys
 
-    private func parseBundleIdentifier(_ plist: [String: PropertyListValue], _ context: inout Context) -> String? {
+    private func parseBundleIdentifier(_ plist: [String: PropertyListValue], _ context: inout Context) -> BundleIdentifier? {
         let key = "CFBundleIdentifier"
         guard let value = plist[key] else {
             context.error(.missingBundleIdentifier, key, "no CFBundleIdentifier; add one in reverse-DNS form (com.example.app) — the app is not registered")
@@ -106,12 +106,11 @@ public struct ManifestParser: Sendable {
             return nil
         }
         do {
-            _ = try BundleIdentifier(id)
+            return try BundleIdentifier(id)
         } catch {
             context.error(.invalidBundleIdentifier, key, "\(error) — the app is not registered")
             return nil
         }
-        return id
     }
 
     private func parseName(_ plist: [String: PropertyListValue], _ context: inout Context) -> String? {

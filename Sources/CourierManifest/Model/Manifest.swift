@@ -1,3 +1,4 @@
+public import CourierNames
 public import CourierTypes
 /// One app's declarations, read from its Info.plist.
 ///
@@ -5,8 +6,9 @@ public import CourierTypes
 /// read are not kept. Schemes are validated and lowercased; claims that failed validation were
 /// dropped with a ``ManifestDiagnostic`` and are not here.
 public struct Manifest: Sendable, Hashable {
-    /// `CFBundleIdentifier`: reverse-DNS, also the app's D-Bus name.
-    public var bundleIdentifier: String
+    /// `CFBundleIdentifier`: reverse-DNS, validated once by the parser (its D-Bus name and object
+    /// path come with it).
+    public var bundleIdentifier: BundleIdentifier
     /// `CFBundleDisplayName`, else `CFBundleName`, else the bundle identifier.
     public var name: String
     /// `CFBundleURLTypes`.
@@ -37,13 +39,13 @@ public struct Manifest: Sendable, Hashable {
     public var path: String
 
     public init(
-        bundleIdentifier: String, name: String? = nil, urlTypes: [URLTypeDeclaration] = [],
+        bundleIdentifier: BundleIdentifier, name: String? = nil, urlTypes: [URLTypeDeclaration] = [],
         documentTypes: [DocumentTypeDeclaration] = [], exportedTypes: [TypeDeclaration] = [],
         importedTypes: [TypeDeclaration] = [], launchCommand: LaunchCommand? = nil,
         queriesSchemes: [String] = [], urlFormat: PropertyListValue? = nil, path: String = ""
     ) {
         self.bundleIdentifier = bundleIdentifier
-        self.name = name ?? bundleIdentifier
+        self.name = name ?? bundleIdentifier.rawValue
         self.urlTypes = urlTypes
         self.documentTypes = documentTypes
         self.exportedTypes = exportedTypes

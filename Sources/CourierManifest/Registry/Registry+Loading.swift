@@ -30,12 +30,12 @@ extension Registry {
                 diagnostics.append(ManifestDiagnostic(file: file.path, keyPath: "", message: "kept the last good version of \(last.bundleIdentifier) because this file no longer loads; fix the errors above and save again", severity: .warning, code: .keptLastGoodVersion))
                 manifest = last
             }
-            if let m = manifest, let first = registry.applications[m.bundleIdentifier] {
+            if let m = manifest, let first = registry.applications[m.bundleIdentifier.rawValue] {
                 diagnostics.append(ManifestDiagnostic(file: file.path, keyPath: "CFBundleIdentifier", message: "\(m.bundleIdentifier) is already declared by \(first.path); this file is ignored — remove one of the two files or give this one its own bundle identifier", severity: .error, code: .duplicateBundleIdentifier))
                 manifest = nil
             }
-            if let m = manifest, let other = registry.busNameCollision(m.bundleIdentifier) {
-                diagnostics.append(ManifestDiagnostic(file: file.path, keyPath: "CFBundleIdentifier", message: registry.busNameCollisionMessage(m.bundleIdentifier, other, file: file.path), severity: .error, code: .busNameCollision))
+            if let m = manifest, let other = registry.busNameCollision(m.bundleIdentifier.rawValue) {
+                diagnostics.append(ManifestDiagnostic(file: file.path, keyPath: "CFBundleIdentifier", message: registry.busNameCollisionMessage(m.bundleIdentifier.rawValue, other, file: file.path), severity: .error, code: .busNameCollision))
                 manifest = nil
             }
             if let m = manifest {

@@ -18,8 +18,8 @@ extension Registry {
     /// would not route to that app.
     public func schemeOwnerships() -> [SchemeOwnership] {
         sortedApplications.map { manifest in
-            SchemeOwnership(bundleIdentifier: manifest.bundleIdentifier, name: manifest.name,
-                            schemes: manifest.schemes.filter { handlers(forScheme: $0).chosen?.bundleIdentifier == manifest.bundleIdentifier })
+            SchemeOwnership(bundleIdentifier: manifest.bundleIdentifier.rawValue, name: manifest.name,
+                            schemes: manifest.schemes.filter { handlers(forScheme: $0).chosen?.bundleIdentifier == manifest.bundleIdentifier.rawValue })
         }
     }
 

@@ -234,23 +234,23 @@ public struct Registry: Sendable {
     @discardableResult
     public mutating func register(_ manifest: Manifest, diagnostics: [ManifestDiagnostic] = [], replacing: Bool = false) throws(RegistryError) -> RegistryChange {
         let manifest = manifest.normalized()
-        if let existing = applications[manifest.bundleIdentifier], existing.path != manifest.path, !replacing {
+        if let existing = applications[manifest.bundleIdentifier.rawValue], existing.path != manifest.path, !replacing {
             throw RegistryError(.duplicateBundleIdentifier, "\(manifest.bundleIdentifier) is already registered from \(existing.path); unregister it first or change the CFBundleIdentifier of \(manifest.path)")
         }
-        if let other = busNameCollision(manifest.bundleIdentifier), pathIndex[manifest.path] != other {
-            throw RegistryError(.busNameCollision, busNameCollisionMessage(manifest.bundleIdentifier, other, file: manifest.path))
+        if let other = busNameCollision(manifest.bundleIdentifier.rawValue), pathIndex[manifest.path] != other {
+            throw RegistryError(.busNameCollision, busNameCollisionMessage(manifest.bundleIdentifier.rawValue, other, file: manifest.path))
         }
-        let old = applications[manifest.bundleIdentifier]
-        if let oldPathApp = pathIndex[manifest.path], oldPathApp != manifest.bundleIdentifier {
+        let old = applications[manifest.bundleIdentifier.rawValue]
+        if let oldPathApp = pathIndex[manifest.path], oldPathApp != manifest.bundleIdentifier.rawValue {
             // The file now declares another bundle id: the old app goes.
             remove(oldPathApp)
         }
-        if old != nil { remove(manifest.bundleIdentifier) }
+        if old != nil { remove(manifest.bundleIdentifier.rawValue) }
         insert(manifest)
         if old != nil || manifest.exportedTypes.count + manifest.importedTypes.count > 0 { rebuildTypes() }
         fileDiagnostics[manifest.path] = diagnostics.isEmpty ? nil : diagnostics
         var change = RegistryChange()
-        if old == nil { change.added = [manifest.bundleIdentifier] } else if old != manifest { change.updated = [manifest.bundleIdentifier] }
+        if old == nil { change.added = [manifest.bundleIdentifier.rawValue] } else if old != manifest { change.updated = [manifest.bundleIdentifier.rawValue] }
         change.schemes = Array(Set(manifest.schemes + (old?.schemes ?? []))).sorted()
         change.types = Array(Set((manifest.documentTypes + (old?.documentTypes ?? [])).flatMap(\.contentTypes))).sorted()
         change.diagnostics = diagnostics
@@ -385,7 +385,7 @@ public struct Registry: Sendable {
     }
 
     mutating func insert(_ manifest: Manifest, addTypes: Bool = true) {
-        let id = manifest.bundleIdentifier
+        let id = manifest.bundleIdentifier.rawValue
         applications[id] = manifest
         pathIndex[manifest.path] = id
         busNameIndex[Self.busName(of: id)] = id
@@ -429,8 +429,8 @@ public struct Registry: Sendable {
     mutating func rebuildTypes() {
         var graph = baseTypes
         let apps = sortedApplications
-        for app in apps { for d in app.exportedTypes { graph.add(d, declaredBy: app.bundleIdentifier, exported: true) } }
-        for app in apps { for d in app.importedTypes { graph.add(d, declaredBy: app.bundleIdentifier, exported: false) } }
+        for app in apps { for d in app.exportedTypes { graph.add(d, declaredBy: app.bundleIdentifier.rawValue, exported: true) } }
+        for app in apps { for d in app.importedTypes { graph.add(d, declaredBy: app.bundleIdentifier.rawValue, exported: false) } }
         types = graph
     }
 
@@ -474,7 +474,7 @@ public struct Registry: Sendable {
         }
         for app in sortedApplications {
             for (i, d) in app.exportedTypes.enumerated() {
-                if let owner = types.declaringApplication(of: d.identifier), owner != app.bundleIdentifier {
+                if let owner = types.declaringApplication(of: d.identifier), owner != app.bundleIdentifier.rawValue {
                     out.append(ManifestDiagnostic(file: app.path, keyPath: "UTExportedTypeDeclarations[\(i)]", message: "\(d.identifier) is already exported by \(owner); this declaration is ignored — use an identifier under your own bundle identifier", severity: .warning, code: .typeConflict))
                 } else if types.declaringApplication(of: d.identifier) == nil {
                     out.append(ManifestDiagnostic(file: app.path, keyPath: "UTExportedTypeDeclarations[\(i)]", message: "\(d.identifier) is a system type; apps cannot redefine it — this declaration is ignored (list it in LSItemContentTypes instead)", severity: .warning, code: .typeConflict))

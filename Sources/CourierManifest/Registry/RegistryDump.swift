@@ -43,7 +43,7 @@ public struct RegistryDump: Sendable, Codable, Hashable {
         let apps = registry.sortedApplications
         applications = apps.map { app in
             Application(
-                bundleIdentifier: app.bundleIdentifier, name: app.name, schemes: app.schemes,
+                bundleIdentifier: app.bundleIdentifier.rawValue, name: app.name, schemes: app.schemes,
                 documentTypes: app.documentTypes.map { DocumentType(name: $0.name, contentTypes: $0.contentTypes, rank: $0.rank.rawValue) },
                 manifest: app.path)
         }

@@ -166,7 +166,7 @@ public final class RegistryService: Sendable {
     /// way it gets a diagnostic that says why and how to confirm.
     private static func holding(_ held: [String: String], in files: [ManifestLoader.FileResult], current: Registry) -> [ManifestLoader.FileResult] {
         files.map { file in
-            guard let id = file.manifest?.bundleIdentifier, let reason = held[id] else { return file }
+            guard let id = file.manifest?.bundleIdentifier.rawValue, let reason = held[id] else { return file }
             var file = file
             let kept = current.application(bundleIdentifier: id).flatMap { $0.path == file.path ? $0 : nil }
             file.manifest = kept
