@@ -171,6 +171,8 @@ let package = Package(
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL", "URIParserOracle", "BusTestSupport"]),
         .testTarget(name: "CourierProcessTests", dependencies: ["CourierProcess"]),
         .testTarget(name: "CourierNamesTests", dependencies: ["CourierNames"]),
+        .testTarget(name: "CourierTypesTests", dependencies: ["CourierTypes", "BusTestSupport"]),
+        .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierNames"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest", "CourierTypes", "CourierNames", "BusTestSupport"]),
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "Courier", "CourierProcess"]),

@@ -7,7 +7,9 @@ import Testing
 import Glibc
 #endif
 
-/// The app's side: finding its Inbox and moving a file out of it before changing it.
+/// The app's side: finding its Inbox and moving a file out of it before changing it. `AppInbox`
+/// lives in `Courier`, but its contract is this module's layout: each test drops through the Inbox
+/// and reads back through `AppInbox`, so the two cannot drift; hence here, not in CourierTests.
 @Suite struct AppInboxTests {
     let bundle = "com.acme.todolist"
 

@@ -73,7 +73,7 @@ import Testing
 
     @Test(.enabled(if: courier != nil)) func handlersForAFileUseItsContent() async throws {
         let config = TemporaryFolder()
-        let file = config.write("holiday.txt", bytes: TypeTests.png)
+        let file = config.write("holiday.txt", bytes: SampleContent.png)
         let r = try await run(["handlers", "--type", file, "--explain", "--manifests", schemesFolder], config: config)
         #expect(r.output.contains("public.png"))
         #expect(r.output.contains("org.example.viewer — chosen"))

@@ -1,44 +1,8 @@
+import BusTestSupport
 import Foundation
 import Glibc
 import CourierNames
 @testable import CourierManifest
-
-/// A temporary folder removed at deinit; tests write real files into it.
-final class TemporaryFolder {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/courier-manifest-tests-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        path = String(cString: made!)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func url(_ name: String) -> String { path + "/" + name }
-
-    @discardableResult
-    func write(_ name: String, _ text: String) -> String {
-        let p = url(name)
-        try! FileManager.default.createDirectory(atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try! Data(text.utf8).write(to: URL(fileURLWithPath: p))
-        return p
-    }
-
-    @discardableResult
-    func write(_ name: String, bytes: [UInt8]) -> String {
-        let p = url(name)
-        try! Data(bytes).write(to: URL(fileURLWithPath: p))
-        return p
-    }
-
-    func subfolder(_ name: String) -> String {
-        let p = url(name)
-        try! FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
-        return p
-    }
-}
 
 /// An XML Info.plist around `body` (the inside of the top-level dict).
 func plist(_ body: String) -> String {

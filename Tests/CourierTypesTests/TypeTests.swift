@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import CourierManifest
-import CourierTypes
+import BusTestSupport
+@testable import CourierTypes
 
 @Suite struct TypeTests {
     let graph = TypeGraph(mimeDatabase: .system)
@@ -60,8 +60,8 @@ import CourierTypes
     // MARK: - Files: by extension, and by content where the extension is missing or lies
 
     let resolver = FileTypeResolver(types: TypeGraph(mimeDatabase: .system))
-    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1F, 0x15, 0xC4, 0x89]
-    static let pdf = Array("%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n".utf8)
+    static let png = SampleContent.png
+    static let pdf = SampleContent.pdf
 
     @Test func libmagicIsAvailable() {
         #expect(ContentSniffer.shared != nil)
@@ -97,20 +97,5 @@ import CourierTypes
         defer { close(fd) }
         #expect(resolver.identify(suggestedName: "photo.txt", fileDescriptor: fd).typeIdentifier == "public.png")
         #expect(lseek(fd, 0, SEEK_CUR) == 0)
-    }
-
-    @Test func inboxCheckTellsWhetherAnAppAcceptsTheFile() throws {
-        let folder = TemporaryFolder()
-        let path = folder.write("list.txt", "Buy milk\n")
-        var registry = Registry(types: TypeGraph(mimeDatabase: .system))
-        try registry.register(manifest("com.acme.todolist", documents: [("public.plain-text", .owner)]))
-        try registry.register(manifest("com.acme.photos", documents: [("public.image", .owner)]))
-        let fd = open(path, O_RDONLY)
-        defer { close(fd) }
-        let todo = registry.acceptance(ofFileNamed: "list.txt", fileDescriptor: fd, by: "com.acme.todolist")
-        #expect(todo.documentType?.name == "public.plain-text")
-        let photos = registry.acceptance(ofFileNamed: "list.txt", fileDescriptor: fd, by: "com.acme.photos")
-        #expect(photos.documentType == nil)
-        #expect(photos.identification.typeIdentifier.hasPrefix("public."))
     }
 }
