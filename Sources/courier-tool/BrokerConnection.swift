@@ -21,6 +21,22 @@ enum BrokerConnection {
         }
     }
 
+    /// The call path of the commands that only look at or act on a running broker and never start
+    /// one (`ps`, `quit`, `status`): without a broker, `notRunning` says so the command's way and
+    /// it exits 8; a failure is one line `courier COMMAND: message` and its status.
+    static func withRunningBroker(_ command: String, notRunning: () -> Void, _ body: (BrokerClient) async throws -> Void) async throws {
+        do {
+            let client = try BrokerClient.session()
+            guard await client.brokerIsRunning() else {
+                notRunning()
+                throw CourierExitCode.brokerUnavailable.exitCode
+            }
+            try await body(client)
+        } catch let error as CourierError {
+            throw error.reported("courier \(command)")
+        }
+    }
+
     static func startDaemon(_ client: BrokerClient) async throws(CourierError) {
         guard let executable = daemonExecutable() else {
             throw CourierError(.brokerUnavailable, "no broker runs on this bus and courierd was found neither next to courier nor on PATH; start courierd yourself")

@@ -29,8 +29,7 @@ struct CanOpenCommand: AsyncParsableCommand {
             print(yes ? "yes" : "no")
             if !yes { throw CourierExitCode.noHandler.exitCode }
         } catch let error as CourierError {
-            FileHandle.standardError.write(Data("courier can-open: \(url): \(error.message)\n".utf8))
-            throw CourierExitCode(error).exitCode
+            throw error.reported("courier can-open: \(url)")
         }
     }
 }

@@ -49,12 +49,9 @@ struct PsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        do {
-            let client = try BrokerClient.session()
-            guard await client.brokerIsRunning() else {
-                FileHandle.standardError.write(Data("courier ps: no broker is running on this bus (courier open starts one)\n".utf8))
-                throw CourierExitCode.brokerUnavailable.exitCode
-            }
+        try await BrokerConnection.withRunningBroker("ps", notRunning: {
+            FileHandle.standardError.write(Data("courier ps: no broker is running on this bus (courier open starts one)\n".utf8))
+        }) { client in
             let rows = try await client.processes().map(Row.init)
             if json {
                 let encoder = JSONEncoder()
@@ -74,9 +71,6 @@ struct PsCommand: AsyncParsableCommand {
             for line in lines {
                 print(zip(line, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
             }
-        } catch let error as CourierError {
-            FileHandle.standardError.write(Data("courier ps: \(error.message)\n".utf8))
-            throw CourierExitCode(error).exitCode
         }
     }
 

@@ -19,20 +19,14 @@ struct QuitCommand: AsyncParsableCommand {
     var noWait = false
 
     func run() async throws {
-        do {
-            let client = try BrokerClient.session()
-            guard await client.brokerIsRunning() else {
-                FileHandle.standardError.write(Data("courier quit: no broker is running on this bus, so no app is managed\n".utf8))
-                throw CourierExitCode.brokerUnavailable.exitCode
-            }
+        try await BrokerConnection.withRunningBroker("quit", notRunning: {
+            FileHandle.standardError.write(Data("courier quit: no broker is running on this bus, so no app is managed\n".utf8))
+        }) { client in
             // Subscribed first, so the end cannot be missed between the call and the wait.
             let changes = try await client.stateChanges(of: bundleID)
             try await client.terminate(bundleID: bundleID)
             if noWait { return }
             for await change in changes where change.state == "not-running" || change.state == "launching" { return }
-        } catch let error as CourierError {
-            FileHandle.standardError.write(Data("courier quit: \(error.message)\n".utf8))
-            throw CourierExitCode(error).exitCode
         }
     }
 }

@@ -16,12 +16,9 @@ struct StatusCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        do {
-            let client = try BrokerClient.session()
-            guard await client.brokerIsRunning() else {
-                if json { JSONOutput.print(StatusOutcome(running: false)) } else { print("no broker is running on this bus (courier open starts one)") }
-                throw CourierExitCode.brokerUnavailable.exitCode
-            }
+        try await BrokerConnection.withRunningBroker("status", notRunning: {
+            if json { JSONOutput.print(StatusOutcome(running: false)) } else { print("no broker is running on this bus (courier open starts one)") }
+        }) { client in
             let status = try await client.status()
             let apps = try await client.listApplications()
             if json {
@@ -37,9 +34,6 @@ struct StatusCommand: AsyncParsableCommand {
                 let launchable = app["launchable"]?.boolValue == true ? "" : " (not launchable)"
                 print("\(id)\t\(state)\t\(schemes)\(launchable)\(BrokerRegistry.squat(app))")
             }
-        } catch let error as CourierError {
-            FileHandle.standardError.write(Data("courier status: \(error.message)\n".utf8))
-            throw CourierExitCode(error).exitCode
         }
     }
 }

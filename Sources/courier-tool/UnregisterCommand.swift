@@ -34,8 +34,7 @@ struct UnregisterCommand: AsyncParsableCommand {
                 print(OfflineDesktopEntries.synchronize())
             }
         } catch let error as CourierError {
-            FileHandle.standardError.write(Data("courier unregister: \(error.message)\n".utf8))
-            throw CourierExitCode(error).exitCode
+            throw error.reported("courier unregister")
         }
         if let app = try? BundleIdentifier(bundleID) {
             let layout = CourierLayout.current()
