@@ -107,16 +107,10 @@ public enum AppInbox {
                 unlink(target)
                 throw error
             }
-            var done = 0
-            while done < count {
-                let written = buffer[done..<count].withUnsafeBytes { write(output, $0.baseAddress, $0.count) }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    let error = failure("writing \(target)")
-                    unlink(target)
-                    throw error
-                }
-                done += written
+            guard buffer[0..<count].withUnsafeBytes({ writeAll(output, $0) }) else {
+                let error = failure("writing \(target)")
+                unlink(target)
+                throw error
             }
         }
         guard fsync(output) == 0 else {

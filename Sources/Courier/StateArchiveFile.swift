@@ -26,19 +26,11 @@ struct StateArchiveFile: Sendable {
         let temporary = folder.appendingPathComponent(".state.\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw failure("create \(temporary)") }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                Glibc.write(fd, buffer.baseAddress.map { $0 + written }, buffer.count - written)
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let error = failure("write \(temporary)")
-                close(fd)
-                unlink(temporary)
-                throw error
-            }
-            written += count
+        guard bytes.withUnsafeBytes({ writeAll(fd, $0) }) else {
+            let error = failure("write \(temporary)")
+            close(fd)
+            unlink(temporary)
+            throw error
         }
         guard fsync(fd) == 0 else {
             let error = failure("flush \(temporary)")

@@ -234,37 +234,30 @@ public final class RegistryService: Sendable {
     /// Sets and saves the user's default for a scheme.
     @discardableResult
     public func setDefault(_ bundleIdentifier: String, forScheme scheme: String) throws(RegistryError) -> RegistryChange {
-        try state.withLock { state throws(RegistryError) -> RegistryChange in
-            var next = state.registry
-            let change = try next.setDefault(bundleIdentifier, forScheme: scheme)
-            try savePreferences(next.preferences)
-            state.registry = next
-            Self.publish(change, to: state)
-            return change
-        }
+        try changePreferences { registry throws(RegistryError) in try registry.setDefault(bundleIdentifier, forScheme: scheme) }
     }
 
     /// Sets and saves the user's default for a type.
     @discardableResult
     public func setDefault(_ bundleIdentifier: String, forType identifier: String) throws(RegistryError) -> RegistryChange {
-        try state.withLock { state throws(RegistryError) -> RegistryChange in
-            var next = state.registry
-            let change = try next.setDefault(bundleIdentifier, forType: identifier)
-            try savePreferences(next.preferences)
-            state.registry = next
-            Self.publish(change, to: state)
-            return change
-        }
+        try changePreferences { registry throws(RegistryError) in try registry.setDefault(bundleIdentifier, forType: identifier) }
     }
 
     /// Forgets and saves the user's default for a scheme, or with `type` true for a type; the
     /// change is empty when there was none.
     @discardableResult
     public func clearDefault(for key: String, type: Bool = false) throws(RegistryError) -> RegistryChange {
+        try changePreferences(unlessUnchanged: true) { registry in type ? registry.clearDefault(forType: key) : registry.clearDefault(forScheme: key) }
+    }
+
+    /// Applies `edit` to a copy of the registry, saves the user's preferences, and only then routes
+    /// by them (a default that cannot be saved is not half applied). With `unlessUnchanged`, an
+    /// edit that changed nothing saves and announces nothing.
+    private func changePreferences(unlessUnchanged: Bool = false, _ edit: (inout Registry) throws(RegistryError) -> RegistryChange) throws(RegistryError) -> RegistryChange {
         try state.withLock { state throws(RegistryError) -> RegistryChange in
             var next = state.registry
-            let change = type ? next.clearDefault(forType: key) : next.clearDefault(forScheme: key)
-            guard next.preferences != state.registry.preferences else { return change }
+            let change = try edit(&next)
+            if unlessUnchanged, next.preferences == state.registry.preferences { return change }
             try savePreferences(next.preferences)
             state.registry = next
             Self.publish(change, to: state)
