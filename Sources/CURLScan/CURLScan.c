@@ -242,6 +242,8 @@ CURLSCAN_AVX2 static inline Block classify32_tail(const uint8_t *p, size_t n, si
     unsigned r = (unsigned)(n - start);
     Block b;
     if (n >= 32) {
+        // The 32-byte (AVX2) twin of the 16-byte tail above: C has no generic over vector width,
+        // and one function per width keeps each loop branch-free (deliberate).
         b = classify32_at(p + n - 32, head);
         unsigned shift = 32 - r;
         b.outside >>= shift; b.question >>= shift; b.percent >>= shift; b.hex >>= shift;

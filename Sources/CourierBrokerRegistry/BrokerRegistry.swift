@@ -3,6 +3,7 @@ public import CourierManifest
 public import CourierNames
 public import DBus
 
+// Imports and a documented struct head, alike in shape to BrokerClient only.
 /// What `courier dump` and `courier handlers` read when a broker runs: the registry as the broker
 /// routes with it, so what they print is what `courier open` will do — including manifests
 /// registered at runtime (`courier register` of a file outside the manifest folders) and without

@@ -6,6 +6,8 @@ public import CourierNames
 /// breaking callers; `message` is complete on its own and safe to show to a person. The broker maps
 /// `code` to an `org.courier.Error.*` name with `courierErrorName`.
 public struct InboxError: Error, Sendable, Equatable, CustomStringConvertible {
+    // An open set of codes (a struct with static members, the swift-system habit), as URIError and
+    // RegistryError have for their own failures: the same idiom, not shared code.
     /// The kind of failure.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String

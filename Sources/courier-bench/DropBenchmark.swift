@@ -2,6 +2,8 @@ import CourierInbox
 import CourierProcess
 import Foundation
 #if canImport(Glibc)
+// File head like every courier-bench section's (imports, usage comment): one section per file, by
+// design.
 import Glibc
 #endif
 
@@ -27,6 +29,8 @@ enum DropBenchmark {
     static func run(arguments: [String]) throws {
         var sizeMiB = 1024, runs = 7
         var directory = NSTemporaryDirectory()
+        // Each courier-bench section reads its own few options by hand (as RegistryBenchmark and
+        // NearbyBenchmark do): alike in shape, different options.
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
             switch argument {

@@ -3,6 +3,7 @@ import CourierNearby
 
 /// `courier nearby trust FINGERPRINT`: let this sender in without asking.
 struct TrustCommand: ParsableCommand {
+    // Declared like courier-tool's commands (ArgumentParser's shape); a separate executable.
     static let configuration = CommandConfiguration(
         commandName: "trust",
         abstract: "Trust a sender: its sessions are accepted without asking.",

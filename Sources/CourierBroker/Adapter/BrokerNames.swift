@@ -2,6 +2,9 @@ import CourierNames
 public import DBus
 import Synchronization
 
+// The broker's typed copy of CourierBusNames; Courier has the app side's (CourierBus). Deliberate:
+// the broker does not link the app library, and CourierNames (the one table of the names) links no
+// D-Bus binding to type them.
 /// The public D-Bus names the broker serves and calls (`CourierBusNames`, DESIGN.md "Public
 /// contract") with their D-Bus types. The names are constants that are valid by construction.
 public enum BrokerNames {

@@ -37,6 +37,8 @@ extension BrokerService {
         }
     }
 
+    // Declared beside DropFiles on purpose: each method states its own signature and names
+    // (zbus/sd-bus habit); the shared work is withDropRequest.
     /// `OpenFiles (s bundle_id, ah files, as names, a{sv} options) → (aa{sv} files)`: `DropFiles`
     /// that says where each file went — what `courier open FILE` and `courier drop` without `--to`
     /// use. One dictionary per file, in order: `name`, `type`, `type-reason`, `bundle-id` (empty

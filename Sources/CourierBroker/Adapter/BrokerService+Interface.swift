@@ -141,6 +141,8 @@ extension BrokerService {
         } }
     }
 
+    // Each method of Broker1 ends in the same catch that turns its error into a D-Bus reply: one
+    // line per method, kept beside its handler.
     /// `HandlersForURL (s url) → (as bundle_ids)`, the chosen one first; none for an app caller
     /// asking about a scheme it does not list.
     func handlersForURLMethod() -> DBusMethod {

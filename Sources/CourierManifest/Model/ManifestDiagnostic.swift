@@ -58,6 +58,8 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public var severity: Severity
     public var code: Code
 
+    // Codes, severity and a memberwise init: the error idiom shared with InboxError, RegistryError
+    // and URIError, not shared code.
     public init(file: String, keyPath: String, message: String, severity: Severity, code: Code) {
         self.file = file
         self.keyPath = keyPath

@@ -1,6 +1,7 @@
 import CourierTypes
 /// A refused registry operation: what was asked, why it cannot be done, and what to do.
 public struct RegistryError: Error, Sendable, Hashable, CustomStringConvertible {
+    // An open set of codes, the idiom InboxError and URIError use too (see InboxError.swift).
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
