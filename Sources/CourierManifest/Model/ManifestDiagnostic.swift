@@ -10,6 +10,8 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case warning
     }
 
+    // An open set of codes, the idiom InboxError, RegistryError and URIError use too (see
+    // InboxError.swift): the same shape, each its own table.
     /// A machine-readable kind. Open (a struct) so new kinds can be added without breaking callers.
     public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
         public var rawValue: String
