@@ -48,13 +48,13 @@ public final class NearbyServer: Sendable {
         self.onRegister = onRegister
     }
 
-    /// How many request parts (decrypted body chunks, up to a read's worth each) may wait between
-    /// the event loop and the task writing them to disk before the socket stops being read. NIO's
-    /// default (10 high, 2 low) makes a hand-off between the two threads every ~160 KiB; on a
-    /// loaded machine each costs a scheduler wake-up, and a 1 GiB upload ran at a sixth of
-    /// nginx's speed with the receiver idle most of the time (`courier-bench nearby`). 256 parts
-    /// bounds what is buffered to a few MiB (the receiver's RSS stays flat: the benchmark checks).
-    static let streaming = Connection.Configuration(backPressureStrategy: .init(lowWatermark: 64, highWatermark: 256))
+    /// How many request parts (decrypted body chunks, each a slice that keeps its read buffer
+    /// alive) may wait between the event loop and the task writing them to disk before the socket
+    /// stops being read. NIO's default (10 high, 2 low) makes a thread hand-off every few parts;
+    /// on a loaded machine each costs a scheduler wake-up, and a 1 GiB upload ran at a sixth of
+    /// nginx's speed with the receiver idle. 256 parts held up to 131 MiB (RSS growth);
+    /// 48 keeps the growth under the 32 MiB target at nginx's speed (`courier-bench nearby`).
+    static let streaming = Connection.Configuration(backPressureStrategy: .init(lowWatermark: 16, highWatermark: 48))
 
     /// The port bound (useful with port 0).
     public var port: Int { channel.channel.localAddress?.port ?? options.port }
