@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "Courier", "CourierProcess"]),
         .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierNames", "BusTestSupport"]),
-        .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames"]),
+        .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames", "CourierProcess"]),
         .testTarget(name: "CourierNearbyTests", dependencies: ["CourierNearby", "BusTestSupport", "CourierProcess", "CourierManifest"]),
         .testTarget(
             name: "IntegrationTests",

@@ -4,8 +4,10 @@ internal import CDBus
 extension DBusConnection {
     // MARK: Building messages (validated before libdbus sees anything)
 
+    /// A method call or signal with `arguments` appended, numbered by nobody yet; the caller owns it.
+    /// Its header is copied from the connection's template for the same target (`MessageTemplates`).
     func makeMessage(
-        type: Int32, destination: BusName?, path: ObjectPath?, interface: InterfaceName?, member: MemberName?,
+        type: Int32, destination: BusName?, path: ObjectPath?, interface: InterfaceName?, member: MemberName,
         arguments: [DBusValue]
     ) throws(DBusError) -> OpaquePointer {
         do {
@@ -13,28 +15,9 @@ extension DBusConnection {
         } catch {
             throw error.asDBusError
         }
-        // The constructors write the whole header at once (each dbus_message_set_* re-marshals it).
-        let created: OpaquePointer?
-        if type == cdbus_message_type_method_call(), let member {
-            created = withOptionalCString(destination?.rawValue) { d in
-                withOptionalCString(interface?.rawValue) { i in
-                    (path ?? .root).rawValue.withCString { p in member.rawValue.withCString { dbus_message_new_method_call(d, p, i, $0) } }
-                }
-            }
-        } else if type == cdbus_message_type_signal(), let path, let interface, let member {
-            created = path.rawValue.withCString { p in
-                interface.rawValue.withCString { i in member.rawValue.withCString { dbus_message_new_signal(p, i, $0) } }
-            }
-        } else {
-            created = dbus_message_new(type)
-        }
-        guard let m = created else { throw DBusError.failed("out of memory creating a D-Bus message") }
-        var ok = true
-        if type == cdbus_message_type_signal(), let destination {
-            ok = destination.rawValue.withCString { dbus_message_set_destination(m, $0) } != 0
-        }
-        ok = ok && MessageCodec.append(arguments, to: m)
-        if !ok {
+        let key = MessageTemplate.Key(type: type, destination: destination, path: path, interface: interface, member: member)
+        guard let m = messageTemplate(for: key)?.copy() else { throw DBusError.failed("out of memory creating a D-Bus message") }
+        guard MessageCodec.append(arguments, to: m) else {
             dbus_message_unref(m)
             throw DBusError.failed("cannot build the D-Bus message (out of memory or an fd that cannot be duplicated)")
         }
@@ -43,6 +26,14 @@ extension DBusConnection {
             throw DBusError.notSupported("this connection cannot pass unix file descriptors")
         }
         return m
+    }
+
+    /// The template for `key`, built and kept on a miss; nil when libdbus is out of memory.
+    private func messageTemplate(for key: MessageTemplate.Key) -> MessageTemplate? {
+        if let kept = templates.withLock({ $0.template(for: key) }) { return kept }
+        guard let made = MessageTemplate(key) else { return nil }
+        templates.withLock { $0.keep(made) }
+        return made
     }
 
     // MARK: Calls
@@ -90,7 +81,7 @@ extension DBusConnection {
     func sendNoReply(_ m: OpaquePointer) throws(DBusError) {
         if closed.load(ordering: .acquiring) { throw DBusError.disconnected("the D-Bus connection is closed") }
         dbus_message_set_serial(m, nextSerial())
-        guard dbus_connection_send(raw, m, nil) != 0 else { throw DBusError.failed("out of memory sending a D-Bus message") }
+        guard loop.send(m, on: raw) else { throw DBusError.failed("out of memory sending a D-Bus message") }
     }
 
     /// `earliestDeadline = min(earliestDeadline, deadline)`. A compare-exchange loop, because
@@ -171,7 +162,7 @@ extension DBusConnection {
         guard registered else {
             return call.resume(.failure(DBusError.disconnected("the D-Bus connection is closed; cannot call \(target)")))
         }
-        guard dbus_connection_send(raw, m, nil) != 0 else {
+        guard loop.send(m, on: raw) else {
             if let p = state.withLock({ $0.pending.removeValue(forKey: serial) }) {
                 p.resume(.failure(DBusError.failed("out of memory sending a call to \(target)")))
             }

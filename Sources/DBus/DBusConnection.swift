@@ -29,6 +29,8 @@ public final class DBusConnection: Sendable, IOLoopClient {
     let closed = Atomic<Bool>(false)
     /// Header strings of the last messages decoded, reused when the next one repeats them (I/O thread).
     let headerCache = Mutex(HeaderStringCache())
+    /// Headers of recent outgoing calls and signals, copied into new messages (`MessageTemplates`).
+    let templates = Mutex(MessageTemplates())
 
     /// This connection's unique name on the bus (`:1.42`), nil on a peer-to-peer connection.
     public let uniqueName: BusName?

@@ -35,10 +35,11 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     /// until the loop stops).
     let connection: OpaquePointer
     private let wakeFD: Int32
-    /// Pending jobs; nil once the loop has stopped (later jobs go to the global executor).
-    private let jobs = Mutex<[UnownedJob]?>([])
-    /// An empty buffer for `runJobs` to swap with `jobs` (only the loop thread touches it).
+    /// What other threads hand the loop, and whether it sleeps in `poll` (see `Inbox`).
+    private let inbox = Mutex(Inbox())
+    /// Empty buffers for `runJobs` and `flushSends` to swap with the inbox's (loop thread only).
     private var spareJobs: [UnownedJob] = []
+    private var spareSends: [OutgoingMessage] = []
     private let watches = Mutex<[LibdbusHandle]>([])
     private let timeouts = Mutex<[TimeoutEntry]>([])
     /// The deadline the loop will wake at, at the latest; writers with an earlier one must wake it.
@@ -61,9 +62,11 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     var isOnLoopThread: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
     var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
-    /// Wakes the loop out of `poll` (a no-op cost when called from the loop thread).
+    /// Wakes the loop out of `poll`. Nothing to do on the loop thread, nor while the loop is
+    /// awake: it looks at everything again before it sleeps (`announceSleep`).
     func wake() {
-        if !isOnLoopThread { cdbus_eventfd_signal(wakeFD) }
+        if isOnLoopThread { return }
+        if inbox.withLock({ $0.takeSleeper() }) { cdbus_eventfd_signal(wakeFD) }
     }
 
     /// Wakes the loop if `deadline` is earlier than the one it is sleeping towards.
@@ -76,15 +79,15 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
-        let accepted = jobs.withLock { jobs -> Bool in
-            guard jobs != nil else { return false }
-            jobs!.append(unowned)
-            return true
+        let (accepted, sleeper) = inbox.withLock { box -> (Bool, Bool) in
+            guard !box.stopped else { return (false, false) }
+            box.jobs.append(unowned)
+            return (true, box.takeSleeper())
         }
-        if accepted {
-            wake()
-        } else {
+        if !accepted {
             globalConcurrentExecutor.enqueue(ExecutorJob(unowned))
+        } else if sleeper && !isOnLoopThread {
+            cdbus_eventfd_signal(wakeFD)
         }
     }
 
@@ -95,9 +98,8 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         while true {
             var batch = spareJobs
             spareJobs = []
-            jobs.withLock { j in
-                guard j != nil, !j!.isEmpty else { return }
-                swap(&batch, &j!)
+            inbox.withLock { box in
+                if !box.jobs.isEmpty { swap(&batch, &box.jobs) }
             }
             if batch.isEmpty {
                 spareJobs = batch
@@ -109,6 +111,51 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
             batch.removeAll(keepingCapacity: true)
             spareJobs = batch
         }
+    }
+
+    // MARK: Sending
+
+    /// Sends `message` (numbered, complete; the caller keeps its reference) on `connection`.
+    ///
+    /// libdbus writes a message inline in `dbus_connection_send`, holding the connection's lock
+    /// during `sendmsg`; the loop holds the same lock while it reads and parses. A thread that
+    /// sends while the loop is awake therefore contends with it: under a flow of calls from
+    /// other threads (tasks of the global pool resumed by replies) that contention cost several
+    /// futex waits and wakes per call. So a message from another thread goes straight out only
+    /// while the loop sleeps in `poll` (the lock is free then); while the loop is awake it is
+    /// queued, and the loop sends it before it sleeps again (`flushSends`). Order is kept: the
+    /// loop announces its sleep only with an empty queue, so a thread's earlier queued message
+    /// is out before its later direct one. Returns false when libdbus is out of memory (direct
+    /// sends only; a queued message that then fails is dropped, and its call times out).
+    func send(_ message: OpaquePointer, on connection: OpaquePointer) -> Bool {
+        if !isOnLoopThread {
+            let outgoing = OutgoingMessage(message)
+            let queued = inbox.withLock { box -> Bool in
+                guard !box.sleeping, !box.stopped else { return false }
+                box.sends.append(outgoing)
+                return true
+            }
+            if queued { return true }
+            outgoing.release()
+        }
+        return dbus_connection_send(connection, message, nil) != 0
+    }
+
+    /// Sends what other threads queued while the loop was awake (loop thread).
+    private func flushSends() -> Bool {
+        var batch = spareSends
+        spareSends = []
+        inbox.withLock { box in
+            if !box.sends.isEmpty { swap(&batch, &box.sends) }
+        }
+        let sent = !batch.isEmpty
+        for m in batch {
+            _ = dbus_connection_send(connection, m.pointer, nil)
+            m.release()
+        }
+        batch.removeAll(keepingCapacity: true)
+        spareSends = batch
+        return sent
     }
 
     // MARK: Lifecycle
@@ -162,6 +209,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         var polled: [OpaquePointer?] = []
         while true {
             var busy = runJobs()
+            busy = flushSends() || busy
             busy = dispatchAll() || busy
             // The clock is read only when some deadline exists (a service answering calls has none).
             var now: UInt64?
@@ -173,12 +221,18 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
             }
             if stopRequested.load(ordering: .acquiring) { break }
             if busy { continue }
-            deadline = min(deadline, timeouts.withLock { ts in ts.reduce(UInt64.max) { min($0, $1.deadline) } })
             let planned = plannedWake.load(ordering: .acquiring)
             if planned != UInt64.max, planned > (now ?? monotonicNanoseconds()) { deadline = min(deadline, planned) }
             plannedWake.store(deadline, ordering: .releasing)
-            // Re-check work that may have arrived while computing.
-            if jobs.withLock({ !($0?.isEmpty ?? true) }) { continue }
+            // Re-check work that may have arrived while computing, else say the loop sleeps:
+            // from now on `wake` signals the eventfd. Announced before the watches are read, so
+            // a watch toggled meanwhile wakes the poll below at once.
+            if !inbox.withLock({ $0.announceSleep() }) { continue }
+            // A call or libdbus timeout registered while the deadlines above were computed did not
+            // wake the loop (it was awake then): take them into account now.
+            if let client = keepAlive { deadline = min(deadline, client.loopEarliestDeadline) }
+            deadline = min(deadline, timeouts.withLock { ts in ts.reduce(UInt64.max) { min($0, $1.deadline) } })
+            plannedWake.store(deadline, ordering: .releasing)
 
             pollfds.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
@@ -201,6 +255,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
                 timeoutMs = deadline <= after ? 0 : Int32(min((deadline - after + 999_999) / 1_000_000, 86_400_000))
             }
             let n = poll(&pollfds, nfds_t(pollfds.count), timeoutMs)
+            inbox.withLock { $0.sleeping = false }
             if n > 0 {
                 if pollfds[0].revents != 0 { cdbus_eventfd_drain(wakeFD) }
                 for i in 1..<pollfds.count where pollfds[i].revents != 0 {
@@ -246,12 +301,14 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         dbus_connection_set_dispatch_status_function(connection, nil, nil, nil)
         stopped.store(true, ordering: .releasing)
         _ = runJobs()
-        // From now on jobs go to the global executor; hand over any that raced in.
-        let leftovers = jobs.withLock { j -> [UnownedJob] in
-            let b = j ?? []
-            j = nil
-            return b
+        // From now on jobs go to the global executor and sends meet the closed connection (which
+        // drops them); hand over any jobs that raced in, drop any queued sends.
+        let (leftovers, unsent) = inbox.withLock { box -> ([UnownedJob], [OutgoingMessage]) in
+            box.stopped = true
+            defer { box.jobs = []; box.sends = [] }
+            return (box.jobs, box.sends)
         }
+        for m in unsent { m.release() }
         for job in leftovers { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         dbus_connection_unref(connection)
         // wakeFD stays open until deinit: close()/wake() may still signal it, and a closed
@@ -310,6 +367,45 @@ private let ioDispatchStatus: DBusDispatchStatusFunction = { _, status, data in
 /// hand it over, and libdbus keeps it valid until the matching remove callback.
 struct LibdbusHandle: @unchecked Sendable, Hashable {
     let pointer: OpaquePointer
+}
+
+/// What other threads hand the I/O loop, under one lock with the loop's sleeping state.
+struct Inbox: ~Copyable {
+    var jobs: [UnownedJob] = []
+    var sends: [OutgoingMessage] = []
+    /// True while the loop sleeps in `poll` (or is about to): work handed over must wake it.
+    var sleeping = false
+    /// Set when the loop has stopped: jobs go to the global executor, sends are made directly.
+    var stopped = false
+
+    /// Whoever hands the loop work while it sleeps wakes it, once: true for the first caller.
+    mutating func takeSleeper() -> Bool {
+        guard sleeping else { return false }
+        sleeping = false
+        return true
+    }
+
+    /// The loop is about to sleep: true (and `sleeping` set) when nothing is queued.
+    mutating func announceSleep() -> Bool {
+        guard jobs.isEmpty, sends.isEmpty else { return false }
+        sleeping = true
+        return true
+    }
+}
+
+/// A complete libdbus message on its way to the loop, which sends it. The sender took a
+/// reference for the queue and never touches the message again, and libdbus locks a message
+/// once it is sent: one thread at a time uses it.
+struct OutgoingMessage: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    /// Takes a reference of its own.
+    init(_ message: OpaquePointer) {
+        dbus_message_ref(message)
+        pointer = message
+    }
+
+    func release() { dbus_message_unref(pointer) }
 }
 
 struct TimeoutEntry: Sendable {

@@ -30,9 +30,9 @@ enum BrokerBenchmark {
         let bus = try PrivateBus()
         defer { bus.stop() }
         print("broker benchmark: private dbus-daemon at \(bus.address); binaries in \(bin.path)")
-        if options.only == nil || options.only == "warm" {
-            try await warmAndThroughput(bus: bus, calls: options.calls)
-            if options.only == "warm" { return }
+        if options.only == nil || options.only == "warm" || options.only == "open" {
+            try await warmAndThroughput(bus: bus, calls: options.calls, throughput: options.only != "open")
+            if options.only != nil { return }
         }
         if options.only == nil || options.only == "cold" {
             try await cold(bus: bus, bin: bin)
@@ -45,8 +45,9 @@ enum BrokerBenchmark {
     }
 
     /// `--courier PATH` (the binary section 4 times), `--only process` (section 4 alone), `--only warm`
-    /// (sections 1 and 2, to attach `perf` to), `--only cold` (section 3) and `--calls N` (section 1's
-    /// timed calls, 3000).
+    /// (sections 1 and 2, to attach `perf` to), `--only open` (section 1 alone: run it under
+    /// callgrind with two `--calls` and take the difference), `--only cold` (section 3) and
+    /// `--calls N` (section 1's timed calls, 3000).
     struct Options {
         var courier: String?
         var only: String?
@@ -60,8 +61,8 @@ enum BrokerBenchmark {
                     guard let path = rest.popFirst() else { throw BenchUsageError("--courier needs the path of a courier executable") }
                     courier = URL(fileURLWithPath: path).path
                 case "--only":
-                    guard let section = rest.popFirst(), ["process", "warm", "cold"].contains(section) else {
-                        throw BenchUsageError("--only takes 'process' (section 4: courier open as a whole process), 'warm' (sections 1 and 2) or 'cold' (section 3: cold OpenURL of todolist)")
+                    guard let section = rest.popFirst(), ["process", "warm", "open", "cold"].contains(section) else {
+                        throw BenchUsageError("--only takes 'process' (section 4: courier open as a whole process), 'warm' (sections 1 and 2), 'open' (section 1, for callgrind) or 'cold' (section 3: cold OpenURL of todolist)")
                     }
                     only = section
                 case "--calls":
@@ -92,7 +93,7 @@ enum BrokerBenchmark {
         func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool { true }
     }
 
-    static func warmAndThroughput(bus: PrivateBus, calls: Int) async throws {
+    static func warmAndThroughput(bus: PrivateBus, calls: Int, throughput: Bool = true) async throws {
         let folder = bus.directory.appendingPathComponent("warm-manifests")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: BenchManifest.inProcessApp, to: folder)
@@ -151,7 +152,10 @@ enum BrokerBenchmark {
         print("   OpenURL via broker  p50 \(openStats.p50.micro)  p99 \(openStats.p99.micro)")
         print("   ratio p50 OpenURL / ping = \(String(format: "%.2f", openStats.p50.seconds / pingStats.p50.seconds)) (target ≤ 2.5; two bus hops make the floor 2)")
         print("   OpenURL p50s: client → broker's delivery starts \(Stats(inbound).p50.micro); broker → app → broker \(Stats(delivery).p50.micro); → client \(Stats(outbound).p50.micro)")
+        let check = receiverCheckCost(catalog: ManifestCatalog(folders: [folder.path], logger: Logger(label: "courier-bench")))
+        print("   receiver check before each delivery, app not launched by the broker: \(String(format: "%.2f", check.handle)) µs = \(String(format: "%.2f", check.handle / openStats.p50.seconds / 1e4)) % of the OpenURL p50 (fstatat of exe in the /proc/PID held since CheckIn; by path, /proc/PID/exe: \(String(format: "%.2f", check.path)) µs)")
 
+        guard throughput else { return }
         // 2. Eight concurrent clients, each sequential.
         let clients = try (0..<8).map { _ in BrokerClient(connection: try DBusConnection(address: bus.address)) }
         defer { clients.forEach { $0.connection.close() } }
@@ -169,6 +173,28 @@ enum BrokerBenchmark {
         print("")
         print("2. throughput: 8 clients × \(perClient) sequential OpenURLs to one warm app")
         print("   \(Int(opens / elapsed.seconds)) opens/s (\(String(format: "%.2f", elapsed.seconds)) s); the app answers one request at a time, in order")
+    }
+
+    /// What `ReceiverVerifier.stillHolds` costs per delivery for an app the broker did not launch
+    /// (this process, as in section 1): the mean of many checks of this process's own verdict, the
+    /// way the broker makes them (through the `/proc/PID` handle opened at `CheckIn`) and, for
+    /// comparison, by path.
+    static func receiverCheckCost(catalog: ManifestCatalog) -> (handle: Double, path: Double) {
+        let verifier = ReceiverVerifier(launcher: ProcessLauncher(), resolver: catalog)
+        let verdict = ReceiverVerdict.sameExecutable(ProcessIdentity.of(pid: getpid()))
+        let handle = ProcessHandle(pid: getpid())
+        let rounds = 20_000
+        let clock = ContinuousClock()
+        func mean(_ handle: ProcessHandle?) -> Double {
+            var held = 0
+            let t0 = clock.now
+            for _ in 0..<rounds where verifier.stillHolds(verdict, bundleID: "org.courier.bench.echo", handle: handle) { held += 1 }
+            let elapsed = clock.now - t0
+            precondition(held == rounds, "this process failed its own receiver check")
+            return elapsed.seconds * 1e6 / Double(rounds)
+        }
+        _ = mean(handle)
+        return (mean(handle), mean(nil))
     }
 
     // MARK: 3
@@ -424,9 +450,12 @@ enum BrokerBenchmark {
 }
 
 enum BenchManifest {
-    /// The launch command of an app served inside this process: the bench binary itself, so the
+    /// The launch command of an app served inside this process: the file this process runs, so the
     /// broker's receiver check (`/proc/PID/exe` against the launch command) admits its CheckIn.
-    static let inProcessApp = [(try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]]
+    /// Named `/proc/PID/exe` rather than by the path it links to, because under valgrind (the
+    /// callgrind profile of `--only open`) the process runs valgrind's tool binary while a readlink
+    /// of its exe reports the program's path.
+    static let inProcessApp = ["/proc/\(getpid())/exe"]
 
     static func write(_ bundleID: String, schemes: [String], arguments: [String]?, to folder: URL) throws {
         var plist: [String: Any] = [

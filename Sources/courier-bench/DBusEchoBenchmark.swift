@@ -5,7 +5,8 @@ import DBus
 import Foundation
 import Synchronization
 
-/// `courier-bench dbus-echo [--calls N] [--pipelined N] [--depth D] [--rounds R] [--cross] [--only ROW]`
+/// `courier-bench dbus-echo [--calls N] [--pipelined N] [--depth D] [--rounds R] [--cross] [--only ROW]
+/// [--callgrind N | --no-callgrind]`
 ///
 /// On one private dbus-daemon, measures an `Echo(s) → s` round trip (a) with a plain C libdbus
 /// service and client, (b) with a Swift service and Swift client through the `DBus` module.
@@ -13,7 +14,9 @@ import Synchronization
 /// here. Prints p50/p99 of sequential calls, pipelined calls/s, and the Swift/C ratios
 /// (targets: p50 ≤ 1.2× C, pipelined ≥ 0.8× C). `--cross` adds C client → Swift service and Swift
 /// client → C service, which split the difference between the two sides. `--only ROW` runs one
-/// configuration alone, to profile it (see `profile`).
+/// configuration alone, to profile it (see `profile`). The run ends with instructions per call of
+/// the C and the Swift client under callgrind (`DBusEchoCallgrind`; `--callgrind N` runs only that
+/// section with N calls, `--no-callgrind` leaves it out).
 enum DBusEchoBenchmark {
     static let name: BusName = "org.courier.bench.Echo"
     static let swiftName: BusName = "org.courier.bench.SwiftEcho"
@@ -34,8 +37,10 @@ enum DBusEchoBenchmark {
         var depth = 64
         var rounds = 3
         let cross = arguments.contains("--cross")
+        let withCallgrind = !arguments.contains("--no-callgrind")
         var only: String?
-        let arguments = arguments.filter { $0 != "--cross" }
+        var callgrindCalls: Int?
+        let arguments = arguments.filter { $0 != "--cross" && $0 != "--no-callgrind" }
         var i = 0
         while i + 1 < arguments.count {
             switch arguments[i] {
@@ -44,9 +49,14 @@ enum DBusEchoBenchmark {
             case "--depth": depth = Int(arguments[i + 1]) ?? depth
             case "--rounds": rounds = max(1, Int(arguments[i + 1]) ?? rounds)
             case "--only": only = arguments[i + 1]
+            case "--callgrind": callgrindCalls = max(1, Int(arguments[i + 1]) ?? 2000)
             default: break
             }
             i += 2
+        }
+        if let callgrindCalls {
+            DBusEchoCallgrind.run(calls: callgrindCalls, depth: depth)
+            return
         }
         let bus = try PrivateBus()
         defer { bus.stop() }
@@ -167,6 +177,9 @@ enum DBusEchoBenchmark {
         print("  pipelined: \(ratio(sr, cr)) (caller on connection executor: \(ratio(lr, cr))); target ≥ 0.80×")
         print("  (f) pipelined with completions (no task per call): \(ratio(median(fRate), cr))")
         print("  (e) async handler, caller on executor: p50 \(ratio(Double(ip.p50), Double(c.p50))), p99 \(ratio(Double(ip.p99), Double(c.p99))), pipelined \(ratio(ir, cr))")
+        if withCallgrind {
+            DBusEchoCallgrind.run(calls: 2000, depth: depth)
+        }
     }
 
     /// `--only ROW`: one configuration alone, for `perf stat`/`perf record` on this process or a

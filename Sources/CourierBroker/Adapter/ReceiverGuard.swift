@@ -35,6 +35,8 @@ final class ReceiverGuard: Sendable {
     private struct Binding {
         let bundleID: String
         let verdict: ReceiverVerdict
+        /// For `.sameExecutable`: the admitted process, held open (`ProcessHandle`).
+        let handle: ProcessHandle?
     }
 
     private struct State {
@@ -67,13 +69,17 @@ final class ReceiverGuard: Sendable {
     /// `adopting`: the broker found it running at start-up (BrokerService+Adoption.swift); its
     /// own `CheckIn` then only confirms it (`confirmAdoption`).
     func admit(bundleID: String, uniqueName: String, pid: Int32?, adopting: Bool = false) throws(CourierError) {
+        // Opened before the verdict is read: if the pid changed hands in between, the handle
+        // holds the earlier process, reads as gone, and every delivery is refused.
+        let handle = pid.flatMap { ProcessHandle(pid: $0) }
         let verdict = verifier.verdict(bundleID: bundleID, pid: pid)
         record(bundleID: bundleID, uniqueName: uniqueName, verdict)
         guard verdict.isApp else {
             throw CourierError(.notPermitted, "CheckIn as \(bundleID) refused: \(verdict); only the process Courier launched, or one running the executable its manifest launches, may check in as \(bundleID)")
         }
         state.withLock {
-            $0.bindings[uniqueName] = Binding(bundleID: bundleID, verdict: verdict)
+            let held: ProcessHandle? = if case .sameExecutable = verdict { handle } else { nil }
+            $0.bindings[uniqueName] = Binding(bundleID: bundleID, verdict: verdict, handle: held)
             if adopting { $0.adopted.insert(uniqueName) }
         }
     }
@@ -94,7 +100,7 @@ final class ReceiverGuard: Sendable {
         guard let binding = state.withLock({ $0.bindings[endpoint.uniqueName] }), binding.bundleID == endpoint.bundleID else {
             return CourierError(.notPermitted, "\(endpoint.uniqueName) was never admitted as \(endpoint.bundleID); nothing was delivered")
         }
-        guard verifier.stillHolds(binding.verdict, bundleID: binding.bundleID) else {
+        guard verifier.stillHolds(binding.verdict, bundleID: binding.bundleID, handle: binding.handle) else {
             let now = binding.verdict.pid.map { ProcessIdentity.of(pid: $0).description } ?? "?"
             logger.warning("impostor: \(endpoint.uniqueName) checked in as \(endpoint.bundleID) (\(binding.verdict)) but is now \(now); nothing is delivered to it")
             return CourierError(.notPermitted, "the process that checked in as \(endpoint.bundleID) (\(endpoint.uniqueName)) no longer runs its executable (now \(now)); nothing was delivered")

@@ -52,15 +52,22 @@ public struct ReceiverVerifier: Sendable {
     }
 
     /// Whether a process admitted earlier is still the one it was: the launched child has not
-    /// exited, or the pid still runs the same file. Checked before every delivery.
-    public func stillHolds(_ verdict: ReceiverVerdict, bundleID: String) -> Bool {
+    /// exited, or the process still runs the same file. Checked before every delivery.
+    ///
+    /// `handle`, the process's `/proc/PID` opened when it was admitted (`ProcessHandle`), is the
+    /// check for `.sameExecutable`: it sees only that very process, so a pid reused by another
+    /// process running the same executable is refused, and it costs one `fstatat`. Without one
+    /// (no descriptor was left at admission) the pid's `/proc/PID/exe` is read by path, as before.
+    public func stillHolds(_ verdict: ReceiverVerdict, bundleID: String, handle: ProcessHandle? = nil) -> Bool {
         switch verdict {
         case .launchedChild(let pid):
-            launcher.isRunningChild(pid, of: bundleID)
+            return launcher.isRunningChild(pid, of: bundleID)
         case .sameExecutable(let process):
-            process.executable != nil && FileIdentity(path: "/proc/\(process.pid)/exe") == process.executable
+            guard let expected = process.executable else { return false }
+            if let handle, handle.pid == process.pid { return handle.executable == expected }
+            return FileIdentity(path: "/proc/\(process.pid)/exe") == expected
         case .impostor:
-            false
+            return false
         }
     }
 }

@@ -1,0 +1,90 @@
+internal import CDBus
+import Synchronization
+
+/// The headers of the method calls and signals a connection sent last, as libdbus messages without
+/// a body that new messages are copied from (`dbus_message_copy`).
+///
+/// Why: `dbus_message_new_method_call` validates its four names again (they are validated Swift
+/// types already) and writes each header field on its own — every write re-marshals the header and
+/// drops libdbus's field cache, which the first append of an argument then rebuilds by parsing the
+/// header again. For the echo benchmark's call that is ~9.5 k instructions to create and ~4.5 k of
+/// the append; copying a template whose field cache is filled costs a small fraction of that
+/// (docs/dbus-binding.md, Performance). A connection mostly repeats a few targets, so a handful of
+/// templates covers it; a miss builds the message as before and keeps it as a template.
+struct MessageTemplates: ~Copyable {
+    /// At most this many templates; the oldest is replaced first.
+    static let capacity = 16
+
+    private var entries: [MessageTemplate] = []
+    private var next = 0
+
+    /// The template for `key`, if one is kept.
+    func template(for key: MessageTemplate.Key) -> MessageTemplate? {
+        for t in entries where t.key == key { return t }
+        return nil
+    }
+
+    mutating func keep(_ template: MessageTemplate) {
+        if entries.count < Self.capacity {
+            entries.append(template)
+        } else {
+            entries[next] = template
+            next = (next + 1) % Self.capacity
+        }
+    }
+}
+
+/// One header-only libdbus message (see `MessageTemplates`).
+///
+/// `@unchecked Sendable`: the message is built and its field cache filled in `init`, before the
+/// template is shared; from then on it is only read, by `dbus_message_copy` (which takes a const
+/// message and copies its header and body strings), from any thread, and never sent, modified or
+/// locked. The last reference drops it.
+final class MessageTemplate: @unchecked Sendable {
+    struct Key: Equatable {
+        let type: Int32
+        let destination: BusName?
+        let path: ObjectPath?
+        let interface: InterfaceName?
+        let member: MemberName
+    }
+
+    let key: Key
+    private let message: OpaquePointer
+
+    /// Builds the header of a method call or signal for `key`; nil when libdbus is out of memory.
+    init?(_ key: Key) {
+        let created: OpaquePointer?
+        if key.type == cdbus_message_type_method_call() {
+            created = withOptionalCString(key.destination?.rawValue) { d in
+                withOptionalCString(key.interface?.rawValue) { i in
+                    (key.path ?? .root).rawValue.withCString { p in key.member.rawValue.withCString { dbus_message_new_method_call(d, p, i, $0) } }
+                }
+            }
+        } else if let path = key.path, let interface = key.interface {
+            created = path.rawValue.withCString { p in
+                interface.rawValue.withCString { i in key.member.rawValue.withCString { dbus_message_new_signal(p, i, $0) } }
+            }
+            if let m = created, let destination = key.destination,
+               destination.rawValue.withCString({ dbus_message_set_destination(m, $0) }) == 0 {
+                dbus_message_unref(m)
+                return nil
+            }
+        } else {
+            return nil
+        }
+        guard let m = created else { return nil }
+        // Reading a field fills libdbus's header field cache (every write above dropped it); the
+        // copies inherit it, so their first append finds the signature field without a parse.
+        _ = dbus_message_get_signature(m)
+        self.key = key
+        self.message = m
+    }
+
+    deinit { dbus_message_unref(message) }
+
+    /// A new message with this header (serial 0, no body), owned by the caller; nil when out of memory.
+    func copy() -> OpaquePointer? {
+        dbus_message_copy(message)
+    }
+}
