@@ -133,7 +133,7 @@ extension DBusConnection {
         }
         do {
             try MessageCodec.validateContents(values)
-            try sendMethodReturn(reply, values)
+            try sendMethodReturn(reply, to: call.message, values)
         } catch { sendError(to: call.message, Self.dbusError(error)) }
     }
 

@@ -28,10 +28,11 @@ extension DBusConnection {
         return m
     }
 
-    /// The template for `key`, built and kept on a miss; nil when libdbus is out of memory.
-    private func messageTemplate(for key: MessageTemplate.Key) -> MessageTemplate? {
+    /// The template for `key`, built (from `call` for a method return) and kept on a miss; nil
+    /// when libdbus is out of memory.
+    private func messageTemplate(for key: MessageTemplate.Key, replyTo call: OpaquePointer? = nil) -> MessageTemplate? {
         if let kept = templates.withLock({ $0.template(for: key) }) { return kept }
-        guard let made = MessageTemplate(key) else { return nil }
+        guard let made = MessageTemplate(key, replyTo: call) else { return nil }
         templates.withLock { $0.keep(made) }
         return made
     }
@@ -210,12 +211,16 @@ extension DBusConnection {
         try sendNoReply(m)
     }
 
-    /// Sends a method return built from the call's own libdbus message (see `ReplyTarget`).
-    func sendMethodReturn(_ target: ReplyTarget, _ values: [DBusValue]) throws(DBusError) {
-        guard let call = target.call else { return }
-        guard let m = dbus_message_new_method_return(call) else { throw DBusError.failed("out of memory") }
+    /// Sends a method return to `call` (whose sender is `call.sender`), built from the call's own
+    /// libdbus message (see `ReplyTarget`): a copy of the connection's reply template for that
+    /// sender, with the call's serial as reply serial.
+    func sendMethodReturn(_ target: ReplyTarget, to call: DBusMessage, _ values: [DBusValue]) throws(DBusError) {
+        guard let raw = target.call else { return }
+        guard let m = messageTemplate(for: .methodReturn(to: call.sender), replyTo: raw)?.copy() else { throw DBusError.failed("out of memory") }
         defer { dbus_message_unref(m) }
-        guard MessageCodec.append(values, to: m) else { throw DBusError.failed("cannot build the reply") }
+        guard MessageCodec.append(values, to: m), dbus_message_set_reply_serial(m, call.serial) != 0 else {
+            throw DBusError.failed("cannot build the reply")
+        }
         try sendNoReply(m)
     }
 

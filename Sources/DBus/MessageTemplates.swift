@@ -1,8 +1,8 @@
 internal import CDBus
 import Synchronization
 
-/// The headers of the method calls and signals a connection sent last, as libdbus messages without
-/// a body that new messages are copied from (`dbus_message_copy`).
+/// The headers of the method calls, signals and method returns a connection sent last, as libdbus
+/// messages without a body that new messages are copied from (`dbus_message_copy`).
 ///
 /// Why: `dbus_message_new_method_call` validates its four names again (they are validated Swift
 /// types already) and writes each header field on its own — every write re-marshals the header and
@@ -10,7 +10,10 @@ import Synchronization
 /// header again. For the echo benchmark's call that is ~9.5 k instructions to create and ~4.5 k of
 /// the append; copying a template whose field cache is filled costs a small fraction of that
 /// (docs/dbus-binding.md, Performance). A connection mostly repeats a few targets, so a handful of
-/// templates covers it; a miss builds the message as before and keeps it as a template.
+/// templates covers it; a miss builds the message as before and keeps it as a template. Replies
+/// (`dbus_message_new_method_return`: destination, no-reply flag, reply serial) are the same story
+/// per caller: the template is keyed by the caller's unique name and each copy gets its own reply
+/// serial, a fixed-size field libdbus overwrites in place.
 struct MessageTemplates: ~Copyable {
     /// At most this many templates; the oldest is replaced first.
     static let capacity = 16
@@ -46,24 +49,33 @@ final class MessageTemplate: @unchecked Sendable {
         let destination: BusName?
         let path: ObjectPath?
         let interface: InterfaceName?
-        let member: MemberName
+        /// nil for a method return.
+        let member: MemberName?
+
+        /// The key of the method return to a call from `sender`.
+        static func methodReturn(to sender: BusName?) -> Key {
+            Key(type: cdbus_message_type_method_return(), destination: sender, path: nil, interface: nil, member: nil)
+        }
     }
 
     let key: Key
     private let message: OpaquePointer
 
-    /// Builds the header of a method call or signal for `key`; nil when libdbus is out of memory.
-    init?(_ key: Key) {
+    /// Builds the header of a method call or signal for `key`, or (`replyTo`) of a method return to
+    /// that call, whose sender is `key.destination`; nil when libdbus is out of memory.
+    init?(_ key: Key, replyTo call: OpaquePointer? = nil) {
         let created: OpaquePointer?
-        if key.type == cdbus_message_type_method_call() {
+        if let call {
+            created = dbus_message_new_method_return(call)
+        } else if key.type == cdbus_message_type_method_call(), let member = key.member {
             created = withOptionalCString(key.destination?.rawValue) { d in
                 withOptionalCString(key.interface?.rawValue) { i in
-                    (key.path ?? .root).rawValue.withCString { p in key.member.rawValue.withCString { dbus_message_new_method_call(d, p, i, $0) } }
+                    (key.path ?? .root).rawValue.withCString { p in member.rawValue.withCString { dbus_message_new_method_call(d, p, i, $0) } }
                 }
             }
-        } else if let path = key.path, let interface = key.interface {
+        } else if let path = key.path, let interface = key.interface, let member = key.member {
             created = path.rawValue.withCString { p in
-                interface.rawValue.withCString { i in key.member.rawValue.withCString { dbus_message_new_signal(p, i, $0) } }
+                interface.rawValue.withCString { i in member.rawValue.withCString { dbus_message_new_signal(p, i, $0) } }
             }
             if let m = created, let destination = key.destination,
                destination.rawValue.withCString({ dbus_message_set_destination(m, $0) }) == 0 {
