@@ -41,6 +41,9 @@ struct ManifestLocationTests {
         // A new broker of the same environment reads the copy.
         broker.kill()
         _ = broker.wait()
+        // The bus releases a dead broker's name a moment after its exit (dbus-broker is slower at
+        // it): until then the new broker would see its name taken and exit, as it should.
+        for _ in 0..<400 where await client.brokerIsRunning() { try await Task.sleep(for: .milliseconds(25)) }
         broker = try await startBroker(environment, client)
         defer { broker.kill() }
         let listed = try await client.listApplications().compactMap { $0["bundle-id"]?.stringValue }
