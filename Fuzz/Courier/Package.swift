@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "FuzzDrivers"),
         .executableTarget(
             name: "FuzzManifest",
-            dependencies: ["CourierManifest", "FuzzDrivers"],
+            dependencies: ["CourierManifest", "CourierNames", "FuzzDrivers"],
             // No `main` symbol: libFuzzer provides the loop.
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),

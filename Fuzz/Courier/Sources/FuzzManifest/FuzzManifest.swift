@@ -1,4 +1,5 @@
 @testable import CourierManifest
+import CourierNames
 
 /// libFuzzer entry point: bytes → property list → manifest, as `ManifestLoader` reads a file.
 /// Any bytes must end as a manifest or as diagnostics, never a trap; and the invariants below hold.
@@ -8,7 +9,7 @@ public func fuzzManifest(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
     let result = ManifestLoader().decode(bytes, path: "/fuzz/Info.plist")
     if let manifest = result.manifest {
-        require(!manifest.bundleIdentifier.isEmpty, "a manifest without a bundle id")
+        require((try? BundleIdentifier(manifest.bundleIdentifier.rawValue)) == manifest.bundleIdentifier, "a bundle id the type itself would refuse")
     } else {
         require(result.diagnostics.contains { $0.severity == .error }, "refused without an error diagnostic")
     }
