@@ -143,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "todolist",
             dependencies: [
-                "Courier", "CourierURL", "TodoListKit", "DBus",
+                "Courier", "CourierURL", "TodoListKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: nativeToolLinking
