@@ -25,7 +25,7 @@ import Synchronization
 enum BrokerBenchmark {
     static func run(arguments: [String]) async throws {
         // (run with `stdbuf -oL` to see results as they come through a pipe)
-        let bin = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]).deletingLastPathComponent()
+        let bin = Products.folder
         let options = try Options(arguments)
         let bus = try PrivateBus()
         defer { bus.stop() }

@@ -42,7 +42,7 @@ enum LifecycleBenchmark {
 
     static func run(arguments: [String]) async throws {
         let options = try Options(arguments)
-        let bin = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]).deletingLastPathComponent()
+        let bin = Products.folder
         let todolist = bin.appendingPathComponent("todolist").path
         guard FileManager.default.isExecutableFile(atPath: todolist) else {
             throw BenchmarkFailure("\(todolist) is not built; run `swift build -c release --product todolist`")

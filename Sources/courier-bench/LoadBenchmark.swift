@@ -1,3 +1,4 @@
+import BusTestSupport
 import CourierProcess
 import Foundation
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Glibc
 /// `swift build -c release --product courier-test-app` and `--product courierd`.
 enum LoadBenchmark {
     static func run(arguments: [String]) throws {
-        let bin = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]).deletingLastPathComponent()
+        let bin = Products.folder
         let driver = bin.appendingPathComponent("courier-test-app").path
         guard FileManager.default.isExecutableFile(atPath: driver) else {
             print("load: skipped (\(driver) not built; run `swift build -c release --product courier-test-app` and `--product courierd`)")

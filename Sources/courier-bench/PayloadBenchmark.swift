@@ -23,7 +23,7 @@ enum PayloadBenchmark {
         let rounds = try BrokerBenchmark.rounds(arguments, default: 15, usage: "courier-bench payload [--rounds N] (timed rounds of each 4 MiB case, default 15)")
         // The app: `courier-test-app payload` (answers with the annotation's size, or the annotation
         // itself for `?echo`), launched by the broker at the first request.
-        let bin = URL(fileURLWithPath: BenchManifest.inProcessApp[0]).deletingLastPathComponent()
+        let bin = Products.folder
         let testApp = bin.appendingPathComponent("courier-test-app").path
         guard FileManager.default.isExecutableFile(atPath: testApp) else {
             print("payload: skipped (\(testApp) not built; run `swift build -c release --product courier-test-app`)")

@@ -32,7 +32,7 @@ enum StartupBenchmark {
 
     static func run(arguments: [String]) async throws {
         let rounds = try BrokerBenchmark.rounds(arguments, default: 40, usage: "courier-bench startup [--rounds N] (launches of each app, default 40)")
-        let bin = URL(fileURLWithPath: BenchManifest.inProcessApp[0]).deletingLastPathComponent()
+        let bin = Products.folder
         let bus = try PrivateBus()
         defer { bus.stop() }
         let capp = try compileCPeer(into: bus.directory)
