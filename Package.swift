@@ -7,15 +7,18 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-/// How a Courier app is linked to start like a native tool (docs/PERFORMANCE.md, "Cold open"): the
-/// Swift runtime, Foundation and the rest of the toolchain's libraries linked into the executable
-/// (`-static-stdlib`), so the dynamic loader maps and relocates no libswiftCore/libFoundation/ICU at
-/// every launch. The todolist example and courier-bench's start-up app use it; so can any app.
-/// SwiftPM compiles the modules against the shared Foundation, whose objects name only
-/// libFoundation for the linker: the static archives it needs besides are named here. lld links
-/// (gold warns at every link that the static Foundation refers to glibc's `mktemp`).
+/// How a Courier app is linked to start like a native tool (docs/PERFORMANCE.md, "Cold open"):
+/// fully static (`-static-executable`), so no dynamic loader runs at launch — no libswiftCore,
+/// Foundation, ICU, libdbus, libsystemd and their libraries to map, and no symbol look-ups or
+/// relocations (before: about half an app's start-up instructions). The target also depends on
+/// the `CourierStaticExecutable` product (libsystemd's two symbols libdbus.a names, and the stubs
+/// of `StaticExecutable.wrappedSymbols`). SwiftPM compiles the modules against the shared
+/// Foundation, whose objects name only libFoundation for the linker: the static archives it needs
+/// besides are named here. lld links (gold warns at every link that the static Foundation refers
+/// to glibc's `mktemp`). The todolist example and courier-bench's start-up app use it; so can any
+/// app (SwiftPM accepts `unsafeFlags` in a root package only: the app's own).
 let nativeToolLinking: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib", "-use-ld=lld"]),
+    .unsafeFlags(["-static-executable", "-use-ld=lld"] + StaticExecutable.wrapFlags),
     .linkedLibrary("FoundationEssentials"), .linkedLibrary("FoundationInternationalization"), .linkedLibrary("CoreFoundation"),
     .linkedLibrary("_FoundationICU"), .linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections"),
 ]
@@ -27,6 +30,7 @@ let package = Package(
         .library(name: "CourierURL", targets: ["CourierURL"]),
         .library(name: "CourierManifest", targets: ["CourierManifest"]),
         .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierStaticExecutable", targets: ["CourierStaticExecutable"]),
         .executable(name: "courierd", targets: ["courierd"]),
         .executable(name: "courier", targets: ["courier"]),
         .executable(name: "courier-tool", targets: ["courier-tool"]),
@@ -87,6 +91,9 @@ let package = Package(
             ]
         ),
         .target(name: "Courier", dependencies: ["DBus", "CourierNames"]),
+        // What an executable linked with `-static-executable` needs besides the archives (the front, and
+        // apps linked by `nativeToolLinking`): Sources/CourierStaticExecutable/StaticLinkStubs.swift.
+        .target(name: "CourierStaticExecutable"),
         // The freedesktop edge: desktop entries, mimeapps.list, hand-off to gio / xdg-open.
         .target(name: "CourierDesktop", dependencies: ["CourierNames", "CourierProcess"]),
         .executableTarget(
@@ -103,8 +110,8 @@ let package = Package(
         // "`courier open` start-up").
         .executableTarget(
             name: "courier",
-            dependencies: ["CDBus", "CourierNames"],
-            linkerSettings: [.unsafeFlags(["-static-executable"] + StaticFront.wrappedSymbols.flatMap { ["-Xlinker", "--wrap=\($0)"] })]
+            dependencies: ["CDBus", "CourierNames", "CourierStaticExecutable"],
+            linkerSettings: [.unsafeFlags(["-static-executable"] + StaticExecutable.wrapFlags)]
         ),
         // A read-only copy of the running broker's registry (courier dump/handlers, courier nearby).
         .target(name: "CourierBrokerRegistry", dependencies: ["Courier", "CourierManifest", "CourierNames", "DBus"]),
@@ -143,7 +150,7 @@ let package = Package(
         .executableTarget(
             name: "todolist",
             dependencies: [
-                "Courier", "CourierURL", "TodoListKit",
+                "Courier", "CourierURL", "TodoListKit", "CourierStaticExecutable",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: nativeToolLinking
@@ -153,7 +160,7 @@ let package = Package(
         // `courier-bench startup`'s app on the Courier library (linked like todolist), exiting once
         // checked in; its bare C libdbus peer, Sources/courier-bench/CPeer, is compiled by the
         // benchmark with `cc` (a C executable linked by the Swift driver loads the Swift runtime too).
-        .executableTarget(name: "courier-bench-app", dependencies: ["Courier"], linkerSettings: nativeToolLinking),
+        .executableTarget(name: "courier-bench-app", dependencies: ["Courier", "CourierStaticExecutable"], linkerSettings: nativeToolLinking),
         // Release-built benchmark harness: `swift run -c release courier-bench`.
         .executableTarget(
             name: "courier-bench",
@@ -191,9 +198,17 @@ for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }
 
-/// `courier` is linked fully static (see Sources/courier/StaticLinkStubs.swift): these C
-/// library calls, which a static glibc can only make by loading shared NSS modules, are replaced
-/// by stubs that fail, and the front then leaves the command to `courier-tool`.
-enum StaticFront {
-    static let wrappedSymbols = ["getpwuid_r", "getpwnam_r", "getgrouplist", "getaddrinfo", "dlopen"]
+/// The executables linked fully static (`courier`, and the apps linked by `nativeToolLinking`; see
+/// Sources/CourierStaticExecutable/StaticLinkStubs.swift):
+/// - these C library calls, which a static glibc can only make by loading shared NSS modules, are
+///   replaced by stubs that fail (the front then leaves the command to `courier-tool`; an app's bus
+///   connection fails as it says);
+/// - the C runtime's registration of the executable's unwind tables is replaced by a no-op, and the
+///   linker writes their index (`--eh-frame-hdr`): an unwinder then binary-searches the index, as
+///   in a dynamic executable, instead of sorting every unwind entry of the ~75 MB binary first —
+///   which the main thread's exit under `async` main (`dispatch_main` ends it with `pthread_exit`,
+///   a forced unwind) paid at every launch: ~115 M instructions, 40× the whole start-up.
+enum StaticExecutable {
+    static let wrappedSymbols = ["getpwuid_r", "getpwnam_r", "getgrouplist", "getaddrinfo", "dlopen", "__register_frame_info", "__deregister_frame_info"]
+    static let wrapFlags = wrappedSymbols.flatMap { ["-Xlinker", "--wrap=\($0)"] } + ["-Xlinker", "--eh-frame-hdr"]
 }

@@ -15,7 +15,7 @@ public enum AppInbox {
     /// `$COURIER_CONTAINER/Documents/Inbox` when Courier launched the app (it sets
     /// `COURIER_CONTAINER`), else `$XDG_DATA_HOME/courier/containers/<bundleIdentifier>/Documents/Inbox`.
     public static func folderURL(bundleIdentifier: String,
-                                 environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+                                 environment: [String: String] = CourierLayout.currentEnvironment()) -> URL {
         Application.defaultContainer(bundleID: bundleIdentifier, environment: environment)
             .appendingPathComponent(CourierLayout.inboxInContainer.joined(separator: "/"), isDirectory: true)
     }
@@ -23,7 +23,7 @@ public enum AppInbox {
     /// Whether `file` is a file directly inside the app's Inbox (after resolving `.` and `..`):
     /// what an app checks before treating a `file:` URL the broker marked `inbox` as a drop.
     public static func contains(_ file: URL, bundleIdentifier: String,
-                                environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+                                environment: [String: String] = CourierLayout.currentEnvironment()) -> Bool {
         let folder = folderURL(bundleIdentifier: bundleIdentifier, environment: environment).standardizedFileURL.path
         let path = file.standardizedFileURL
         return file.isFileURL && path.deletingLastPathComponent().path == folder && !path.lastPathComponent.isEmpty

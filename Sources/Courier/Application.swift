@@ -70,7 +70,7 @@ public final class Application: Sendable {
     package init(bundleID: String? = nil, version: String = "1", delegate: any ApplicationDelegate, connection: DBusConnection?,
                  acceptsFreedesktopOpen: Bool = false) throws(CourierError) {
         self.acceptsFreedesktopOpen = acceptsFreedesktopOpen
-        let environment = ProcessInfo.processInfo.environment
+        let environment = CourierLayout.processEnvironment(Application.environmentNames)
         guard let bundleID = bundleID ?? environment["COURIER_BUNDLE_ID"], !bundleID.isEmpty else {
             throw CourierError(.invalidBundleID, "COURIER_BUNDLE_ID is not set: Courier sets it when it launches the app (`courier open URL`); to run the app by hand, set it to the CFBundleIdentifier of its manifest, e.g. COURIER_BUNDLE_ID=com.example.app \(CommandLine.arguments.first ?? "app")")
         }
@@ -84,20 +84,16 @@ public final class Application: Sendable {
             self.connection = try BrokerClient.session().connection
         }
         self.containerURL = Application.defaultContainer(bundleID: bundleID, environment: environment)
-        Application.lineBufferStandardOutput()
+        StandardOutput.bufferLines()
     }
 
-    /// A launched app's standard output is its log file (`courier log`), where C stdio — and so
-    /// Swift's `print` — would buffer whole blocks: line by line, each printed line is there when
-    /// `print` returns. (`stdout` is read through `dlsym`: Swift 6 refuses a C global `var`.)
-    private static func lineBufferStandardOutput() {
-        guard isatty(1) == 0, let symbol = dlsym(nil, "stdout"),
-              let stream = symbol.assumingMemoryBound(to: UnsafeMutablePointer<FILE>?.self).pointee else { return }
-        setvbuf(stream, nil, _IOLBF, 0)
-    }
+    /// The variables an app reads at start: its bundle id and its layout's. Read one by one
+    /// (`getenv`): copying the whole environment into a dictionary (`ProcessInfo.environment`)
+    /// was about a tenth of the library's start-up instructions.
+    static let environmentNames = ["COURIER_BUNDLE_ID"] + CourierLayout.environmentNames
 
     /// `COURIER_CONTAINER` when set, else where the broker makes it (`CourierLayout.appContainer`).
-    public static func defaultContainer(bundleID: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    public static func defaultContainer(bundleID: String, environment: [String: String] = CourierLayout.currentEnvironment()) -> URL {
         let layout = CourierLayout(environment: environment)
         let path = BundleIdentifier(validating: bundleID).map(layout.appContainer(for:))
             ?? layout.givenContainer ?? layout.containersRoot + "/" + bundleID

@@ -64,8 +64,15 @@ public struct CourierLayout: Sendable, Hashable {
         self.givenContainer = absolute("COURIER_CONTAINER")
     }
 
+    /// The environment variables the layout is made from.
+    public static let environmentNames = ["HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_DIRS", "COURIER_MANIFEST_PATH", "COURIER_CONTAINER"]
+
     /// The layout of this process's environment.
-    public static func current() -> CourierLayout { CourierLayout(environment: processEnvironment()) }
+    public static func current() -> CourierLayout { CourierLayout(environment: currentEnvironment()) }
+
+    /// The variables of this process's environment the layout reads (`environmentNames`), one by
+    /// one: an app's start-up does not copy its whole environment.
+    public static func currentEnvironment() -> [String: String] { processEnvironment(environmentNames) }
 
     // MARK: Manifests
 
@@ -144,6 +151,15 @@ public struct CourierLayout: Sendable, Hashable {
     public var mimeFolders: [String] { ([dataHome] + dataDirectories).map { Paths.join($0, "mime") } }
 
     // MARK: The process
+
+    /// The variables of the process environment among `names` that are set (`getenv`, no Foundation).
+    public static func processEnvironment(_ names: [String]) -> [String: String] {
+        var result: [String: String] = [:]
+        for name in names {
+            if let value = getenv(name) { result[name] = String(cString: value) }
+        }
+        return result
+    }
 
     /// The process environment, read from `environ` (no Foundation).
     public static func processEnvironment() -> [String: String] {

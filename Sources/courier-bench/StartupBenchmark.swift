@@ -18,7 +18,7 @@ import Synchronization
 /// - bare C libdbus (Hello, register the path, RequestName, CheckIn; exit): CPeer/courier-bench-capp.c,
 ///   compiled here with `cc -O2` against libdbus alone (Swift's driver would link the Swift runtime in).
 /// - `courier-bench-app`: `Application.start()` of the Courier library, then exit; linked like
-///   the todolist example (`-static-stdlib`). Target: ≤ 1.5× the C app at p50.
+///   the todolist example (fully static: Package.swift, `nativeToolLinking`). Target: ≤ 1.5× the C app at p50.
 /// - `todolist run`: the example app, for reference (signalled once checked in).
 enum StartupBenchmark {
     struct Candidate {

@@ -32,7 +32,10 @@ struct TodoAppDelegate: ApplicationDelegate {
             printLine("todolist: declined \(url): \(error)")
             return false
         }
-        let due = todo.due.localDateTime().minutesDescription.replacingOccurrences(of: "T", with: " ")
+        // "yyyy-MM-ddTHH:mm" with a space for the T. Not Foundation's `replacingOccurrences`: its
+        // first call is ~1 M instructions of generic set-up (the runtime's protocol-conformance
+        // searches) on a cold open's first URL.
+        let due = String(todo.due.localDateTime().minutesDescription.map { $0 == "T" ? " " : $0 })
         let item = TodoItem(task: todo.task, due: due, source: options.sourceApplication)
         do {
             let items = try await store.append(item)
