@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <sys/eventfd.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 
 /* The DBUS_* macros are `((int) 's')`-style expressions Swift cannot import; these
@@ -31,6 +32,19 @@ static inline DBusBasicValue cdbus_basic_zero(void) { DBusBasicValue v; memset(&
 static inline int cdbus_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 static inline void cdbus_eventfd_signal(int fd) { uint64_t one = 1; ssize_t r = write(fd, &one, sizeof one); (void)r; }
 static inline void cdbus_eventfd_drain(int fd) { uint64_t v; ssize_t r = read(fd, &v, sizeof v); (void)r; }
+/* The epoll set holding a connection's read interest (see IOLoop.borrowSocket): removing the socket
+ * from it takes effect for a thread already waiting on it, which poll's fd list cannot do. */
+static inline int cdbus_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+static inline int cdbus_epoll_add_readable(int epfd, int fd) {
+    struct epoll_event e; memset(&e, 0, sizeof e); e.events = EPOLLIN; e.data.fd = fd;
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e);
+}
+static inline int cdbus_epoll_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
+/* Arms (EPOLLIN) or disarms (no events: only a hang-up or error still reports) a registered fd. */
+static inline int cdbus_epoll_arm(int epfd, int fd, int armed) {
+    struct epoll_event e; memset(&e, 0, sizeof e); e.events = armed ? EPOLLIN : 0; e.data.fd = fd;
+    return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &e);
+}
 static inline int cdbus_dup_cloexec(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 3); }
 static inline int cdbus_fd_is_valid(int fd) { return fcntl(fd, F_GETFD) != -1; }
 /* Names the calling thread (15 bytes at most), for top -H, perf and gdb. */

@@ -109,14 +109,35 @@ extension DBusConnection {
         try Task.checkCancellation()
         let serial = nextSerial()
         dbus_message_set_serial(m, serial)
+        let deadline = Self.deadline(after: timeout)
+        let alreadySent: Bool
+        switch readReplyOnCaller(m, serial: serial, deadline: deadline) {
+        case .answered(let result): return try result.get()
+        case .notTried: alreadySent = false
+        case .sent: alreadySent = true
+        }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (c: UnsafeContinuation<DBusMessage, any Error>) in
-                send(m, serial: serial, timeout: timeout, target: target, waiter: .task(c))
+                let call = PendingCall(waiter: .task(c), deadline: deadline, target: target, timeout: timeout)
+                if alreadySent {
+                    register(call, serial: serial)
+                    loop.returnSocket()
+                    loop.noteDeadline(deadline)
+                } else {
+                    send(m, serial: serial, call: call)
+                }
                 if Task.isCancelled { cancelPending(serial) }
             }
         } onCancel: {
             cancelPending(serial)
         }
+    }
+
+    /// `timeout` from now on the monotonic clock, in nanoseconds.
+    static func deadline(after timeout: Duration) -> UInt64 {
+        let (s, a) = timeout.components
+        let ns = max(Int64(0), s) * 1_000_000_000 + max(Int64(0), a / 1_000_000_000)
+        return monotonicNanoseconds() &+ UInt64(ns)
     }
 
     /// Calls a method and hands the reply to `completion`, without suspending: for code that must
@@ -142,34 +163,41 @@ extension DBusConnection {
         defer { dbus_message_unref(m) }
         let serial = nextSerial()
         dbus_message_set_serial(m, serial)
-        send(m, serial: serial, timeout: timeout, target: CallTarget(destination: destination, path: path, interface: interface, method: method), waiter: .callback(completion))
+        let call = PendingCall(
+            waiter: .callback(completion), deadline: Self.deadline(after: timeout),
+            target: CallTarget(destination: destination, path: path, interface: interface, method: method), timeout: timeout)
+        send(m, serial: serial, call: call)
     }
 
-    /// Registers `waiter` for the reply to `m` (already numbered `serial`), then sends it. The
+    /// Registers `call` for the reply to `m` (already numbered `serial`), then sends it. The
     /// entry goes in before the send, so a reply can never arrive unexpected; the send itself
     /// (a syscall) runs outside the lock. Whoever removes the entry resumes the waiter: the reply,
     /// a timeout, a disconnect, a cancel, or this function when the send fails.
-    private func send(_ m: OpaquePointer, serial: UInt32, timeout: Duration, target: CallTarget, waiter: PendingCall.Waiter) {
-        let (s, a) = timeout.components
-        let ns = max(Int64(0), s) * 1_000_000_000 + max(Int64(0), a / 1_000_000_000)
-        let deadline = monotonicNanoseconds() &+ UInt64(ns)
-        let call = PendingCall(waiter: waiter, deadline: deadline, target: target, timeout: timeout)
-        let registered: Bool = state.withLock { st in
-            if st.disconnected { return false }
-            st.pending[serial] = call
-            lowerEarliestDeadline(to: deadline)
-            return true
-        }
-        guard registered else {
-            return call.resume(.failure(DBusError.disconnected("the D-Bus connection is closed; cannot call \(target)")))
-        }
+    private func send(_ m: OpaquePointer, serial: UInt32, call: PendingCall) {
+        guard register(call, serial: serial) else { return }
         guard loop.send(m, on: raw) else {
             if let p = state.withLock({ $0.pending.removeValue(forKey: serial) }) {
-                p.resume(.failure(DBusError.failed("out of memory sending a call to \(target)")))
+                p.resume(.failure(DBusError.failed("out of memory sending a call to \(call.target)")))
             }
             return
         }
-        loop.noteDeadline(deadline)
+        loop.noteDeadline(call.deadline)
+    }
+
+    /// Enters `call` as pending under `serial`; false (and `call` resumed with `Disconnected`) when
+    /// the connection is closed.
+    @discardableResult
+    private func register(_ call: PendingCall, serial: UInt32) -> Bool {
+        let registered: Bool = state.withLock { st in
+            if st.disconnected { return false }
+            st.pending[serial] = call
+            lowerEarliestDeadline(to: call.deadline)
+            return true
+        }
+        if !registered {
+            call.resume(.failure(DBusError.disconnected("the D-Bus connection is closed; cannot call \(call.target)")))
+        }
+        return registered
     }
 
     private func cancelPending(_ serial: UInt32) {
@@ -246,12 +274,7 @@ extension DBusConnection {
         if type == cdbus_message_type_method_return() || type == cdbus_message_type_error() {
             let rs = dbus_message_get_reply_serial(m)
             guard rs != 0, let p = state.withLock({ $0.pending.removeValue(forKey: rs) }) else { return false }
-            let reply = MessageCodec.decode(m, reusing: headerCache)
-            if reply.kind == .error {
-                p.resume(.failure(DBusError(name: reply.errorName ?? DBusError.failedName, message: reply.body.first?.stringValue ?? "")))
-            } else {
-                p.resume(.success(reply))
-            }
+            p.resume(MessageCodec.decode(m, reusing: headerCache).outcome)
             return true
         }
         if type == cdbus_message_type_signal() {

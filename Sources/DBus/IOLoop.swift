@@ -35,11 +35,17 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     /// until the loop stops).
     let connection: OpaquePointer
     private let wakeFD: Int32
+    /// The read interest of the connection's watches, polled by the loop as one descriptor; a
+    /// thread that borrows the socket (`borrowSocket`) takes it out without waking the loop.
+    private let epollFD: Int32
+    /// The thread that borrowed the socket (`pthread_self`), 0 when none.
+    private let borrower = Atomic<UInt>(0)
     /// What other threads hand the loop, and whether it sleeps in `poll` (see `Inbox`).
     private let inbox = Mutex(Inbox())
     /// Empty buffers for `runJobs` and `flushSends` to swap with the inbox's (loop thread only).
     private var spareJobs: [UnownedJob] = []
     private var spareSends: [OutgoingMessage] = []
+    private var spareReceived: [OutgoingMessage] = []
     private let watches = Mutex<[LibdbusHandle]>([])
     private let timeouts = Mutex<[TimeoutEntry]>([])
     /// The deadline the loop will wake at, at the latest; writers with an earlier one must wake it.
@@ -55,9 +61,13 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     init(connection: OpaquePointer) {
         self.connection = connection
         self.wakeFD = cdbus_eventfd()
+        self.epollFD = cdbus_epoll_create()
     }
 
-    deinit { Glibc.close(wakeFD) }
+    deinit {
+        Glibc.close(wakeFD)
+        Glibc.close(epollFD)
+    }
 
     var isOnLoopThread: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
     var isStopped: Bool { stopped.load(ordering: .acquiring) }
@@ -67,6 +77,14 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     func wake() {
         if isOnLoopThread { return }
         if inbox.withLock({ $0.takeSleeper() }) { cdbus_eventfd_signal(wakeFD) }
+    }
+
+    /// `wake` for news of incoming messages (libdbus's wake-up and dispatch-status callbacks): not
+    /// needed on the thread that borrowed the socket, which pops them itself (`returnSocket` wakes
+    /// the loop for what it leaves queued).
+    func wakeForIncoming() {
+        if borrower.load(ordering: .relaxed) == UInt(pthread_self()) { return }
+        wake()
     }
 
     /// Wakes the loop if `deadline` is earlier than the one it is sleeping towards.
@@ -158,6 +176,81 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         return sent
     }
 
+    // MARK: Reading on the caller's thread
+
+    /// Lends the connection's socket to the calling thread, so that it can read the reply to its
+    /// own call (`DBusConnection.readReplyHere`): the loop stops watching the socket — without
+    /// being woken — until `returnSocket`, and neither reads nor routes messages meanwhile; the
+    /// borrower pops what arrives, keeps its reply and hands everything else over (`handOver`),
+    /// in order. Lent only while the loop sleeps with nothing queued and one socket to read
+    /// (otherwise nil): a busy loop reads anyway. Returns the socket's descriptor to poll.
+    func borrowSocket() -> Int32? {
+        let me = UInt(pthread_self())
+        if threadID.load(ordering: .relaxed) == me { return nil }
+        return inbox.withLock { box -> Int32? in
+            guard box.sleeping, !box.lent, !box.stopped, box.received.isEmpty, box.readFDs.count == 1 else { return nil }
+            box.lent = true
+            borrower.store(me, ordering: .relaxed)
+            _ = cdbus_epoll_arm(epollFD, box.readFDs[0], 0)
+            return box.readFDs[0]
+        }
+    }
+
+    /// Gives the socket back (the borrower's thread, once): the loop watches it again, and is woken
+    /// when libdbus holds messages the borrower left queued or output it could not write.
+    func returnSocket() {
+        let blind = inbox.withLock { box -> Bool in
+            box.lent = false
+            borrower.store(0, ordering: .relaxed)
+            if !box.stopped { for fd in box.readFDs { _ = cdbus_epoll_arm(epollFD, fd, 1) } }
+            // A loop that went to sleep while the socket was lent does not poll the epoll set.
+            guard box.sleepsBlind else { return false }
+            box.sleepsBlind = false
+            return box.takeSleeper()
+        }
+        if blind {
+            cdbus_eventfd_signal(wakeFD)
+        } else if dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS
+            || dbus_connection_has_messages_to_send(connection) != 0 {
+            wake()
+        }
+    }
+
+    /// A message the borrower popped that is not its reply: the loop routes it, in the order handed
+    /// over, before it pops anything more itself. Takes over the caller's reference.
+    func handOver(_ message: OpaquePointer) {
+        let (accepted, sleeper) = inbox.withLock { box -> (Bool, Bool) in
+            guard !box.stopped else { return (false, false) }
+            box.received.append(OutgoingMessage(adopting: message))
+            return (true, box.takeSleeper())
+        }
+        if !accepted {
+            dbus_message_unref(message)
+        } else if sleeper {
+            cdbus_eventfd_signal(wakeFD)
+        }
+    }
+
+    /// Routes the messages a borrower handed over (loop thread); also says whether the socket is
+    /// lent, in which case the loop must not pop messages itself.
+    private func routeHandedOver() -> (routed: Bool, lent: Bool) {
+        var batch = spareReceived
+        spareReceived = []
+        let lent = inbox.withLock { box -> Bool in
+            if !box.received.isEmpty { swap(&batch, &box.received) }
+            return box.lent
+        }
+        let routed = !batch.isEmpty
+        for m in batch {
+            keepAlive?.loopHandle(m.pointer)
+            m.release()
+            _ = runJobs()
+        }
+        batch.removeAll(keepingCapacity: true)
+        spareReceived = batch
+        return (routed, lent)
+    }
+
     // MARK: Lifecycle
 
     /// Installs the libdbus callbacks and starts the thread, which keeps `client` alive until it stops.
@@ -207,10 +300,14 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         cdbus_name_thread("dbus-io")   // what top -H, perf and gdb show for it
         var pollfds: [pollfd] = []
         var polled: [OpaquePointer?] = []
+        var readFDs: [Int32] = []
+        var readWatches: [OpaquePointer] = []
         while true {
             var busy = runJobs()
             busy = flushSends() || busy
-            busy = dispatchAll() || busy
+            let (routed, lent) = routeHandedOver()
+            busy = routed || busy
+            if !lent { busy = dispatchAll() || busy }
             // The clock is read only when some deadline exists (a service answering calls has none).
             var now: UInt64?
             var deadline = UInt64.max
@@ -234,19 +331,37 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
             deadline = min(deadline, timeouts.withLock { ts in ts.reduce(UInt64.max) { min($0, $1.deadline) } })
             plannedWake.store(deadline, ordering: .releasing)
 
+            // Read interest goes through the epoll set (so that a borrower can take it away),
+            // write interest straight into the poll list.
             pollfds.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
+            readFDs.removeAll(keepingCapacity: true)
+            readWatches.removeAll(keepingCapacity: true)
             pollfds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+            polled.append(nil)
+            pollfds.append(pollfd(fd: epollFD, events: 0, revents: 0))
             polled.append(nil)
             for h in watches.withLock({ $0 }) where dbus_watch_get_enabled(h.pointer) != 0 {
                 let w = h.pointer
                 let flags = dbus_watch_get_flags(w)
-                var events: Int16 = 0
-                if flags & cdbus_watch_readable() != 0 { events |= Int16(POLLIN) }
-                if flags & cdbus_watch_writable() != 0 { events |= Int16(POLLOUT) }
-                pollfds.append(pollfd(fd: dbus_watch_get_unix_fd(w), events: events, revents: 0))
-                polled.append(w)
+                if flags & cdbus_watch_readable() != 0 {
+                    let fd = dbus_watch_get_unix_fd(w)
+                    if !readFDs.contains(fd) { readFDs.append(fd) }
+                    readWatches.append(w)
+                }
+                if flags & cdbus_watch_writable() != 0 {
+                    pollfds.append(pollfd(fd: dbus_watch_get_unix_fd(w), events: Int16(POLLOUT), revents: 0))
+                    polled.append(w)
+                }
             }
+            // While the socket is lent the epoll set is left out: a hang-up, which a disarmed
+            // descriptor still reports, would otherwise wake the loop again and again.
+            let lentAtSleep = inbox.withLock { box -> Bool in
+                box.setReadInterest(readFDs, epoll: epollFD)
+                box.sleepsBlind = box.lent
+                return box.lent
+            }
+            pollfds[1].events = lentAtSleep ? 0 : Int16(POLLIN)
             let timeoutMs: Int32
             if deadline == UInt64.max {
                 timeoutMs = -1
@@ -255,10 +370,20 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
                 timeoutMs = deadline <= after ? 0 : Int32(min((deadline - after + 999_999) / 1_000_000, 86_400_000))
             }
             let n = poll(&pollfds, nfds_t(pollfds.count), timeoutMs)
-            inbox.withLock { $0.sleeping = false }
+            let lentNow = inbox.withLock { box -> Bool in
+                box.sleeping = false
+                box.sleepsBlind = false
+                return box.lent
+            }
             if n > 0 {
                 if pollfds[0].revents != 0 { cdbus_eventfd_drain(wakeFD) }
-                for i in 1..<pollfds.count where pollfds[i].revents != 0 {
+                // The socket is readable (or hung up: reading finds out). Not while it is lent.
+                if pollfds[1].revents != 0 && !lentNow {
+                    for w in readWatches where watches.withLock({ $0.contains(LibdbusHandle(pointer: w)) }) {
+                        _ = dbus_watch_handle(w, cdbus_watch_readable())
+                    }
+                }
+                for i in 2..<pollfds.count where pollfds[i].revents != 0 {
                     guard let w = polled[i], watches.withLock({ $0.contains(LibdbusHandle(pointer: w)) }) else { continue }
                     let r = pollfds[i].revents
                     var flags: UInt32 = 0
@@ -292,6 +417,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
 
     private func shutdown() {
         dbus_connection_close(connection)
+        _ = routeHandedOver()
         _ = dispatchAll()
         keepAlive?.loopDidStop()
         _ = runJobs()
@@ -305,8 +431,8 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         // drops them); hand over any jobs that raced in, drop any queued sends.
         let (leftovers, unsent) = inbox.withLock { box -> ([UnownedJob], [OutgoingMessage]) in
             box.stopped = true
-            defer { box.jobs = []; box.sends = [] }
-            return (box.jobs, box.sends)
+            defer { box.jobs = []; box.sends = []; box.received = [] }
+            return (box.jobs, box.sends + box.received)
         }
         for m in unsent { m.release() }
         for job in leftovers { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
@@ -357,10 +483,10 @@ private let ioRemoveTimeout: DBusRemoveTimeoutFunction = { t, data in loop(data)
 private let ioToggleTimeout: DBusTimeoutToggledFunction = { t, data in loop(data).addTimeout(t!) }
 private let ioWakeup: DBusWakeupMainFunction = { data in
     // Called on every message queued in or out: no retain/release of the loop for it.
-    Unmanaged<IOLoop>.fromOpaque(data!)._withUnsafeGuaranteedRef { $0.wake() }
+    Unmanaged<IOLoop>.fromOpaque(data!)._withUnsafeGuaranteedRef { $0.wakeForIncoming() }
 }
 private let ioDispatchStatus: DBusDispatchStatusFunction = { _, status, data in
-    if status == DBUS_DISPATCH_DATA_REMAINS { loop(data).wake() }
+    if status == DBUS_DISPATCH_DATA_REMAINS { loop(data).wakeForIncoming() }
 }
 
 /// A libdbus watch or timeout pointer. Only the loop thread uses it outside the callbacks that
@@ -373,6 +499,16 @@ struct LibdbusHandle: @unchecked Sendable, Hashable {
 struct Inbox: ~Copyable {
     var jobs: [UnownedJob] = []
     var sends: [OutgoingMessage] = []
+    /// Messages a borrower of the socket popped and handed over, in order (`IOLoop.handOver`).
+    var received: [OutgoingMessage] = []
+    /// True while a thread has borrowed the socket (`IOLoop.borrowSocket`): `readFDs` are then out
+    /// of the epoll set.
+    var lent = false
+    /// The descriptors the watches want read (in the epoll set, armed unless lent).
+    var readFDs: [Int32] = []
+    /// True while the loop sleeps without polling the epoll set (it was lent when the loop went
+    /// to sleep): returning the socket must wake it.
+    var sleepsBlind = false
     /// True while the loop sleeps in `poll` (or is about to): work handed over must wake it.
     var sleeping = false
     /// Set when the loop has stopped: jobs go to the global executor, sends are made directly.
@@ -387,21 +523,39 @@ struct Inbox: ~Copyable {
 
     /// The loop is about to sleep: true (and `sleeping` set) when nothing is queued.
     mutating func announceSleep() -> Bool {
-        guard jobs.isEmpty, sends.isEmpty else { return false }
+        guard jobs.isEmpty, sends.isEmpty, received.isEmpty else { return false }
         sleeping = true
         return true
     }
+
+    /// Brings the epoll set `epoll` in line with the watches' read interest `fds` (a descriptor
+    /// added while the socket is lent stays disarmed until `returnSocket`).
+    mutating func setReadInterest(_ fds: [Int32], epoll: Int32) {
+        if fds == readFDs { return }
+        for fd in readFDs where !fds.contains(fd) { _ = cdbus_epoll_remove(epoll, fd) }
+        for fd in fds where !readFDs.contains(fd) {
+            _ = cdbus_epoll_add_readable(epoll, fd)
+            if lent { _ = cdbus_epoll_arm(epoll, fd, 0) }
+        }
+        readFDs = fds
+    }
 }
 
-/// A complete libdbus message on its way to the loop, which sends it. The sender took a
-/// reference for the queue and never touches the message again, and libdbus locks a message
-/// once it is sent: one thread at a time uses it.
+/// A complete libdbus message on its way to the loop, which sends it (or, handed over by a
+/// borrower of the socket, routes it). The sender took a reference for the queue and never
+/// touches the message again, and libdbus locks a message once it is sent: one thread at a
+/// time uses it.
 struct OutgoingMessage: @unchecked Sendable {
     let pointer: OpaquePointer
 
     /// Takes a reference of its own.
     init(_ message: OpaquePointer) {
         dbus_message_ref(message)
+        pointer = message
+    }
+
+    /// Takes over the caller's reference.
+    init(adopting message: OpaquePointer) {
         pointer = message
     }
 

@@ -193,6 +193,8 @@ enum DBusEchoBenchmark {
         buffer: UnsafeMutablePointer<UInt64>, service: Int32
     ) async throws {
         let (c0, s0) = (cpuNanoseconds(getpid()), cpuNanoseconds(service))
+        let switches0 = contextSwitches()
+        let kernel0 = kernelNanoseconds()
         var p50: UInt64 = 0
         var rate = 0.0
         switch row {
@@ -219,8 +221,26 @@ enum DBusEchoBenchmark {
         default: throw DBusError.failed("unknown --only \(row): seq-c, seq, seq-exec, seq-async, pipe, pipe-exec, pipe-cb, pipe-c, pipe-async")
         }
         let (c1, s1) = (cpuNanoseconds(getpid()), cpuNanoseconds(service))
-        print("\(row): \(calls) calls, " + String(format: "p50 %.1f µs, %.0f calls/s, CPU per call: client %.1f µs, service %.1f µs",
-                     Double(p50) / 1000, rate, Double(c1 > c0 ? c1 - c0 : 0) / Double(calls) / 1000, Double(s1 > s0 ? s1 - s0 : 0) / Double(calls) / 1000))
+        let switches = contextSwitches() - switches0
+        let kernel = kernelNanoseconds() - kernel0
+        print("\(row): \(calls) calls, " + String(format: "p50 %.1f µs, %.0f calls/s, CPU per call: client %.1f µs (kernel %.1f), service %.1f µs; client context switches per call %.2f",
+                     Double(p50) / 1000, rate, Double(c1 > c0 ? c1 - c0 : 0) / Double(calls) / 1000, Double(kernel) / Double(calls) / 1000,
+                     Double(s1 > s0 ? s1 - s0 : 0) / Double(calls) / 1000, Double(switches) / Double(calls)))
+    }
+
+    /// System time of every thread of this process so far, nanoseconds.
+    static func kernelNanoseconds() -> UInt64 {
+        var u = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &u)
+        return UInt64(Int(u.ru_stime.tv_sec) * 1_000_000 + Int(u.ru_stime.tv_usec)) * 1000
+    }
+
+    /// Voluntary and involuntary context switches of every thread of this process so far: each
+    /// thread wake-up between the socket and the caller costs one or two.
+    static func contextSwitches() -> Int {
+        var u = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &u)
+        return u.ru_nvcsw + u.ru_nivcsw
     }
 
     struct Stats {
