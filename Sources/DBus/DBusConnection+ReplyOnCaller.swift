@@ -31,7 +31,7 @@ extension DBusConnection {
     /// handed to the I/O thread, in order, and routed there as usual. Blocks at most
     /// `callerReadBudget`, and never past `deadline`.
     func readReplyOnCaller(_ m: OpaquePointer, serial: UInt32, deadline: UInt64) -> CallerRead {
-        guard !loop.isOnLoopThread, withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor == nil }),
+        guard loop.mayLendSocket, withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor == nil }),
               state.withLock({ $0.pending.isEmpty && !$0.disconnected }),
               let fd = loop.borrowSocket()
         else { return .notTried }

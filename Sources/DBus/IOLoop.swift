@@ -40,6 +40,9 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     private let epollFD: Int32
     /// The thread that borrowed the socket (`pthread_self`), 0 when none.
     private let borrower = Atomic<UInt>(0)
+    /// True from the loop's announcing its sleep until it wakes: a caller checks it before taking
+    /// any lock (`borrowSocket`), so that calls made while the loop is busy cost nothing more.
+    private let mayBeIdle = Atomic<Bool>(false)
     /// What other threads hand the loop, and whether it sleeps in `poll` (see `Inbox`).
     private let inbox = Mutex(Inbox())
     /// Empty buffers for `runJobs` and `flushSends` to swap with the inbox's (loop thread only).
@@ -71,6 +74,8 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
 
     var isOnLoopThread: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
     var isStopped: Bool { stopped.load(ordering: .acquiring) }
+    /// False when the loop is surely awake (then `borrowSocket` would refuse); true may be stale.
+    var mayLendSocket: Bool { mayBeIdle.load(ordering: .relaxed) && !isOnLoopThread }
 
     /// Wakes the loop out of `poll`. Nothing to do on the loop thread, nor while the loop is
     /// awake: it looks at everything again before it sleeps (`announceSleep`).
@@ -324,7 +329,12 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
             // Re-check work that may have arrived while computing, else say the loop sleeps:
             // from now on `wake` signals the eventfd. Announced before the watches are read, so
             // a watch toggled meanwhile wakes the poll below at once.
-            if !inbox.withLock({ $0.announceSleep() }) { continue }
+            let sleeps = inbox.withLock { box -> Bool in
+                let sleeps = box.announceSleep()
+                mayBeIdle.store(sleeps, ordering: .relaxed)
+                return sleeps
+            }
+            if !sleeps { continue }
             // A call or libdbus timeout registered while the deadlines above were computed did not
             // wake the loop (it was awake then): take them into account now.
             if let client = keepAlive { deadline = min(deadline, client.loopEarliestDeadline) }
@@ -373,6 +383,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
             let lentNow = inbox.withLock { box -> Bool in
                 box.sleeping = false
                 box.sleepsBlind = false
+                mayBeIdle.store(false, ordering: .relaxed)
                 return box.lent
             }
             if n > 0 {
