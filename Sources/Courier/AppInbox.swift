@@ -1,5 +1,5 @@
 import CourierNames
-public import Foundation
+public import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif

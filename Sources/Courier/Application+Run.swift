@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +21,7 @@ extension Application {
             exit(0)
         } catch {
             let program = (CommandLine.arguments.first ?? "app").split(separator: "/").last.map(String.init) ?? "app"
-            FileHandle.standardError.write(Data("\(program): \(error.message)\n".utf8))
+            writeStandardError("\(program): \(error.message)\n")
             exit(1)
         }
     }

@@ -1,6 +1,6 @@
 public import CourierNames
 package import DBus
-public import Foundation
+public import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -103,10 +103,9 @@ public final class Application: Sendable {
     /// The launch options `CheckIn` returned (empty before `start`).
     public var launchOptions: ApplicationLaunchOptions { state.withLock { $0.launchOptions } }
 
-    /// Serves the interfaces, owns the bundle id, checks in and runs the delegate's launch methods.
-    /// Returns the launch options; URLs are delivered from then on.
-    @discardableResult
-    public func start() async throws(CourierError) -> ApplicationLaunchOptions {
+    /// Serves the interfaces, owns the bundle id (watching the broker's name) and checks in: the
+    /// launch options the broker answered, and its unique name.
+    private func checkIn() async throws(CourierError) -> (options: [String: DBusValue], broker: BusName?) {
         do {
             let registration = try connection.export([applicationInterface(), freedesktopInterface()], at: objectPath)
             state.withLock { $0.registrations = [registration] }
@@ -144,7 +143,19 @@ public final class Application: Sendable {
             throw CourierError(wrapping: error)
         }
         // The broker's unique name comes with its answer: the first OpenURL needs no GetNameOwner.
-        let (dictionary, brokerOwner) = try await broker.checkInAnswer(bundleID: bundleID)
+        return try await broker.checkInAnswer(bundleID: bundleID)
+    }
+
+    /// Serves the interfaces, owns the bundle id, checks in and runs the delegate's launch methods.
+    /// Returns the launch options; URLs are delivered from then on.
+    @discardableResult
+    public func start() async throws(CourierError) -> ApplicationLaunchOptions {
+        // The bus handshake runs on the connection's I/O thread (its task executor): each reply
+        // resumes the start-up where it arrives, with no hop to — and no wake-up, or first start,
+        // of — a thread of the global pool between the round trips of a cold open.
+        let (dictionary, brokerOwner) = try await withTaskExecutorPreference(connection.executor) { () async throws(CourierError) in
+            try await checkIn()
+        }
         state.withLock { if $0.brokerOwner == nil { $0.brokerOwner = brokerOwner } }
         let options = ApplicationLaunchOptions(dictionary: dictionary)
         var accepted = delegate.willFinishLaunching(self, options: options)
@@ -189,7 +200,7 @@ public final class Application: Sendable {
 
     /// One line on standard error: the library has no logger, and these are for the app's developer.
     private static func report(_ line: String) {
-        FileHandle.standardError.write(Data("courier: \(line)\n".utf8))
+        writeStandardError("courier: \(line)\n")
     }
 
     /// `start`, then serve until the bus connection ends (or `stop`).
@@ -202,7 +213,7 @@ public final class Application: Sendable {
         do {
             try await start()
         } catch {
-            FileHandle.standardError.write(Data("\(bundleID): \(error.message)\n".utf8))
+            writeStandardError("\(bundleID): \(error.message)\n")
             exit(1)
         }
         await connection.waitUntilDisconnected()

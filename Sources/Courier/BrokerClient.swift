@@ -1,6 +1,6 @@
 public import CourierNames
 package import DBus
-import Foundation
+import FoundationEssentials
 
 /// Talks to the broker: the `UIApplication.openURL` / `canOpenURL` of Courier, used by apps and by
 /// the `courier` CLI. Every call is one `org.courier.Broker1` method; broker errors come back as

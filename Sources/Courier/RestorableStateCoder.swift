@@ -1,5 +1,5 @@
 public import CourierNames
-public import Foundation
+public import FoundationEssentials
 
 /// An app's preserved state: what the delegate encodes before the app is terminated (or when it
 /// chooses, `Application.preserveState()`), and decodes on its next launch — the guide's state

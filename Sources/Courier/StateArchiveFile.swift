@@ -1,5 +1,5 @@
 import CourierNames
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +20,7 @@ struct StateArchiveFile: Sendable {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw CourierError(.failed, "cannot create \(folder.path): \(error.localizedDescription)")
+            throw CourierError(.failed, "cannot create \(folder.path): \(error)")
         }
         removeLeftovers()
         let temporary = folder.appendingPathComponent(".state.\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path

@@ -21,3 +21,9 @@ func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
     }
     return true
 }
+
+/// Writes `line` to standard error (fd 2) at once, unbuffered: the library's one-line reports.
+func writeStandardError(_ line: String) {
+    var line = line
+    _ = line.withUTF8 { writeAll(2, UnsafeRawBufferPointer($0)) }
+}

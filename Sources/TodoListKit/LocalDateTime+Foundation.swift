@@ -1,5 +1,5 @@
 public import CourierURL
-public import Foundation
+public import FoundationEssentials
 
 extension LocalDateTime {
     /// The wall-clock time of `date` in `timeZone` (seconds dropped when `minutes` is true).

@@ -1,6 +1,9 @@
 import ArgumentParser
 import CourierURL
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import TodoListKit
 
 /// `todolist decode URL [--json]`: decode a todolist URL the way the app does, without storing
@@ -24,7 +27,7 @@ struct DecodeCommand: ParsableCommand {
             todo = try TodoURL(url)
         } catch {
             let report = RefusedURLReport(program: "todolist", headline: "rejected URL", reason: "\(error)", input: url, offset: error.offset)
-            FileHandle.standardError.write(Data(report.description.utf8))
+            writeOut(Array(report.description.utf8), to: STDERR_FILENO)
             throw ExitCode(RefusedURLReport.exitStatus)
         }
         let due = todo.due.localDateTime().minutesDescription

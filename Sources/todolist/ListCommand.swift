@@ -1,6 +1,6 @@
 import ArgumentParser
 import Courier
-import Foundation
+import FoundationEssentials
 
 // An ArgumentParser command like courier-tool's: the same declaration shape, in another executable
 // (the example app links none of the CLI).
@@ -21,7 +21,7 @@ struct ListCommand: AsyncParsableCommand {
         let store = TodoStore(documents: documents)
         if json {
             let data = FileManager.default.contents(atPath: store.fileURL.path) ?? Data("[]\n".utf8)
-            FileHandle.standardOutput.write(data)
+            writeOut(Array(data))
             return
         }
         for item in try await store.items() { printLine(item.line) }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Courier
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +31,7 @@ struct RunCommand: AsyncParsableCommand {
             try await Application(bundleID: id, version: TodoListCommand.version, delegate: delegate).run()
             return true
         } catch {
-            FileHandle.standardError.write(Data("todolist: \(error.message)\n".utf8))
+            writeOut(Array("todolist: \(error.message)\n".utf8), to: STDERR_FILENO)
             return false
         }
     }

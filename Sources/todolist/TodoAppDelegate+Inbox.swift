@@ -1,5 +1,5 @@
 import Courier
-import Foundation
+import FoundationEssentials
 
 /// File drops: the todolist declares plain text (`public.plain-text` in its manifest), so a `.txt`
 /// dropped on it (`courier drop list.txt --to com.acme.todolist`) arrives in its
@@ -23,7 +23,11 @@ extension TodoAppDelegate {
         }
         let lines = String(decoding: data, as: UTF8.self)
             .split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { line in   // trimmed of white space (not `CharacterSet`, which is not in FoundationEssentials)
+                let start = line.firstIndex { !$0.isWhitespace } ?? line.endIndex
+                let end = line.lastIndex { !$0.isWhitespace }.map(line.index(after:)) ?? start
+                return String(line[start..<end])
+            }
             .filter { !$0.isEmpty }
         var count = 0
         for line in lines {

@@ -1,6 +1,6 @@
 import Courier
 import CourierURL
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -82,6 +82,11 @@ extension TodoAppDelegate {
 /// One line on stdout, written at once (stdout may be a pipe to the broker's log). Errors are
 /// ignored: an app started by bus activation may have a stdout nobody reads.
 func printLine(_ line: String) {
-    let bytes = Array((line + "\n").utf8)
-    _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    writeOut(Array((line + "\n").utf8))
+}
+
+/// `bytes` to `descriptor` (standard output unless said), at once; errors ignored as for `printLine`.
+/// (Not `FileHandle`: the todolist links FoundationEssentials only — see docs/PERFORMANCE.md.)
+func writeOut(_ bytes: [UInt8], to descriptor: Int32 = STDOUT_FILENO) {
+    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
 }

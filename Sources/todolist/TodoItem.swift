@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One stored task of the todolist app.
 struct TodoItem: Codable, Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The todolist's items, as JSON in `Documents/todolist.json` of its container. Every change is
 /// written to a temporary file in the same folder and renamed over the old one, so a reader (such
