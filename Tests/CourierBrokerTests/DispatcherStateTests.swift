@@ -139,7 +139,39 @@ struct DispatcherStateTests {
         effects += state.spawned("com.acme.todolist", pid: 42, generation: 1)
         effects += try state.checkIn(app, uniqueName: ":1.5", now: t0).get().1
         effects += state.delivered("com.acme.todolist", requestID: 1, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0)
+        // The return to idle waits for its timer.
+        #expect(effects.states == ["launching", "active"])
+        #expect(effects.idleReports == [1])
+        effects += state.timerFired(.idleReport, "com.acme.todolist", generation: 1, now: t0)
         #expect(effects.states == ["launching", "active", "idle"])
+    }
+
+    @Test func aStreamOfWarmRequestsIsReportedActiveOnceAndIdleOnceItIsQuiet() throws {
+        var state = runningState()   // checked in without a launch: reported idle at once
+        var effects: [DispatcherEffect] = []
+        for id in UInt64(1)...5 {
+            effects += try #require(submit(&state, "todo://\(id)"))
+            effects += state.delivered("com.acme.todolist", requestID: id, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0)
+        }
+        // Five deliveries, one report: active; one idle timer armed, not one per request.
+        #expect(effects.deliveries.count == 5)
+        #expect(effects.states == ["active"])
+        #expect(effects.idleReports == [1])
+        // A request arrives before the timer: the app is active when it fires, so nothing is reported...
+        effects = try #require(submit(&state, "todo://6"))
+        #expect(state.timerFired(.idleReport, "com.acme.todolist", generation: 1, now: t0).states.isEmpty)
+        // ...and its answer arms the timer again, which then reports idle once.
+        effects += state.delivered("com.acme.todolist", requestID: 6, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0)
+        #expect(effects.states.isEmpty)
+        #expect(effects.idleReports == [1])
+        #expect(state.timerFired(.idleReport, "com.acme.todolist", generation: 1, now: t0).states == ["idle"])
+        #expect(state.timerFired(.idleReport, "com.acme.todolist", generation: 1, now: t0).states.isEmpty)
+        // Leaving is reported at once, even with the idle report pending.
+        effects = try #require(submit(&state, "todo://7"))
+        effects += state.delivered("com.acme.todolist", requestID: 7, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0)
+        #expect(effects.states == ["active"])
+        #expect(state.busNameVanished(":1.5", now: t0).states == ["not-running"])
+        #expect(state.timerFired(.idleReport, "com.acme.todolist", generation: 1, now: t0).states.isEmpty)
     }
 
     @Test func terminationSendsTheNoticeHoldsNewRequestsAndRelaunchesForThem() throws {
@@ -248,6 +280,9 @@ extension [DispatcherEffect] {
     }
     var timers: [UInt64] {
         compactMap { if case .startTimer(.launch, _, let generation, _) = $0 { generation } else { nil } }
+    }
+    var idleReports: [UInt64] {
+        compactMap { if case .startTimer(.idleReport, _, let generation, _) = $0 { generation } else { nil } }
     }
     var notices: [UInt64] {
         compactMap { if case .notifyTermination(_, let generation, _) = $0 { generation } else { nil } }

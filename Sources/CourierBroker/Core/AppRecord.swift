@@ -41,6 +41,11 @@ struct AppRecord: Sendable {
     private var blockedUntil: ContinuousClock.Instant?
     /// The state last reported to observers.
     private var reported: AppState = .notRunning
+    /// A report of the return to idle is waiting for its timer (`DispatcherTimer.idleReport`).
+    private var idleReportPending = false
+
+    /// How long a running app must have stayed idle before its return to idle is reported.
+    static let idleReportDelay: Duration = .milliseconds(50)
 
     // For `courier ps` and the termination policies, about the current process.
     private(set) var startedBy = ""
@@ -98,9 +103,34 @@ struct AppRecord: Sendable {
     /// later is not a change of state). Every transition ends with it (`DispatcherState`); those
     /// that pass through a state on their way (terminating → not running → launching) call it in
     /// between too.
+    ///
+    /// Except the return from active to idle: a warm app goes active → idle → active with every
+    /// request, and reporting each flip cost two `ApplicationStateChanged` broadcasts per request —
+    /// two more messages through the bus daemon, and more of the broker's time than the routing
+    /// itself, on the path of every warm `OpenURL`. So that return is reported once the app has
+    /// stayed idle for `idleReportDelay` (a timer, armed at most once at a time): a stream of
+    /// requests is one active … idle pair. Every other change is reported at once.
     mutating func reportState(_ effects: inout [DispatcherEffect]) {
         let state = publicState
         guard state.name != reported.name else { return }
+        if case .idle = state, case .active = reported {
+            if !idleReportPending {
+                idleReportPending = true
+                effects.append(.startTimer(.idleReport, bundleID: bundleID, generation: generation, after: Self.idleReportDelay))
+            }
+            return
+        }
+        reported = state
+        effects.append(.event(.stateChanged(bundleID: bundleID, state: state)))
+    }
+
+    /// The idle report's timer fired: the app is reported idle if it still is (a request that came
+    /// meanwhile keeps it active, and its own return to idle arms the timer again). Whatever the
+    /// generation: the report says what the app is now.
+    mutating func idleReportDue(_ effects: inout [DispatcherEffect]) {
+        idleReportPending = false
+        let state = publicState
+        guard case .idle = state, state.name != reported.name else { return }
         reported = state
         effects.append(.event(.stateChanged(bundleID: bundleID, state: state)))
     }

@@ -47,4 +47,7 @@ enum DispatcherTimer: Sendable, Hashable {
     case launch
     /// A terminating app has this long to answer `WillTerminate` before it is signalled.
     case terminationDeadline
+    /// A running app that went from active to idle is reported idle if it still is then
+    /// (`AppRecord.reportState`).
+    case idleReport
 }

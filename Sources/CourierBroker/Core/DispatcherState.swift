@@ -91,6 +91,7 @@ struct DispatcherState: Sendable {
             switch timer {
             case .launch: record.launchTimedOut(generation: generation, now: now, crashLoop: crashLoop, &effects)
             case .terminationDeadline: record.noticeEnded(generation: generation, answered: false, &effects)
+            case .idleReport: record.idleReportDue(&effects)
             }
         }
     }
