@@ -202,22 +202,37 @@ CURLSCAN_AVX2 static inline __m256i between32(__m256i v, char lo, char hi) {
 
 CURLSCAN_AVX2 static inline uint32_t bits32(__m256i m) { return (uint32_t)_mm256_movemask_epi8(m); }
 
+/// The query class and the hexadecimal digits in one table lookup per nibble (`vpshufb`), instead
+/// of a dozen range compares: a byte's class is `low[lo nibble] & high[hi nibble]`. Bits 0…5 are
+/// one per ASCII row 0x2_…0x7_ (the low nibbles that row allows in `pchar / "/" / "?"`), so a
+/// byte is in the query class when any of them is set; bit 6 is the digits (row 3), bit 7 the
+/// letters a–f/A–F (rows 4 and 6). Rows 0, 1 and 8…F (controls, non-ASCII) have no bits. The
+/// tables are checked byte for byte against the SSE2 compares by FastPathTests.
+CURLSCAN_AVX2 static inline __m256i class_bits32(__m256i v) {
+    const __m256i low = _mm256_setr_epi8(
+        0x6E, (char)0xFF, (char)0xFE, (char)0xFE, (char)0xFF, (char)0xFF, (char)0xFF, 0x7F, 0x7F, 0x7F, 0x3F, 0x17, 0x15, 0x17, 0x35, 0x1F,
+        0x6E, (char)0xFF, (char)0xFE, (char)0xFE, (char)0xFF, (char)0xFF, (char)0xFF, 0x7F, 0x7F, 0x7F, 0x3F, 0x17, 0x15, 0x17, 0x35, 0x1F);
+    const __m256i high = _mm256_setr_epi8(
+        0, 0, 0x01, 0x42, (char)0x84, 0x08, (char)0x90, 0x20, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0x01, 0x42, (char)0x84, 0x08, (char)0x90, 0x20, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    __m256i lo = _mm256_shuffle_epi8(low, _mm256_and_si256(v, nibble));
+    __m256i hi = _mm256_shuffle_epi8(high, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+    return _mm256_and_si256(lo, hi);
+}
+
 CURLSCAN_AVX2 static inline Block classify32(__m256i v, int head) {
     Block b;
-    __m256i folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-    __m256i printable = between32(v, 0x21, 0x7E);
-    __m256i excluded = _mm256_or_si256(
-        _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_and_si256(v, _mm256_set1_epi8((char)0xFE)), _mm256_set1_epi8(0x22)),
-                        _mm256_cmpeq_epi8(_mm256_and_si256(v, _mm256_set1_epi8((char)0xFD)), _mm256_set1_epi8(0x3C))),
-        _mm256_or_si256(between32(folded, 0x7B, 0x7D), _mm256_or_si256(eq32(v, 0x5E), eq32(v, 0x60))));
-    b.outside = ~bits32(_mm256_andnot_si256(excluded, printable));
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i classes = class_bits32(v);
+    b.outside = bits32(_mm256_cmpeq_epi8(_mm256_and_si256(classes, _mm256_set1_epi8(0x3F)), zero));
+    b.hex = ~bits32(_mm256_cmpeq_epi8(_mm256_and_si256(classes, _mm256_set1_epi8((char)0xC0)), zero));
     b.question = bits32(eq32(v, '?'));
     b.percent = bits32(eq32(v, '%'));
-    __m256i digit = between32(v, '0', '9');
-    b.hex = bits32(_mm256_or_si256(digit, between32(folded, 'a', 'f')));
     if (head) {
         if (head == HEAD_ALL) {
-            __m256i scheme = _mm256_or_si256(_mm256_or_si256(digit, between32(folded, 'a', 'z')),
+            __m256i folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+            __m256i scheme = _mm256_or_si256(_mm256_or_si256(between32(v, '0', '9'), between32(folded, 'a', 'z')),
                                              _mm256_or_si256(eq32(v, '+'), between32(v, '-', '.')));
             b.notScheme = ~bits32(scheme);
             b.upper = bits32(between32(v, 'A', 'Z'));
