@@ -174,7 +174,7 @@ let package = Package(
         // the package, not a test: the tests, the benchmark (courier-bench) and the load harness
         // (courier-test-app) all run on it.
         .target(name: "BusTestSupport", dependencies: ["DBus", "CourierProcess"]),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestSupport"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestSupport"]),
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL", "URIParserOracle", "BusTestSupport"]),
         .testTarget(name: "CourierProcessTests", dependencies: ["CourierProcess"]),
         .testTarget(name: "CourierNamesTests", dependencies: ["CourierNames"]),

@@ -15,6 +15,10 @@ extension DBusConnection {
         } catch {
             throw error.asDBusError
         }
+        if let whole = WireMessage.make(
+            .init(type: type, path: type == cdbus_message_type_method_call() ? path ?? .root : path, interface: interface, member: member, destination: destination), body: arguments) {
+            return whole
+        }
         let key = MessageTemplate.Key(type: type, destination: destination, path: path, interface: interface, member: member)
         guard let m = messageTemplate(for: key)?.copy() else { throw DBusError.failed("out of memory creating a D-Bus message") }
         guard MessageCodec.append(arguments, to: m) else {
@@ -231,6 +235,10 @@ extension DBusConnection {
     /// `sendReply` for values whose types already matched a valid declared signature.
     func sendValidatedReply(to call: DBusMessage, _ values: [DBusValue]) throws(DBusError) {
         if call.noReplyExpected { return }
+        if let whole = WireMessage.make(.methodReturn(to: call), body: values) {
+            defer { dbus_message_unref(whole) }
+            return try sendNoReply(whole)
+        }
         guard let m = dbus_message_new(cdbus_message_type_method_return()) else { throw DBusError.failed("out of memory") }
         defer { dbus_message_unref(m) }
         _ = dbus_message_set_reply_serial(m, call.serial)
@@ -244,6 +252,10 @@ extension DBusConnection {
     /// sender, with the call's serial as reply serial.
     func sendMethodReturn(_ target: ReplyTarget, to call: DBusMessage, _ values: [DBusValue]) throws(DBusError) {
         guard let raw = target.call else { return }
+        if let whole = WireMessage.make(.methodReturn(to: call), body: values) {
+            defer { dbus_message_unref(whole) }
+            return try sendNoReply(whole)
+        }
         guard let m = messageTemplate(for: .methodReturn(to: call.sender), replyTo: raw)?.copy() else { throw DBusError.failed("out of memory") }
         defer { dbus_message_unref(m) }
         guard MessageCodec.append(values, to: m), dbus_message_set_reply_serial(m, call.serial) != 0 else {

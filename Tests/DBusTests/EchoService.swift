@@ -15,6 +15,8 @@ enum EchoService {
                     call.arguments
                 },
                 DBusMethod("Echo", arguments: "s", results: "s") { call in call.arguments },
+                // Four top-level arguments each way: built whole by `WireMessage`, not the iterator.
+                DBusMethod("EchoFour", arguments: "ssva{sv}", results: "ssva{sv}") { call in call.arguments },
                 DBusMethod("Fail", arguments: "ss") { call in
                     throw DBusError(name: call.arguments[0].stringValue!, message: call.arguments[1].stringValue!)
                 },
