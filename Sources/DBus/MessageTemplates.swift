@@ -13,10 +13,12 @@ import Synchronization
 /// templates covers it; a miss builds the message as before and keeps it as a template. Replies
 /// (`dbus_message_new_method_return`: destination, no-reply flag, reply serial) are the same story
 /// per caller: the template is keyed by the caller's unique name and each copy gets its own reply
-/// serial, a fixed-size field libdbus overwrites in place.
+/// serial, a fixed-size field libdbus overwrites in place. A reply template may hold a small body
+/// too, kept from a reply already sent, for the next reply to the same caller with the same values
+/// (`DBusConnection.methodReturn`).
 struct MessageTemplates: ~Copyable {
     /// At most this many templates; the oldest is replaced first.
-    static let capacity = 16
+    static let capacity = 32
 
     private var entries: [MessageTemplate] = []
     private var next = 0
@@ -37,7 +39,7 @@ struct MessageTemplates: ~Copyable {
     }
 }
 
-/// One header-only libdbus message (see `MessageTemplates`).
+/// One libdbus message to copy: a header, or a whole small reply (see `MessageTemplates`).
 ///
 /// `@unchecked Sendable`: the message is built and its field cache filled in `init`, before the
 /// template is shared; from then on it is only read, by `dbus_message_copy` (which takes a const
@@ -51,12 +53,18 @@ final class MessageTemplate: @unchecked Sendable {
         let interface: InterfaceName?
         /// nil for a method return.
         let member: MemberName?
+        /// The body of a kept reply (`MessageTemplate.init(_:adopting:)`); empty for a header.
+        var body: [DBusValue] = []
 
-        /// The key of the method return to a call from `sender`.
-        static func methodReturn(to sender: BusName?) -> Key {
-            Key(type: cdbus_message_type_method_return(), destination: sender, path: nil, interface: nil, member: nil)
+        /// The key of the method return to a call from `sender`, holding `body`.
+        static func methodReturn(to sender: BusName?, body: [DBusValue] = []) -> Key {
+            Key(type: cdbus_message_type_method_return(), destination: sender, path: nil, interface: nil, member: nil, body: body)
         }
     }
+
+    /// The largest body (`DBusValue.byteCount`) a kept reply holds: replies that repeat are
+    /// answers and flags, and a template holds its bytes for as long as it is kept.
+    static let maxKeptBodyBytes = 256
 
     let key: Key
     private let message: OpaquePointer
@@ -93,9 +101,17 @@ final class MessageTemplate: @unchecked Sendable {
         self.message = m
     }
 
+    /// Keeps `message` (taken over: never sent, and unreferenced with the template), a reply
+    /// already built whose copies answer the same caller with the same body.
+    init(_ key: Key, adopting message: OpaquePointer) {
+        _ = dbus_message_get_signature(message)   // fills the field cache the copies inherit
+        self.key = key
+        self.message = message
+    }
+
     deinit { dbus_message_unref(message) }
 
-    /// A new message with this header (serial 0, no body), owned by the caller; nil when out of memory.
+    /// A new message with this header and body (serial 0), owned by the caller; nil when out of memory.
     func copy() -> OpaquePointer? {
         dbus_message_copy(message)
     }
