@@ -79,8 +79,8 @@ struct WireWriter {
 
     /// The header, then the body; false when the body holds a unix fd.
     mutating func message(_ header: WireMessage.Header, body: [DBusValue]) -> Bool {
-        var signature: [UInt8] = []
-        for v in body { Self.appendSignature(of: v.type, to: &signature) }
+        var bodySignature: [UInt8] = []
+        for v in body { Self.appendSignature(of: v.type, to: &bodySignature) }
         bytes.append(UInt8(ascii: "l"))
         bytes.append(UInt8(truncatingIfNeeded: header.type))
         bytes.append(header.flags)
@@ -88,21 +88,21 @@ struct WireWriter {
         uint32(0)                             // body length, set below
         uint32(1)                             // serial (see `WireMessage.make`)
         let fields = beginArray(elementAlignment: 8)
-        if let p = header.path { field(1, "o", p.rawValue) }
-        if let i = header.interface { field(2, "s", i.rawValue) }
-        if let m = header.member { field(3, "s", m.rawValue) }
+        if let p = header.path { field(1, .objectPath, p.rawValue) }
+        if let i = header.interface { field(2, .string, i.rawValue) }
+        if let m = header.member { field(3, .string, m.rawValue) }
         if let r = header.replySerial {
             pad(8)
             bytes.append(5)
-            signatureBytes([UInt8(ascii: "u")])
+            signature(of: .uint32)
             uint32(r)
         }
-        if let d = header.destination { field(6, "s", d.rawValue) }
-        if !signature.isEmpty {
+        if let d = header.destination { field(6, .string, d.rawValue) }
+        if !bodySignature.isEmpty {
             pad(8)
             bytes.append(8)
-            signatureBytes([UInt8(ascii: "g")])
-            signatureBytes(signature)
+            signature(of: .signature)
+            signatureBytes(bodySignature)
         }
         endArray(fields)
         pad(8)
@@ -128,12 +128,10 @@ struct WireWriter {
         case .double(let x): uint64(x.bitPattern)
         case .string(let s): string(s)
         case .objectPath(let p): string(p.rawValue)
-        case .signature(let g): signatureBytes(Array(g.rawValue.utf8))
+        case .signature(let g): signatureBytes(g.rawValue.utf8)
         case .unixFD: return false
         case .variant(let inner):
-            var signature: [UInt8] = []
-            Self.appendSignature(of: inner.type, to: &signature)
-            signatureBytes(signature)
+            signature(of: inner.type)
             return value(inner)
         case .bytes(let b):
             uint32(UInt32(b.count))
@@ -216,17 +214,26 @@ struct WireWriter {
     }
 
     /// `g`: a one-byte length, the characters, a NUL.
-    mutating func signatureBytes(_ s: [UInt8]) {
+    mutating func signatureBytes(_ s: some Collection<UInt8>) {
         bytes.append(UInt8(s.count))
         bytes.append(contentsOf: s)
         bytes.append(0)
     }
 
-    /// One header field: `(y v)` with a string-like value of type `code`.
-    mutating func field(_ code: UInt8, _ type: Unicode.Scalar, _ text: String) {
+    /// `g` holding the signature of `t`, written in place (a variant's, a header field's).
+    mutating func signature(of t: DBusType) {
+        let lengthAt = bytes.count
+        bytes.append(0)
+        Self.appendSignature(of: t, to: &bytes)
+        bytes[lengthAt] = UInt8(bytes.count - lengthAt - 1)
+        bytes.append(0)
+    }
+
+    /// One header field: `(y v)` with a string-like value of type `type` (`s` or `o`).
+    mutating func field(_ code: UInt8, _ type: DBusType, _ text: String) {
         pad(8)
         bytes.append(code)
-        signatureBytes([UInt8(ascii: type)])
+        signature(of: type)
         string(text)
     }
 
