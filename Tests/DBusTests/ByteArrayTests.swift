@@ -61,12 +61,6 @@ import Testing
 
     /// A client connection and the echo service, on a private bus of their own.
     private func withEcho(_ body: (DBusConnection) async throws -> Void) async throws {
-        try await withPrivateBus { bus in
-            let service = try await EchoService.start(on: bus)
-            defer { service.close() }
-            let client = try bus.connect()
-            defer { client.close() }
-            try await body(client)
-        }
+        try await EchoService.withClient { client, _ in try await body(client) }
     }
 }

@@ -26,6 +26,18 @@ enum EchoService {
             signals: [DBusSignal("Tick", arguments: "u", argumentNames: ["count"])])
     }
 
+    /// Runs `body` with a client connection to a private bus on which this service runs: the
+    /// set-up most bus tests here share (the bus, for a second client or another peer).
+    static func withClient(_ body: (DBusConnection, PrivateBus) async throws -> Void) async throws {
+        try await withPrivateBus { bus in
+            let service = try await start(on: bus)
+            defer { service.close() }
+            let client = try bus.connect()
+            defer { client.close() }
+            try await body(client, bus)
+        }
+    }
+
     /// Connects to `bus`, exports the service and owns its name.
     static func start(on bus: PrivateBus) async throws -> DBusConnection {
         let c = try bus.connect()

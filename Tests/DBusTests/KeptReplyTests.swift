@@ -10,11 +10,7 @@ import Testing
     /// Calls whose answers repeat and differ, many in flight, from two callers at once: every
     /// answer is the one to its own call.
     @Test func repeatedRepliesAnswerTheirOwnCallsAndCallers() async throws {
-        try await withPrivateBus { bus in
-            let service = try await EchoService.start(on: bus)
-            defer { service.close() }
-            let first = try bus.connect()
-            defer { first.close() }
+        try await EchoService.withClient { first, bus in
             let second = try bus.connect()
             defer { second.close() }
             // In rounds of 60 calls: the daemon allows a connection a bounded number of pending replies.
@@ -43,11 +39,7 @@ import Testing
 
     /// A reply too large to keep, then a small one, then the large one again: each arrives whole.
     @Test func largeRepliesAreBuiltEachTime() async throws {
-        try await withPrivateBus { bus in
-            let service = try await EchoService.start(on: bus)
-            defer { service.close() }
-            let client = try bus.connect()
-            defer { client.close() }
+        try await EchoService.withClient { client, _ in
             let large = String(repeating: "x", count: 10_000)
             for text in [large, "small", large, "small", large + "y"] {
                 let r = try await client.call(EchoService.name, path: EchoService.path, interface: EchoService.interface, method: "Echo", [.string(text)])

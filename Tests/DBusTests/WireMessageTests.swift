@@ -88,15 +88,11 @@ import Testing
     /// arguments (built whole on both sides), and a python-dbus service (libdbus read by another
     /// binding, its values rebuilt by Python) answers with the first one upper-cased.
     @Test func manyArgumentMessagesCrossARealBus() async throws {
-        try await withPrivateBus { bus in
-            let service = try await EchoService.start(on: bus)
-            defer { service.close() }
+        try await EchoService.withClient { client, bus in
             let script = bus.directory.appendingPathComponent("four.py")
             try Self.pythonService.write(to: script, atomically: true, encoding: .utf8)
             let python = try Tool.start("/usr/bin/python3", [script.path, bus.address], environment: bus.environment)
             defer { python.kill() }
-            let client = try bus.connect()
-            defer { client.close() }
             for body in Self.fourArgumentBodies {
                 let r = try await client.call(EchoService.name, path: EchoService.path, interface: EchoService.interface, method: "EchoFour", body)
                 #expect(r == body)
