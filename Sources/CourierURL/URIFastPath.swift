@@ -114,9 +114,8 @@ extension URIParser {
         @inline(__always)
         func parse() -> URILayout? {
             let n = p.count
-            // scheme ":" — the first byte a letter, then scheme bytes up to a ':' (else: a relative
-            // reference or an error, for the full parser).
-            guard CharacterClass.isAlpha(p[0]) else { return nil }
+            // scheme ":" — the first byte a letter (`fastParse` checked it before classifying), then
+            // scheme bytes up to a ':' (else: a relative reference or an error, for the full parser).
             let schemeEnd = head.notScheme.trailingZeroBitCount
             guard schemeEnd < 64, schemeEnd < n, p[schemeEnd] == UInt8(ascii: ":") else { return nil }
             var layout = URILayout()
