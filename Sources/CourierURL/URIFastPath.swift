@@ -37,10 +37,12 @@ extension URIParser {
             let outside = masks.baseAddress!
             let question = outside + words
             var head = CURLScanHead()
-            curl_scan_classify(
-                base, n, UnsafeMutableRawPointer(outside).assumingMemoryBound(to: UInt16.self),
-                UnsafeMutableRawPointer(question).assumingMemoryBound(to: UInt16.self), &head)
-            return FastScanner(p: p, outside: outside, question: question, head: head).parse()
+            return withUnsafeMutablePointer(to: &head) { head in
+                curl_scan_classify(
+                    base, n, UnsafeMutableRawPointer(outside).assumingMemoryBound(to: UInt16.self),
+                    UnsafeMutableRawPointer(question).assumingMemoryBound(to: UInt16.self), head)
+                return FastScanner(p: p, outside: outside, question: question, head: head).parse()
+            }
         }
     }
 
@@ -51,7 +53,10 @@ extension URIParser {
         /// byte 64·w + k).
         let outside: UnsafePointer<UInt64>
         let question: UnsafePointer<UInt64>
-        let head: CURLScanHead
+        /// The head masks where `curl_scan_classify` wrote them, read one field at a time. (Held by
+        /// value, the struct was copied out in 16-byte loads right after C's 8-byte stores: loads
+        /// that span two stores cannot be forwarded from them and wait for the stores to retire.)
+        let head: UnsafePointer<CURLScanHead>
 
         /// The first byte at or after `start` outside `pchar / "/" / "?"` (or a bad escape), or
         /// the end of the input (the sentinel bit).
@@ -89,7 +94,7 @@ extension URIParser {
         /// authority (or a port) ends; 64 when not in the first 64 bytes.
         @inline(__always)
         func authorityEnd(from start: Int) -> Int {
-            ((UInt64(littleEndian: outside[0]) | UInt64(littleEndian: question[0]) | head.slash) & (~0 &<< UInt64(start)))
+            ((UInt64(littleEndian: outside[0]) | UInt64(littleEndian: question[0]) | head.pointee.slash) & (~0 &<< UInt64(start)))
                 .trailingZeroBitCount
         }
 
@@ -116,12 +121,12 @@ extension URIParser {
             let n = p.count
             // scheme ":" — the first byte a letter (`fastParse` checked it before classifying), then
             // scheme bytes up to a ':' (else: a relative reference or an error, for the full parser).
-            let schemeEnd = head.notScheme.trailingZeroBitCount
+            let schemeEnd = head.pointee.notScheme.trailingZeroBitCount
             guard schemeEnd < 64, schemeEnd < n, p[schemeEnd] == UInt8(ascii: ":") else { return nil }
             var layout = URILayout()
             layout.end = Int32(n)
             layout.schemeEnd = Int32(schemeEnd)
-            layout.schemeHasUppercase = head.upper & ((1 &<< UInt64(schemeEnd)) &- 1) != 0
+            layout.schemeHasUppercase = head.pointee.upper & ((1 &<< UInt64(schemeEnd)) &- 1) != 0
             var pathStart = schemeEnd &+ 1
 
             // "//" authority, within the first 64 bytes
@@ -132,11 +137,11 @@ extension URIParser {
                 let end = authorityEnd(from: start)  // or the '[' of an IP literal
                 guard end < 64 else { return nil }
                 var hostStart = start
-                let at = Self.first(head.at, from: start, limit: end)
+                let at = Self.first(head.pointee.at, from: start, limit: end)
                 if at < end {
-                    guard Self.first(head.at, from: at &+ 1, limit: end) == end else { return nil }  // a second '@'
+                    guard Self.first(head.pointee.at, from: at &+ 1, limit: end) == end else { return nil }  // a second '@'
                     layout.userinfoEnd = Int32(at)
-                    let colon = Self.first(head.colon, from: start, limit: at)
+                    let colon = Self.first(head.pointee.colon, from: start, limit: at)
                     if colon < at { layout.userinfoColon = Int32(colon) }
                     hostStart = at &+ 1
                 }
@@ -160,7 +165,7 @@ extension URIParser {
                         }
                     }
                 } else {
-                    let hostEnd = Self.first(head.colon, from: hostStart, limit: end)
+                    let hostEnd = Self.first(head.pointee.colon, from: hostStart, limit: end)
                     layout.hostEnd = Int32(hostEnd)
                     layout.hostKind = hostEnd > hostStart && CharacterClass.isDigit(p[hostStart])
                         && IPv4.isAddress(p, from: hostStart, to: hostEnd) ? .ipv4 : .regName
