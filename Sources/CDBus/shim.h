@@ -9,6 +9,7 @@
 #include <sys/eventfd.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 
 /* The DBUS_* macros are `((int) 's')`-style expressions Swift cannot import; these
  * prefixed inline accessors export them (and a few helpers) without touching libdbus. */
@@ -49,4 +50,6 @@ static inline int cdbus_dup_cloexec(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 
 static inline int cdbus_fd_is_valid(int fd) { return fcntl(fd, F_GETFD) != -1; }
 /* Names the calling thread (15 bytes at most), for top -H, perf and gdb. */
 static inline void cdbus_name_thread(const char *name) { (void)prctl(PR_SET_NAME, name, 0, 0, 0); }
+/* The calling thread's kernel id (what /proc/self/task/ lists). */
+static inline int cdbus_gettid(void) { return (int)syscall(SYS_gettid); }
 #endif

@@ -120,9 +120,11 @@ extension DBusConnection {
         case .notTried: alreadySent = false
         case .sent: alreadySent = true
         }
+        let callerMayBorrow = !loop.isOnLoopThread && withUnsafeCurrentTask { $0?.unownedTaskExecutor == nil }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (c: UnsafeContinuation<DBusMessage, any Error>) in
-                let call = PendingCall(waiter: .task(c), deadline: deadline, target: target, timeout: timeout)
+                var call = PendingCall(waiter: .task(c), deadline: deadline, target: target, timeout: timeout)
+                call.callerMayBorrow = callerMayBorrow
                 if alreadySent {
                     register(call, serial: serial)
                     loop.returnSocket()
@@ -311,8 +313,17 @@ extension DBusConnection {
         let type = dbus_message_get_type(m)
         if type == cdbus_message_type_method_return() || type == cdbus_message_type_error() {
             let rs = dbus_message_get_reply_serial(m)
-            guard rs != 0, let p = state.withLock({ $0.pending.removeValue(forKey: rs) }) else { return false }
-            p.resume(MessageCodec.decode(m, reusing: headerCache).outcome)
+            guard rs != 0 else { return false }
+            let (found, last) = state.withLock { st in (st.pending.removeValue(forKey: rs), st.pending.isEmpty) }
+            guard let p = found else { return false }
+            let outcome = MessageCodec.decode(m, reusing: headerCache).outcome
+            // The last call in flight of a task that may borrow the socket next time: resumed once
+            // the I/O thread is about to sleep, so that its next call finds it idle.
+            if last, p.callerMayBorrow, case .task(let c) = p.waiter, loop.isOnLoopThread {
+                loop.resumeWhenIdle(c, with: outcome)
+            } else {
+                p.resume(outcome)
+            }
             return true
         }
         if type == cdbus_message_type_signal() {

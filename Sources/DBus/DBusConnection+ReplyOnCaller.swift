@@ -35,6 +35,7 @@ extension DBusConnection {
               state.withLock({ $0.pending.isEmpty && !$0.disconnected }),
               let fd = loop.borrowSocket()
         else { return .notTried }
+        callerReads.add(1, ordering: .relaxed)
         guard loop.send(m, on: raw) else {
             loop.returnSocket()
             return .answered(.failure(DBusError.failed("out of memory sending a D-Bus message")))

@@ -22,6 +22,9 @@ public final class DBusConnection: Sendable, IOLoopClient {
     /// `state`'s lock: the I/O thread never waits on a sender. Starts far above the serials libdbus
     /// gives its own few messages (Hello), so the two never meet.
     let serials = Atomic<UInt32>(0x4000_0000)
+    /// How many calls were lent the socket to read their replies on their own threads
+    /// (`readReplyOnCaller`); for tests.
+    let callerReads = Atomic<Int>(0)
     /// Earliest deadline of any pending call (monotonic ns), or later: the I/O thread scans the
     /// pending calls only once it passes. Lowered under `state`'s lock when a call is registered.
     let earliestDeadline = Atomic<UInt64>(UInt64.max)
@@ -227,6 +230,10 @@ struct PendingCall {
     let deadline: UInt64
     let target: CallTarget
     let timeout: Duration
+    /// The waiting task may read its next reply on its own thread (no executor preference, not
+    /// the I/O thread; see `readReplyOnCaller`): its reply is resumed once the I/O thread is
+    /// about to sleep (`IOLoop.resumeWhenIdle`).
+    var callerMayBorrow = false
 
     /// Hands over the outcome; called once, by whoever removed the entry from `pending`.
     func resume(_ result: Result<DBusMessage, any Error>) {

@@ -49,6 +49,10 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     private var spareJobs: [UnownedJob] = []
     private var spareSends: [OutgoingMessage] = []
     private var spareReceived: [OutgoingMessage] = []
+    /// Replies whose tasks are resumed only once the loop is about to sleep (`resumeWhenIdle`),
+    /// and how many iterations the oldest has waited (loop thread only).
+    private var heldReplies: [HeldReply] = []
+    private var heldFor = 0
     private let watches = Mutex<[LibdbusHandle]>([])
     private let timeouts = Mutex<[TimeoutEntry]>([])
     /// The deadline the loop will wake at, at the latest; writers with an earlier one must wake it.
@@ -56,6 +60,9 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     private let stopRequested = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let threadID = Atomic<UInt>(0)
+    /// The loop thread's kernel id (0 until it runs): tests read its context switches in
+    /// /proc/self/task/ID/status to see whether calls woke it.
+    let kernelThreadID = Atomic<Int32>(0)
     /// The connection, kept alive by the loop until it stops. Strong on purpose: a `weak`
     /// reference would give the connection a refcount side table, and every retain and release
     /// of it (several per message) would take the runtime's slow path.
@@ -256,6 +263,29 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         return (routed, lent)
     }
 
+    // MARK: Replies to tasks that call again
+
+    /// Resumes `continuation` with `result` once the loop is about to sleep, not at once (loop
+    /// thread only). For the reply to a task of the global pool that was the connection's only
+    /// call in flight: resumed at once, such a task (woken on another core) often makes its next
+    /// call while the loop is still finishing this iteration, so it cannot borrow the socket
+    /// (`DBusConnection.readReplyOnCaller`) and takes the thread hop again — one slow reply
+    /// (longer than the caller's blocking budget) made every following call of a sequential caller
+    /// pay two wake-ups until that race happened to go the other way. Delays the resumption by
+    /// the rest of the loop's iteration (at most one more when it stays busy).
+    func resumeWhenIdle(_ continuation: UnsafeContinuation<DBusMessage, any Error>, with result: Result<DBusMessage, any Error>) {
+        if heldReplies.isEmpty { heldFor = 0 }
+        heldReplies.append(HeldReply(continuation: continuation, result: result))
+    }
+
+    private func resumeHeldReplies() {
+        if heldReplies.isEmpty { return }
+        let batch = heldReplies
+        heldReplies.removeAll(keepingCapacity: true)
+        heldFor = 0
+        for h in batch { h.continuation.resume(with: h.result) }
+    }
+
     // MARK: Lifecycle
 
     /// Installs the libdbus callbacks and starts the thread, which keeps `client` alive until it stops.
@@ -302,12 +332,18 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
+        kernelThreadID.store(cdbus_gettid(), ordering: .releasing)
         cdbus_name_thread("dbus-io")   // what top -H, perf and gdb show for it
         var pollfds: [pollfd] = []
         var polled: [OpaquePointer?] = []
         var readFDs: [Int32] = []
         var readWatches: [OpaquePointer] = []
         while true {
+            // A held reply waits for the loop's sleep at most one more iteration (a loop kept busy
+            // by other work must not keep a caller waiting).
+            if !heldReplies.isEmpty {
+                if heldFor > 0 { resumeHeldReplies() } else { heldFor += 1 }
+            }
             var busy = runJobs()
             busy = flushSends() || busy
             let (routed, lent) = routeHandedOver()
@@ -379,7 +415,16 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
                 let after = monotonicNanoseconds()
                 timeoutMs = deadline <= after ? 0 : Int32(min((deadline - after + 999_999) / 1_000_000, 86_400_000))
             }
-            let n = poll(&pollfds, nfds_t(pollfds.count), timeoutMs)
+            // Held replies go out now, the loop's sleep announced and its poll list made: their
+            // tasks' next calls can borrow the socket (`borrowSocket`) instead of finding the loop
+            // awake. A resumed task that queued a job here (it should not: those tasks have no
+            // executor preference) took the sleeper without a wake-up: then do not block.
+            var pollTimeout = timeoutMs
+            if !heldReplies.isEmpty {
+                resumeHeldReplies()
+                if inbox.withLock({ !$0.sleeping }) { pollTimeout = 0 }
+            }
+            let n = poll(&pollfds, nfds_t(pollfds.count), pollTimeout)
             let lentNow = inbox.withLock { box -> Bool in
                 box.sleeping = false
                 box.sleepsBlind = false
@@ -431,6 +476,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         _ = routeHandedOver()
         _ = dispatchAll()
         keepAlive?.loopDidStop()
+        resumeHeldReplies()
         _ = runJobs()
         dbus_connection_set_watch_functions(connection, nil, nil, nil, nil, nil)
         dbus_connection_set_timeout_functions(connection, nil, nil, nil, nil, nil)
@@ -571,6 +617,12 @@ struct OutgoingMessage: @unchecked Sendable {
     }
 
     func release() { dbus_message_unref(pointer) }
+}
+
+/// A reply held until the loop is about to sleep (`IOLoop.resumeWhenIdle`).
+struct HeldReply {
+    let continuation: UnsafeContinuation<DBusMessage, any Error>
+    let result: Result<DBusMessage, any Error>
 }
 
 struct TimeoutEntry: Sendable {

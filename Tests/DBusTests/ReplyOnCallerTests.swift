@@ -1,6 +1,7 @@
 import BusTestSupport
-import DBus
+@testable import DBus
 import Foundation
+import Synchronization
 import Testing
 
 /// A call from an ordinary task reads its reply on the caller's own thread while the connection's
@@ -14,6 +15,7 @@ import Testing
     static func startService(on bus: PrivateBus) throws -> DBusConnection {
         let service = try bus.connect()
         try service.export([DBusInterface(interface, methods: [
+            DBusMethod("Echo", arguments: "s", results: "s") { call in call.arguments },
             // Signals sent before the reply reach the caller's connection before it.
             DBusMethod("TickThenEcho", arguments: "s", results: "s") { call in
                 for i in 0..<5 {
@@ -31,6 +33,19 @@ import Testing
             DBusMethod("Later", arguments: "s", results: "s", deferred: { call, reply in
                 let text = call.arguments[0].stringValue ?? ""
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(30)) { reply.succeed([.string(text)]) }
+            }),
+            // Answers later than a caller blocks its thread, between two calls to the caller's
+            // `Block`, which holds the caller's I/O thread for a while: the reply and the second
+            // arrive while the first holds it, so that it reads them in one go and routes the
+            // second right after the reply.
+            DBusMethod("LaterThenBlock", results: "s", deferred: { call, reply in
+                let connection = call.connection, caller = call.sender
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) {
+                    try? connection.callNoReply(caller, path: "/client", interface: interface, method: "Block")
+                    usleep(5_000)   // the caller's I/O thread is now in the first `Block`
+                    reply.succeed([.string("later")])
+                    try? connection.callNoReply(caller, path: "/client", interface: interface, method: "Block")
+                }
             }),
             DBusMethod("Never", results: "s", handler: { _ in
                 try await Task.sleep(for: .seconds(60))
@@ -54,6 +69,58 @@ import Testing
     func call(_ client: DBusConnection, _ service: DBusConnection, _ method: MemberName, _ arguments: [DBusValue] = [],
               timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
         try await client.call(service.uniqueName, path: "/service", interface: Self.interface, method: method, arguments, timeout: timeout)
+    }
+
+    /// How often the I/O thread of `connection` has gone to sleep and been woken so far (its
+    /// voluntary context switches), nil when unknown.
+    static func ioThreadWakeUps(_ connection: DBusConnection) -> Int? {
+        let tid = connection.loop.kernelThreadID.load(ordering: .acquiring)
+        guard tid != 0, let status = try? String(contentsOfFile: "/proc/self/task/\(tid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+            return Int(line.dropFirst("voluntary_ctxt_switches:".count).trimmingCharacters(in: .whitespaces))
+        }
+        return nil
+    }
+
+    /// Sequential calls read their replies on the caller's thread and do not wake the I/O thread
+    /// (the socket's read interest is taken out of its epoll set while lent). A few wake-ups are
+    /// allowed (a reply later than the caller's budget on a loaded machine); one per call is not.
+    @Test func sequentialCallsDoNotWakeTheIOThread() async throws {
+        try await withServiceAndClient { client, service async throws in
+            #expect(try await call(client, service, "Echo", [.string("warm-up")]) == [.string("warm-up")])
+            let before = try #require(Self.ioThreadWakeUps(client))
+            for i in 0..<200 {
+                #expect(try await call(client, service, "Echo", [.string("\(i)")]) == [.string("\(i)")])
+            }
+            let woken = try #require(Self.ioThreadWakeUps(client)) - before
+            #expect(woken < 50, "the I/O thread was woken \(woken) times for 200 sequential calls")
+        }
+    }
+
+    /// A reply later than the caller's blocking budget is read by the I/O thread, which resumes
+    /// the waiting task — once it is about to sleep (`IOLoop.resumeWhenIdle`), so that the task's
+    /// next call finds it idle and reads its own reply again. Resumed at once, the task called
+    /// again while the I/O thread was still busy (here: with a call to `Block` routed right after
+    /// the reply; on a loaded machine: with finishing its iteration), took the thread hop, and so
+    /// on for the calls after it.
+    @Test func afterALateReplyTheNextCallIsLentTheSocket() async throws {
+        try await withServiceAndClient { client, service async throws in
+            let blocked = Mutex(0)
+            try client.export([DBusInterface(Self.interface, methods: [
+                DBusMethod("Block") { _ in
+                    usleep(20_000)   // only in a test: a handler must not block the I/O thread
+                    blocked.withLock { $0 += 1 }
+                    return []
+                },
+            ])], at: "/client")
+            for round in 0..<3 {
+                #expect(try await call(client, service, "LaterThenBlock") == [.string("later")])
+                let before = client.callerReads.load(ordering: .relaxed)
+                #expect(try await call(client, service, "Echo", [.string("\(round)")]) == [.string("\(round)")])
+                #expect(client.callerReads.load(ordering: .relaxed) == before + 1, "round \(round): the call after a late reply was not lent the socket")
+            }
+            #expect(blocked.withLock { $0 } == 6)
+        }
     }
 
     @Test func signalsThatPrecedeTheReplyAreDeliveredInOrder() async throws {
