@@ -264,9 +264,9 @@ extension DBusConnection {
     /// ~4 k). Otherwise the reply is written whole (`WireMessage`) or appended to a copy of the
     /// caller's reply header, and kept when it is small and holds no file descriptor.
     private func methodReturn(to call: DBusMessage, raw: OpaquePointer, _ values: [DBusValue]) throws(DBusError) -> OpaquePointer {
-        let keepable = values.reduce(0) { $0 + $1.byteCount } <= MessageTemplate.maxKeptBodyBytes
-        let key = MessageTemplate.Key.methodReturn(to: call.sender, body: keepable ? values : [])
-        if keepable, !values.isEmpty, let kept = templates.withLock({ $0.template(for: key) }) {
+        let keep = !values.isEmpty && values.reduce(0) { $0 + $1.byteCount } <= MessageTemplate.maxKeptBodyBytes
+        let key = MessageTemplate.Key.methodReturn(to: call.sender, body: values)
+        if keep, let kept = templates.withLock({ $0.template(for: key) }) {
             guard let m = kept.copy() else { throw DBusError.failed("out of memory") }
             guard dbus_message_set_reply_serial(m, call.serial) != 0 else {
                 dbus_message_unref(m)
@@ -285,7 +285,7 @@ extension DBusConnection {
             }
             m = header
         }
-        if keepable, !values.isEmpty, dbus_message_contains_unix_fds(m) == 0, let copy = dbus_message_copy(m) {
+        if keep, dbus_message_contains_unix_fds(m) == 0, let copy = dbus_message_copy(m) {
             let kept = MessageTemplate(key, adopting: copy)
             templates.withLock { $0.keep(kept) }
         }

@@ -70,7 +70,7 @@ import Testing
     @Test func theIteratorKeepsWhatTheBytesCannotCarryOrWouldNotSpeedUp() throws {
         #expect(WireMessage.make(Self.call, body: [.string("a"), .string("b")]) == nil)
         #expect(WireMessage.make(Self.call, body: [.string("a"), .string("b"), .bytes(Array(repeating: 7, count: 70_000))]) == nil)
-        let fd = try UnixFD(duplicating: 0)
+        let fd = UnixFD(taking: open("/dev/null", O_RDONLY | O_CLOEXEC))
         #expect(WireMessage.make(Self.call, body: [.string("a"), .string("b"), .unixFD(fd)]) == nil)
         #expect(WireMessage.make(Self.call, body: [.string("a"), .variant(.unixFD(fd)), .string("c")]) == nil)
         let made = try #require(WireMessage.make(Self.call, body: [.string("a"), .string("b"), .string("c")]))
@@ -130,15 +130,25 @@ import Testing
 
     private func signature(_ body: [DBusValue]) -> String { body.map(\.type.signature).joined() }
 
-    /// The message libdbus builds for `header` through its append iterator.
+    /// The message libdbus builds for `header` through its own constructor for that type
+    /// (`dbus_message_new_method_call`, `_new_signal`, `_new_method_return` to a call from the
+    /// destination with the reply serial), so its flags and fields are libdbus's, not read back
+    /// from `header`, and then its append iterator.
     private func iteratorMessage(_ header: WireMessage.Header, _ body: [DBusValue]) -> OpaquePointer? {
-        guard let m = dbus_message_new(header.type) else { return nil }
-        if let p = header.path { _ = dbus_message_set_path(m, p.rawValue) }
-        if let i = header.interface { _ = dbus_message_set_interface(m, i.rawValue) }
-        if let member = header.member { _ = dbus_message_set_member(m, member.rawValue) }
-        if let r = header.replySerial { _ = dbus_message_set_reply_serial(m, r) }
-        if let d = header.destination { _ = dbus_message_set_destination(m, d.rawValue) }
-        dbus_message_set_no_reply(m, header.flags & 1 != 0 ? 1 : 0)
+        let m: OpaquePointer?
+        switch header.type {
+        case cdbus_message_type_method_call():
+            m = dbus_message_new_method_call(header.destination?.rawValue, header.path!.rawValue, header.interface?.rawValue, header.member!.rawValue)
+        case cdbus_message_type_signal():
+            m = dbus_message_new_signal(header.path!.rawValue, header.interface!.rawValue, header.member!.rawValue)
+        default:
+            guard let call = dbus_message_new_method_call(nil, "/", nil, "Call") else { return nil }
+            defer { dbus_message_unref(call) }
+            _ = dbus_message_set_sender(call, header.destination?.rawValue)
+            dbus_message_set_serial(call, header.replySerial!)
+            m = dbus_message_new_method_return(call)
+        }
+        guard let m else { return nil }
         guard MessageCodec.append(body, to: m) else {
             dbus_message_unref(m)
             return nil
