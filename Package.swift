@@ -39,7 +39,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         // Nearby (LocalSend) only: HTTPS server and client, the self-signed certificate.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),

@@ -13,6 +13,8 @@ import Synchronization
 ///
 /// 1. Warm `OpenURL` round trip (client → broker → app → broker → client, app in process, already
 ///    checked in) vs a bare ping (client → echo service → client): p50 ratio, target ≤ 2.3 (issue 18).
+///    Then again with the broker logging every open as courierd does at its default level (info,
+///    swift-log's stream handler; the lines go to /dev/null).
 /// 2. Sustained opens/s with 8 concurrent clients to one warm app.
 /// 3. Cold `OpenURL` of the todolist example: total (target ≤ 8 ms at p50), the app's own
 ///    spawn-to-CheckIn, and the broker's overhead above it (target ≤ 5 ms at p50).
@@ -32,6 +34,11 @@ enum BrokerBenchmark {
         print("broker benchmark: private dbus-daemon at \(bus.address); binaries in \(bin.path)")
         if options.only == nil || options.only == "warm" || options.only == "open" {
             try await warmAndThroughput(bus: bus, calls: options.calls, throughput: options.only != "open")
+            if options.only != "open" {
+                try await discardingStandardError {
+                    try await warmAndThroughput(bus: bus, calls: options.calls, throughput: false, loggingAsCourierd: true)
+                }
+            }
             if options.only != nil { return }
         }
         if options.only == nil || options.only == "cold" {
@@ -93,13 +100,17 @@ enum BrokerBenchmark {
         func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool { true }
     }
 
-    static func warmAndThroughput(bus: PrivateBus, calls: Int, throughput: Bool = true) async throws {
-        let folder = bus.directory.appendingPathComponent("warm-manifests")
+    /// `loggingAsCourierd`: the broker logs each open at info through swift-log's stream handler
+    /// on standard error, as `courierd` does by default (run it inside `discardingStandardError`).
+    static func warmAndThroughput(bus: PrivateBus, calls: Int, throughput: Bool = true, loggingAsCourierd: Bool = false) async throws {
+        let folder = bus.directory.appendingPathComponent(loggingAsCourierd ? "warm-manifests-logging" : "warm-manifests")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: BenchManifest.inProcessApp, to: folder)
         // When the broker starts and ends the delivery to the app: splits an OpenURL in three.
         let marks = Mutex<(delivering: ContinuousClock.Instant?, delivered: ContinuousClock.Instant?)>((nil, nil))
-        let service = try await startBroker(bus: bus, folders: [folder.path]) { event in
+        var logger = Logger(label: "courierd") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .info
+        let service = try await startBroker(bus: bus, folders: [folder.path], logger: loggingAsCourierd ? logger : nil) { event in
             switch event {
             case .delivering: marks.withLock { $0.delivering = ContinuousClock.now }
             case .delivered: marks.withLock { $0.delivered = ContinuousClock.now }
@@ -147,11 +158,12 @@ enum BrokerBenchmark {
         let pingStats = Stats(ping)
         let openStats = Stats(open)
         print("")
-        print("1. warm round trip (\(calls) interleaved calls)")
+        print(loggingAsCourierd ? "1b. the same, the broker logging each open as courierd does (info, to /dev/null)" : "1. warm round trip (\(calls) interleaved calls)")
         print("   bare ping           p50 \(pingStats.p50.micro)  p99 \(pingStats.p99.micro)")
         print("   OpenURL via broker  p50 \(openStats.p50.micro)  p99 \(openStats.p99.micro)")
         print("   ratio p50 OpenURL / ping = \(String(format: "%.2f", openStats.p50.seconds / pingStats.p50.seconds)) (target ≤ 2.3; two bus hops make the floor 2)")
         print("   OpenURL p50s: client → broker's delivery starts \(Stats(inbound).p50.micro); broker → app → broker \(Stats(delivery).p50.micro); → client \(Stats(outbound).p50.micro)")
+        if loggingAsCourierd { return }
         let check = receiverCheckCost(catalog: ManifestCatalog(folders: [folder.path], logger: Logger(label: "courier-bench")))
         print("   receiver check before each delivery, app not launched by the broker: \(String(format: "%.2f", check.handle)) µs = \(String(format: "%.2f", check.handle / openStats.p50.seconds / 1e4)) % of the OpenURL p50 (fstatat of exe in the /proc/PID held since CheckIn; by path, /proc/PID/exe: \(String(format: "%.2f", check.path)) µs)")
 
@@ -173,6 +185,22 @@ enum BrokerBenchmark {
         print("")
         print("2. throughput: 8 clients × \(perClient) sequential OpenURLs to one warm app")
         print("   \(Int(opens / elapsed.seconds)) opens/s (\(String(format: "%.2f", elapsed.seconds)) s); the app answers one request at a time, in order")
+    }
+
+    /// Runs `body` with this process's standard error on /dev/null (section 1b's log lines).
+    static func discardingStandardError<T>(_ body: () async throws -> T) async throws -> T {
+        fflush(nil)
+        let saved = dup(2)
+        let null = open("/dev/null", O_WRONLY)
+        guard saved >= 0, null >= 0 else { throw BenchUsageError("cannot point standard error at /dev/null: \(String(cString: strerror(errno)))") }
+        dup2(null, 2)
+        close(null)
+        defer {
+            fflush(nil)
+            dup2(saved, 2)
+            close(saved)
+        }
+        return try await body()
     }
 
     /// What `ReceiverVerifier.stillHolds` costs per delivery for an app the broker did not launch
@@ -439,9 +467,13 @@ enum BrokerBenchmark {
         return (process, client)
     }
 
-    static func startBroker(bus: PrivateBus, folders: [String], launcher: (any Launcher)? = nil, observer: (@Sendable (DispatcherEvent) -> Void)? = nil) async throws -> BrokerService {
-        var logger = Logger(label: "courier-bench")
-        logger.logLevel = .error
+    /// A broker on `bus`, quiet (errors only) unless given a `logger`.
+    static func startBroker(bus: PrivateBus, folders: [String], launcher: (any Launcher)? = nil, logger: Logger? = nil, observer: (@Sendable (DispatcherEvent) -> Void)? = nil) async throws -> BrokerService {
+        let logger = logger ?? {
+            var quiet = Logger(label: "courier-bench")
+            quiet.logLevel = .error
+            return quiet
+        }()
         let catalog = ManifestCatalog(folders: folders, logger: logger)
         let service = BrokerService(connection: try DBusConnection(address: bus.address), catalog: catalog, busAddress: bus.address, launcher: launcher, logger: logger, observer: observer)
         try await service.start()

@@ -1,6 +1,7 @@
 @testable import CourierBroker
 import CourierNames
 import Foundation
+import Logging
 import Synchronization
 import Testing
 
@@ -238,6 +239,31 @@ struct DispatcherTests {
         #expect(answers.withLock { a in (0..<count).allSatisfy { a[$0] == !"\($0)".hasSuffix("7") } })
     }
 
+    /// courierd logs every open at its default level; the caller's answer must not wait for that
+    /// line (formatting, a timestamp, a write to stderr) — the warm path's latency is the answer's.
+    @Test func theCallerIsAnsweredBeforeTheRoutingLineIsLogged() async throws {
+        let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sleep", "30"])])
+        defer { for pid in harness.launcher.pids { kill(pid, SIGKILL) } }
+        let lines = LineRecorder()
+        var logger = Logger(label: "org.courier.broker.tests") { _ in lines }
+        logger.logLevel = .info
+        let dispatcher = Dispatcher(resolver: TableResolver(apps: ["todo": AppDescriptor(bundleID: "com.acme.todolist", launchArguments: ["/bin/sleep", "30"])]),
+                                    launcher: harness.launcher, deliverer: harness.deliverer, logger: logger)
+        harness.launcher.onLaunch.withLock { $0 = { id, pid in Task { _ = try? dispatcher.checkIn(bundleID: id, uniqueName: ":t.\(pid)") } } }
+        _ = try await dispatcher.open(OpenRequest(url: "todo://cold"))
+        let linesWhenAnswered = Mutex<[String]?>(nil)
+        let answered = AsyncStream<Void>.makeStream()
+        let before = lines.routingLines.count
+        dispatcher.submit(OpenRequest(url: "todo://warm")) { result in
+            linesWhenAnswered.withLock { $0 = lines.routingLines }
+            answered.continuation.finish()
+        }
+        for await _ in answered.stream {}
+        #expect(linesWhenAnswered.withLock { $0 }?.count == before, "the routing line was written before the caller had its answer")
+        #expect(await eventually { lines.routingLines.count == before + 1 })
+        #expect(lines.routingLines.last?.contains("outcome=handled") == true)
+    }
+
     @Test func errorNamesRoundTrip() {
         for code in [CourierError.Code.invalidURL, .noHandler, .launchFailed, .launchTimeout, .declined, .notPermitted, .invalidManifest, .limitsExceeded] {
             let error = CourierError(code, "m")
@@ -247,5 +273,24 @@ struct DispatcherTests {
         let foreign = CourierError(dbusName: "org.freedesktop.DBus.Error.Failed", message: "")
         #expect(foreign.code == .bus)
         #expect(foreign.dbusName == "org.freedesktop.DBus.Error.Failed")
+    }
+}
+
+/// Keeps the dispatcher's "open …" info lines, in order.
+private struct LineRecorder: LogHandler {
+    private let lines = Lines()
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        lines.all.withLock { $0.append(event.message.description) }
+    }
+    var routingLines: [String] { lines.all.withLock { $0.filter { $0.hasPrefix("open ") } } }
+
+    private final class Lines: Sendable {
+        let all = Mutex<[String]>([])
     }
 }

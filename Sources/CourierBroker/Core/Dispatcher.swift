@@ -263,8 +263,10 @@ public final class Dispatcher: Sendable {
             case .terminate(let pid):
                 launcher.terminate(pid: pid, grace: configuration.terminationGrace)
             case .finish(let pending, let target, let result):
-                report(pending.request, target: target, received: pending.received, launched: pending.launched, result)
+                // The caller first: the log line (formatting, a timestamp, a write to stderr —
+                // courierd logs every open at its default level) need not delay the answer.
                 pending.completion(result)
+                report(pending.request, target: target, received: pending.received, launched: pending.launched, result)
             case .deliver(let pending, let delivery, let endpoint, let generation):
                 if let answer = deliver(pending, delivery, to: endpoint, generation: generation) {
                     work.append(contentsOf: answer)
