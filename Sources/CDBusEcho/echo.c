@@ -1,5 +1,6 @@
 #include "CDBusEcho.h"
 #include <dbus/dbus.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -14,7 +15,8 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static DBusConnection *open_bus(const char *address) {
+/* A connection to `address`: a bus (Hello sent) when `bus`, else a direct peer (no daemon). */
+static DBusConnection *open_connection(const char *address, int bus) {
     DBusError err;
     dbus_error_init(&err);
     DBusConnection *c = dbus_connection_open_private(address, &err);
@@ -24,7 +26,7 @@ static DBusConnection *open_bus(const char *address) {
         return NULL;
     }
     dbus_connection_set_exit_on_disconnect(c, FALSE);
-    if (!dbus_bus_register(c, &err)) {
+    if (bus && !dbus_bus_register(c, &err)) {
         fprintf(stderr, "echo: Hello failed: %s\n", err.message);
         dbus_error_free(&err);
         dbus_connection_close(c);
@@ -39,19 +41,8 @@ static void close_bus(DBusConnection *c) {
     dbus_connection_unref(c);
 }
 
-int courier_echo_serve(const char *address, const char *name) {
-    DBusConnection *c = open_bus(address);
-    if (!c) return -1;
-    DBusError err;
-    dbus_error_init(&err);
-    if (dbus_bus_request_name(c, name, DBUS_NAME_FLAG_DO_NOT_QUEUE, &err) != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
-        fprintf(stderr, "echo: cannot own %s\n", name);
-        dbus_error_free(&err);
-        close_bus(c);
-        return -1;
-    }
-    printf("ready\n");
-    fflush(stdout);
+/* Answers Echo calls on `c` until it is disconnected, then closes it. */
+static int serve_connection(DBusConnection *c) {
     while (dbus_connection_read_write(c, -1)) {
         DBusMessage *m;
         while ((m = dbus_connection_pop_message(c)) != NULL) {
@@ -78,6 +69,66 @@ int courier_echo_serve(const char *address, const char *name) {
     return 0;
 }
 
+int courier_echo_serve(const char *address, const char *name) {
+    DBusConnection *c = open_connection(address, 1);
+    if (!c) return -1;
+    DBusError err;
+    dbus_error_init(&err);
+    if (dbus_bus_request_name(c, name, DBUS_NAME_FLAG_DO_NOT_QUEUE, &err) != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
+        fprintf(stderr, "echo: cannot own %s\n", name);
+        dbus_error_free(&err);
+        close_bus(c);
+        return -1;
+    }
+    printf("ready\n");
+    fflush(stdout);
+    return serve_connection(c);
+}
+
+/* The direct server's one listening watch, and the peer it accepted. */
+static DBusWatch *listening;
+static DBusConnection *accepted;
+static dbus_bool_t keep_watch(DBusWatch *w, void *data) { (void)data; if (!listening) listening = w; return TRUE; }
+static void drop_watch(DBusWatch *w, void *data) { (void)data; if (listening == w) listening = NULL; }
+static void take_connection(DBusServer *server, DBusConnection *c, void *data) {
+    (void)server; (void)data;
+    if (!accepted) accepted = dbus_connection_ref(c);
+}
+
+int courier_echo_serve_direct(const char *directory) {
+    char address[4096];
+    snprintf(address, sizeof address, "unix:dir=%s", directory);
+    DBusError err;
+    dbus_error_init(&err);
+    DBusServer *server = dbus_server_listen(address, &err);
+    if (!server) {
+        fprintf(stderr, "echo: cannot listen on %s: %s\n", address, err.message);
+        dbus_error_free(&err);
+        return -1;
+    }
+    const char *external[] = { "EXTERNAL", NULL };
+    dbus_server_set_auth_mechanisms(server, external);
+    dbus_server_set_watch_functions(server, keep_watch, drop_watch, NULL, NULL, NULL);
+    dbus_server_set_new_connection_function(server, take_connection, NULL, NULL);
+    char *listening_address = dbus_server_get_address(server);
+    printf("address %s\nready\n", listening_address);
+    fflush(stdout);
+    dbus_free(listening_address);
+    /* One peer at a time, each until it goes away (a benchmark client per round). */
+    while (listening) {
+        struct pollfd p = { dbus_watch_get_unix_fd(listening), POLLIN, 0 };
+        if (poll(&p, 1, -1) > 0) dbus_watch_handle(listening, DBUS_WATCH_READABLE);
+        if (accepted) {
+            DBusConnection *peer = accepted;
+            accepted = NULL;
+            serve_connection(peer);
+        }
+    }
+    dbus_server_disconnect(server);
+    dbus_server_unref(server);
+    return 0;
+}
+
 static DBusMessage *make_call(const char *name) {
     DBusMessage *m = dbus_message_new_method_call(name, ECHO_PATH, ECHO_IFACE, "Echo");
     const char *s = PAYLOAD;
@@ -86,7 +137,7 @@ static DBusMessage *make_call(const char *name) {
 }
 
 int courier_echo_client_sequential(const char *address, const char *name, int count, uint64_t *latencies_ns) {
-    DBusConnection *c = open_bus(address);
+    DBusConnection *c = open_connection(address, name != NULL);
     if (!c) return -1;
     DBusError err;
     dbus_error_init(&err);
@@ -119,7 +170,7 @@ int courier_echo_client_sequential(const char *address, const char *name, int co
 }
 
 int64_t courier_echo_client_pipelined(const char *address, const char *name, int total, int depth) {
-    DBusConnection *c = open_bus(address);
+    DBusConnection *c = open_connection(address, 1);
     if (!c) return -1;
     int sent = 0, received = 0, inflight = 0;
     uint64_t t0 = now_ns();

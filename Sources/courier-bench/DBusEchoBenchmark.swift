@@ -64,12 +64,14 @@ enum DBusEchoBenchmark {
 
         // Both services run side by side (separate processes); rounds interleave C and Swift so
         // load changes on the machine hit both alike.
-        let cService = try startService("c", bus: bus)
+        let cService = try startService("c", bus: bus).process
         defer { stop(cService) }
-        let swiftService = try startService("swift", bus: bus)
+        let swiftService = try startService("swift", bus: bus).process
         defer { stop(swiftService) }
-        let asyncService = try startService("swift-async", bus: bus)
+        let asyncService = try startService("swift-async", bus: bus).process
         defer { stop(asyncService) }
+        let (directService, directAddress) = try startDirectService(bus: bus)
+        defer { stop(directService) }
         let client = try bus.connect()
         defer { client.close() }
         let buffer = UnsafeMutablePointer<UInt64>.allocate(capacity: max(calls, 1000))
@@ -84,6 +86,7 @@ enum DBusEchoBenchmark {
         }
 
         var cSeq: [Stats] = [], cRate: [Double] = []
+        var gSeq: [Stats] = []
         var sSeq: [Stats] = [], sRate: [Double] = []
         var lSeq: [Stats] = [], lRate: [Double] = []
         var iSeq: [Stats] = [], iRate: [Double] = []
@@ -114,6 +117,10 @@ enum DBusEchoBenchmark {
                 }
             }
             cSeq.append(Stats(Array(UnsafeBufferPointer(start: buffer, count: calls))))
+            guard courier_echo_client_sequential(directAddress, nil, Int32(calls), buffer) == 0 else {
+                throw DBusError.failed("C sequential client on the direct connection failed")
+            }
+            gSeq.append(Stats(Array(UnsafeBufferPointer(start: buffer, count: calls))))
             let cNs = courier_echo_client_pipelined(bus.address, name.rawValue, Int32(pipelined), Int32(depth))
             guard cNs > 0 else { throw DBusError.failed("C pipelined client failed") }
             cRate.append(Double(pipelined) / (Double(cNs) / 1e9))
@@ -165,6 +172,8 @@ enum DBusEchoBenchmark {
         row("(b') same, caller on connection executor", lp, lr)
         row("(e) as (b'), handler declared async", ip, ir)
         print("  \("(f) Swift → Swift, calls w/ completions".padding(toLength: 40, withPad: " ", startingAt: 0))                               pipelined \(String(format: "%8.0f", median(fRate))) calls/s")
+        let direct = Stats(p50: median(gSeq.map(\.p50)), p99: median(gSeq.map(\.p99)))
+        print("  \("(g) C client → C service, direct".padding(toLength: 40, withPad: " ", startingAt: 0)) p50 \(us(direct.p50))  p99 \(us(direct.p99))  (a peer-to-peer connection, no dbus-daemon between)")
         if cross {
             row("(c) C client → Swift service", Stats(p50: median(xcSeq.map(\.p50)), p99: median(xcSeq.map(\.p99))), median(xcRate))
             row("(d) Swift client → C service", Stats(p50: median(xsSeq.map(\.p50)), p99: median(xsSeq.map(\.p99))), median(xsRate))
@@ -177,6 +186,7 @@ enum DBusEchoBenchmark {
             print("  (\(row))\(row.count == 1 ? " " : "") client \(perCall(t.client)) (user \(perCall(t.client - min(t.kernel, t.client))), kernel \(perCall(t.kernel)); rounds \(rounds))  service \(perCall(t.service))")
         }
         func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f×", a / b) }
+        print("a round trip through the dbus-daemon / the same round trip direct (C, p50): \(ratio(Double(c.p50), Double(direct.p50))) (what the bus's hop costs: \(us(c.p50 > direct.p50 ? c.p50 - direct.p50 : 0)) per round trip)")
         print("ratios (Swift / C):")
         print("  p50: \(ratio(Double(sw.p50), Double(c.p50))) (caller on connection executor: \(ratio(Double(lp.p50), Double(c.p50)))); target ≤ 1.20×")
         print("  p99: \(ratio(Double(sw.p99), Double(c.p99))) (caller on connection executor: \(ratio(Double(lp.p99), Double(c.p99))))")
@@ -361,19 +371,31 @@ enum DBusEchoBenchmark {
 
     // MARK: Service processes
 
-    static func startService(_ kind: String, bus: PrivateBus) throws -> ChildProcess {
+    /// A service process of kind `kind` (`c`, `swift`, `swift-async`: on the bus; `c-direct`:
+    /// listening in the folder given as `argument`), once it has printed "ready"; what it printed.
+    static func startService(_ kind: String, bus: PrivateBus, argument: String? = nil) throws -> (process: ChildProcess, banner: String) {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         let child: ChildProcess
         do {
-            child = try Spawner.start(path: executable, arguments: [executable, "dbus-echo", "--serve", kind, bus.address], standardOutput: .pipe)
+            child = try Spawner.start(path: executable, arguments: [executable, "dbus-echo", "--serve", kind, argument ?? bus.address], standardOutput: .pipe)
         } catch {
             throw BenchmarkFailure("cannot run \(executable): \(error)")
         }
-        guard child.readOutput(until: "ready") != nil else {
+        guard let banner = child.readOutput(until: "ready") else {
             child.stop()
             throw DBusError.failed("the \(kind) echo service exited before it was ready")
         }
-        return child
+        return (child, banner)
+    }
+
+    /// The C service of row (g), listening for direct peers in the bus's folder; its address.
+    static func startDirectService(bus: PrivateBus) throws -> (ChildProcess, address: String) {
+        let (child, banner) = try startService("c-direct", bus: bus, argument: bus.directory.path)
+        guard let line = banner.split(separator: "\n").first(where: { $0.hasPrefix("address ") }) else {
+            child.stop()
+            throw DBusError.failed("the direct echo service did not say its address")
+        }
+        return (child, String(line.dropFirst("address ".count)))
     }
 
     static func stop(_ p: ChildProcess) {
@@ -383,6 +405,9 @@ enum DBusEchoBenchmark {
     static func serve(kind: String, address: String) async throws {
         if kind == "c" {
             exit(courier_echo_serve(address, name.rawValue) == 0 ? 0 : 1)
+        }
+        if kind == "c-direct" {
+            exit(courier_echo_serve_direct(address) == 0 ? 0 : 1)
         }
         let c = try DBusConnection(address: address)
         let forceAsync = kind == "swift-async"

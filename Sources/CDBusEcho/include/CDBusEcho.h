@@ -10,7 +10,15 @@
  * bus goes away. Returns 0, or -1 with a message on stderr. */
 int courier_echo_serve(const char *address, const char *name);
 
-/* `count` sequential blocking calls; latencies_ns[i] receives each round trip. */
+/* Serves the same Echo over direct connections, with no dbus-daemon between: listens in
+ * `directory` (EXTERNAL authentication: this user only), prints "address ADDRESS" and "ready",
+ * then serves one peer at a time, each until it goes away; runs until killed. What a hop through
+ * the bus costs is the difference between this and `courier_echo_serve` for the same client.
+ * Returns -1 (with a message on stderr) if it cannot listen. */
+int courier_echo_serve_direct(const char *directory);
+
+/* `count` sequential blocking calls; latencies_ns[i] receives each round trip. A NULL `name`
+ * connects to `address` as a direct peer (a `courier_echo_serve_direct` address). */
 int courier_echo_client_sequential(const char *address, const char *name, int count, uint64_t *latencies_ns);
 
 /* `total` calls with `depth` in flight; returns the elapsed nanoseconds, or -1. */
