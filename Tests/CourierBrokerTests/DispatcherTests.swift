@@ -251,6 +251,8 @@ struct DispatcherTests {
                                     launcher: harness.launcher, deliverer: harness.deliverer, logger: logger)
         harness.launcher.onLaunch.withLock { $0 = { id, pid in Task { _ = try? dispatcher.checkIn(bundleID: id, uniqueName: ":t.\(pid)") } } }
         _ = try await dispatcher.open(OpenRequest(url: "todo://cold"))
+        // The cold open's own line follows its answer: wait for it, then count from there.
+        #expect(await eventually { lines.routingLines.count == 1 })
         let linesWhenAnswered = Mutex<[String]?>(nil)
         let answered = AsyncStream<Void>.makeStream()
         let before = lines.routingLines.count
