@@ -108,9 +108,7 @@ enum BrokerBenchmark {
         try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: BenchManifest.inProcessApp, to: folder)
         // When the broker starts and ends the delivery to the app: splits an OpenURL in three.
         let marks = Mutex<(delivering: ContinuousClock.Instant?, delivered: ContinuousClock.Instant?)>((nil, nil))
-        var logger = Logger(label: "courierd") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = .info
-        let service = try await startBroker(bus: bus, folders: [folder.path], logger: loggingAsCourierd ? logger : nil) { event in
+        let service = try await startBroker(bus: bus, folders: [folder.path], logger: loggingAsCourierd ? courierdLogger() : nil) { event in
             switch event {
             case .delivering: marks.withLock { $0.delivering = ContinuousClock.now }
             case .delivered: marks.withLock { $0.delivered = ContinuousClock.now }
@@ -192,7 +190,7 @@ enum BrokerBenchmark {
         fflush(nil)
         let saved = dup(2)
         let null = open("/dev/null", O_WRONLY)
-        guard saved >= 0, null >= 0 else { throw BenchUsageError("cannot point standard error at /dev/null: \(String(cString: strerror(errno)))") }
+        guard saved >= 0, null >= 0 else { throw BenchmarkFailure("cannot point standard error at /dev/null: \(String(cString: strerror(errno)))") }
         dup2(null, 2)
         close(null)
         defer {
@@ -465,6 +463,13 @@ enum BrokerBenchmark {
         let client = BrokerClient(connection: try DBusConnection(address: bus.address))
         for _ in 0..<500 where !(await client.brokerIsRunning()) { try await Task.sleep(for: .milliseconds(10)) }
         return (process, client)
+    }
+
+    /// The logger `courierd` bootstraps by default: swift-log's stream handler on standard error, info.
+    static func courierdLogger() -> Logger {
+        var logger = Logger(label: "courierd") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .info
+        return logger
     }
 
     /// A broker on `bus`, quiet (errors only) unless given a `logger`.

@@ -98,17 +98,14 @@ enum DBusEchoBenchmark {
         // process), summed over rounds: unlike latency, it hardly moves with the machine's load.
         // The client's kernel share is kept apart: it is where the two clients differ by design
         // (system calls per call), while user space is each library's own code.
-        var cpu: [String: (client: UInt64, kernel: UInt64, service: UInt64, calls: Int, perRound: [Double])] = [:]
+        var cpu: [String: CPUPerCall] = [:]
         func account(_ row: String, service: Int32, calls: Int, _ body: () async throws -> Void) async rethrows {
             let (c0, k0, s0) = (Self.cpuNanoseconds(getpid()), Self.kernelNanoseconds(), Self.cpuNanoseconds(service))
             try await body()
             let (c1, k1, s1) = (Self.cpuNanoseconds(getpid()), Self.kernelNanoseconds(), Self.cpuNanoseconds(service))
-            let old = cpu[row] ?? (0, 0, 0, 0, [])
             // Saturating: a service thread that exits takes its time out of the sum (a wrapped
             // difference once overflowed the total and trapped).
-            let client = c1 > c0 ? c1 - c0 : 0
-            cpu[row] = (old.client + client, old.kernel + (k1 > k0 ? k1 - k0 : 0), old.service + (s1 > s0 ? s1 - s0 : 0),
-                        old.calls + calls, old.perRound + [Double(client) / Double(calls) / 1000])
+            cpu[row, default: CPUPerCall()].add(client: c1 > c0 ? c1 - c0 : 0, kernel: k1 > k0 ? k1 - k0 : 0, service: s1 > s0 ? s1 - s0 : 0, calls: calls)
         }
         for _ in 0..<rounds {
             try await account("a", service: cService.pid, calls: calls) {
@@ -181,9 +178,9 @@ enum DBusEchoBenchmark {
         print("CPU per sequential call (µs, every thread of the process; load-independent):")
         for row in ["a", "b", "b'", "e", "c", "d"] {
             guard let t = cpu[row], t.calls > 0 else { continue }
-            func perCall(_ ns: UInt64) -> String { String(format: "%5.1f", Double(ns) / Double(t.calls) / 1000) }
-            let rounds = t.perRound.map { String(format: "%.1f", $0) }.joined(separator: ", ")
-            print("  (\(row))\(row.count == 1 ? " " : "") client \(perCall(t.client)) (user \(perCall(t.client - min(t.kernel, t.client))), kernel \(perCall(t.kernel)); rounds \(rounds))  service \(perCall(t.service))")
+            func figure(_ value: Double) -> String { String(format: "%5.1f", value) }
+            let rounds = t.clientPerRound.map { String(format: "%.1f", $0) }.joined(separator: ", ")
+            print("  (\(row))\(row.count == 1 ? " " : "") client \(figure(t.client)) (user \(figure(t.user)), kernel \(figure(t.kernel)); rounds \(rounds))  service \(figure(t.service))")
         }
         func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f×", a / b) }
         print("a round trip through the dbus-daemon / the same round trip direct (C, p50): \(ratio(Double(c.p50), Double(direct.p50))) (what the bus's hop costs: \(us(c.p50 > direct.p50 ? c.p50 - direct.p50 : 0)) per round trip)")
@@ -191,13 +188,8 @@ enum DBusEchoBenchmark {
         print("  p50: \(ratio(Double(sw.p50), Double(c.p50))) (caller on connection executor: \(ratio(Double(lp.p50), Double(c.p50)))); target ≤ 1.20×")
         print("  p99: \(ratio(Double(sw.p99), Double(c.p99))) (caller on connection executor: \(ratio(Double(lp.p99), Double(c.p99))))")
         print("  pipelined: \(ratio(sr, cr)) (caller on connection executor: \(ratio(lr, cr))); target ≥ 0.80×")
-        if let a = cpu["a"], let b = cpu["b"], a.calls > 0, b.calls > 0, a.kernel < a.client, b.kernel < b.client {
-            func split(_ t: (client: UInt64, kernel: UInt64, service: UInt64, calls: Int, perRound: [Double])) -> (all: Double, user: Double, kernel: Double) {
-                let n = Double(t.calls)
-                return (Double(t.client) / n, Double(t.client - t.kernel) / n, Double(t.kernel) / n)
-            }
-            let (ca, cb) = (split(a), split(b))
-            print("  client CPU per sequential call: \(ratio(cb.all, ca.all)) (user space \(ratio(cb.user, ca.user)), kernel \(ratio(cb.kernel, ca.kernel))); target ≤ 1.20×")
+        if let a = cpu["a"], let b = cpu["b"], a.calls > 0, b.calls > 0 {
+            print("  client CPU per sequential call: \(ratio(b.client, a.client)) (user space \(ratio(b.user, a.user)), kernel \(ratio(b.kernel, a.kernel))); target ≤ 1.20×")
         }
         print("  (f) pipelined with completions (no task per call): \(ratio(median(fRate), cr))")
         print("  (e) async handler, caller on executor: p50 \(ratio(Double(ip.p50), Double(c.p50))), p99 \(ratio(Double(ip.p99), Double(c.p99))), pipelined \(ratio(ir, cr))")
@@ -367,6 +359,30 @@ enum DBusEchoBenchmark {
             try await group.waitForAll()
         }
         return Double(total) / (Double(now() - t0) / 1e9)
+    }
+
+    /// CPU time of one row's sequential calls, summed over rounds; read per call, in µs.
+    struct CPUPerCall {
+        private var clientNs: UInt64 = 0, kernelNs: UInt64 = 0, serviceNs: UInt64 = 0
+        private(set) var calls = 0
+        /// The client process's CPU per call in each round: how much placement moves it.
+        private(set) var clientPerRound: [Double] = []
+
+        mutating func add(client: UInt64, kernel: UInt64, service: UInt64, calls: Int) {
+            clientNs += client
+            kernelNs += min(kernel, client)
+            serviceNs += service
+            self.calls += calls
+            clientPerRound.append(Double(client) / Double(calls) / 1000)
+        }
+
+        private func perCall(_ ns: UInt64) -> Double { Double(ns) / Double(calls) / 1000 }
+        /// Every thread of the client process.
+        var client: Double { perCall(clientNs) }
+        /// The client's kernel share (system calls, wake-ups); `user` is the rest: each library's own code.
+        var kernel: Double { perCall(kernelNs) }
+        var user: Double { perCall(clientNs - kernelNs) }
+        var service: Double { perCall(serviceNs) }
     }
 
     // MARK: Service processes

@@ -242,14 +242,12 @@ struct DispatcherTests {
     /// courierd logs every open at its default level; the caller's answer must not wait for that
     /// line (formatting, a timestamp, a write to stderr) — the warm path's latency is the answer's.
     @Test func theCallerIsAnsweredBeforeTheRoutingLineIsLogged() async throws {
-        let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sleep", "30"])])
-        defer { for pid in harness.launcher.pids { kill(pid, SIGKILL) } }
         let lines = LineRecorder()
         var logger = Logger(label: "org.courier.broker.tests") { _ in lines }
         logger.logLevel = .info
-        let dispatcher = Dispatcher(resolver: TableResolver(apps: ["todo": AppDescriptor(bundleID: "com.acme.todolist", launchArguments: ["/bin/sleep", "30"])]),
-                                    launcher: harness.launcher, deliverer: harness.deliverer, logger: logger)
-        harness.launcher.onLaunch.withLock { $0 = { id, pid in Task { _ = try? dispatcher.checkIn(bundleID: id, uniqueName: ":t.\(pid)") } } }
+        let harness = Harness(["todo": ("com.acme.todolist", ["/bin/sleep", "30"])], logger: logger)
+        defer { for pid in harness.launcher.pids { kill(pid, SIGKILL) } }
+        let dispatcher = harness.dispatcher
         _ = try await dispatcher.open(OpenRequest(url: "todo://cold"))
         // The cold open's own line follows its answer: wait for it, then count from there.
         #expect(await eventually { lines.routingLines.count == 1 })

@@ -97,7 +97,8 @@ struct Harness {
     let dispatcher: Dispatcher
 
     /// `apps`: scheme → (bundle id, argv); a `nil` argv is an app Courier cannot launch.
-    init(_ apps: [String: (String, [String]?)], launchTimeout: Duration = .seconds(10), crashLoop: CrashLoopPolicy = .init(threshold: 100), autoCheckIn: Bool = true) {
+    init(_ apps: [String: (String, [String]?)], launchTimeout: Duration = .seconds(10), crashLoop: CrashLoopPolicy = .init(threshold: 100),
+         autoCheckIn: Bool = true, logger: Logger = quietLogger) {
         launcher = RecordingLauncher(dataHome: directory.url)
         var table: [String: AppDescriptor] = [:]
         for (scheme, app) in apps {
@@ -106,7 +107,7 @@ struct Harness {
         dispatcher = Dispatcher(
             resolver: TableResolver(apps: table), launcher: launcher, deliverer: deliverer,
             configuration: .init(terminationGrace: .milliseconds(200), crashLoop: crashLoop),
-            logger: quietLogger
+            logger: logger
         )
         if autoCheckIn {
             let dispatcher = dispatcher
