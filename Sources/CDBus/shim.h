@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 
 /* The DBUS_* macros are `((int) 's')`-style expressions Swift cannot import; these
  * prefixed inline accessors export them (and a few helpers) without touching libdbus. */
@@ -52,4 +53,14 @@ static inline int cdbus_fd_is_valid(int fd) { return fcntl(fd, F_GETFD) != -1; }
 static inline void cdbus_name_thread(const char *name) { (void)prctl(PR_SET_NAME, name, 0, 0, 0); }
 /* The calling thread's kernel id (what /proc/self/task/ lists). */
 static inline int cdbus_gettid(void) { return (int)syscall(SYS_gettid); }
+/* The credentials the kernel recorded for the other end of a connected unix socket (SO_PEERCRED):
+ * the peer's pid and uid when it connected, or, seen from the connecting side, when the server
+ * listened. Returns 0 on success. */
+static inline int cdbus_peer_credentials(int fd, int *pid, unsigned int *uid) {
+    struct { int pid; unsigned int uid; unsigned int gid; } c; /* struct ucred, without needing _GNU_SOURCE */
+    socklen_t n = sizeof c;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &n) != 0) return -1;
+    *pid = (int)c.pid; *uid = (unsigned int)c.uid;
+    return 0;
+}
 #endif

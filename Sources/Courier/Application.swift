@@ -49,6 +49,8 @@ public final class Application: Sendable {
         var watcher: Task<Void, Never>?
         /// Set once the launch methods have run (then deliveries skip the gate).
         var launched = false
+        /// The direct link to the broker, once attached (`BrokerLink`).
+        var link: BrokerLink?
     }
 
     /// - Parameters:
@@ -122,13 +124,17 @@ public final class Application: Sendable {
             let reply = try await request
             let watcher = Task { [self] in
                 for await change in changes {
-                    let checkInAgain = state.withLock { state -> Bool in
+                    let (checkInAgain, oldLink) = state.withLock { state -> (Bool, BrokerLink?) in
                         state.brokerOwner = change.newOwner
-                        return state.launched && change.newOwner != nil
+                        defer { state.link = nil }
+                        return (state.launched && change.newOwner != nil, state.link)
                     }
+                    oldLink?.close()   // it led to the broker that went away
                     // A broker that restarted does not know this instance: check in with it again
                     // (it adopts a running app whose process it can tie to the manifest).
-                    if checkInAgain { _ = try? await broker.checkIn(bundleID: bundleID) }
+                    if checkInAgain, let answer = try? await broker.checkInAnswer(bundleID: bundleID) {
+                        await attachLink(answer.options, broker: answer.broker)
+                    }
                 }
             }
             state.withLock { $0.watcher = watcher }
@@ -157,6 +163,8 @@ public final class Application: Sendable {
             try await checkIn()
         }
         state.withLock { if $0.brokerOwner == nil { $0.brokerOwner = brokerOwner } }
+        // Off the start-up's path: until the link is attached, URLs arrive over the bus.
+        Task { await attachLink(dictionary, broker: brokerOwner) }
         let options = ApplicationLaunchOptions(dictionary: dictionary)
         var accepted = delegate.willFinishLaunching(self, options: options)
         if accepted, let archive = options.restorationArchive { await restore(archive) }
@@ -221,10 +229,35 @@ public final class Application: Sendable {
 
     /// Stops serving and closes the connection.
     public func stop() {
-        let (registrations, watcher) = state.withLock { ($0.registrations, $0.watcher) }
+        let (registrations, watcher, link) = state.withLock { ($0.registrations, $0.watcher, $0.link) }
         registrations.forEach { $0.remove() }
         watcher?.cancel()
+        link?.close()
         connection.close()
+    }
+
+    /// The direct link to the broker, when one is attached (for tests and diagnostics).
+    package var brokerLink: BrokerLink? { state.withLock { $0.link } }
+
+    /// Attaches the direct link `CheckIn`'s answer offers (`link-address`), if the process serving
+    /// it is the broker that answered (`BrokerLink`). Without one, or when it fails, URLs keep
+    /// arriving over the bus: a link only makes them faster.
+    private func attachLink(_ answer: [String: DBusValue], broker: BusName?) async {
+        guard let address = answer["link-address"]?.stringValue, let broker,
+              let pid = try? await connection.credentials(of: broker).processID else { return }
+        do {
+            let link = try await BrokerLink.attach(to: address, brokerPID: pid, bundleID: bundleID, serving: [linkInterface()], at: objectPath)
+            let (previous, current) = state.withLock { state -> (BrokerLink?, Bool) in
+                // The broker changed while the link was being made: this one leads to the old one.
+                guard state.brokerOwner == broker else { return (nil, false) }
+                defer { state.link = link }
+                return (state.link, true)
+            }
+            previous?.close()
+            if !current { link.close() }
+        } catch {
+            Self.report("\(bundleID): URLs arrive over the bus (no direct link: \(error.reason))")
+        }
     }
 
     /// True when `sender` owns `org.courier.Broker` now (asks the bus when the cache disagrees).
@@ -235,38 +268,54 @@ public final class Application: Sendable {
         return owner == sender
     }
 
+    /// `OpenURL (s url, s source_application, v annotation, a{sv} options) → (b handled, a{sv} reply)`,
+    /// from the broker (checked by the caller): waits for the launch methods, answers a launch
+    /// request the delegate declined with `false`, else asks the delegate.
+    private func open(_ arguments: [DBusValue]) async -> [DBusValue] {
+        // One look at the state: the common case (launched, not the declined launch request)
+        // then needs no await before the delegate.
+        let all = arguments[3].vardictValue ?? [:]
+        let requestID = all["request-id"]?.uint64Value
+        let (launched, declined) = state.withLock { ($0.launched, requestID != nil && $0.declinedLaunchRequest == requestID) }
+        if !launched { await gate.wait() }
+        if declined || (!launched && requestID != nil && state.withLock({ $0.declinedLaunchRequest == requestID })) {
+            return [.boolean(false), .vardict([:])]
+        }
+        let url = arguments[0].stringValue ?? ""
+        let annotation = arguments[2].unwrapped
+        let options = OpenURLOptions(
+            sourceApplication: arguments[1].stringValue ?? "", annotation: annotation == .string("") ? nil : CourierValue(annotation),
+            activationToken: all["activation-token"]?.stringValue, background: all["background"]?.boolValue ?? false,
+            inbox: all["inbox"]?.boolValue ?? false, all: all.courierValues
+        )
+        let result = await delegate.openWithReply(url, options: options, application: self)
+        return [.boolean(result.handled), .vardict(result.reply.dbusValues)]
+    }
+
+    /// What the app serves on its direct link: `OpenURL` only. Every call on the link comes from
+    /// the broker's process (`BrokerLink` checked who listens), so there is no sender to check.
+    private func linkInterface() -> DBusInterface {
+        DBusInterface(CourierBus.applicationInterface, methods: [
+            DBusMethod(
+                "OpenURL", arguments: "ssva{sv}", results: "ba{sv}",
+                argumentNames: ["url", "source_application", "annotation", "options"], resultNames: ["handled", "reply"]
+            ) { [self] call in await open(call.arguments) },
+        ])
+    }
+
     private func applicationInterface() -> DBusInterface {
         DBusInterface(CourierBus.applicationInterface, methods: [
             DBusMethod(
                 "OpenURL", arguments: "ssva{sv}", results: "ba{sv}",
                 argumentNames: ["url", "source_application", "annotation", "options"], resultNames: ["handled", "reply"]
             ) { [self] call in
-                // One look at the state: the common case (the broker as cached, launched, not the
-                // declined launch request) then needs no await before the delegate.
-                let arguments = call.arguments
-                let all = arguments[3].vardictValue ?? [:]
-                let requestID = all["request-id"]?.uint64Value
-                let (cachedBroker, launched, declined) = state.withLock {
-                    ($0.brokerOwner, $0.launched, requestID != nil && $0.declinedLaunchRequest == requestID)
-                }
                 guard let sender = call.sender else { throw DBusError(name: "org.courier.Error.NotPermitted", message: "OpenURL needs a bus sender") }
-                let fromBroker = if sender == cachedBroker { true } else { await isBroker(sender) }
+                // The broker as cached (the common case) needs no await before the delegate.
+                let fromBroker = if sender == state.withLock({ $0.brokerOwner }) { true } else { await isBroker(sender) }
                 guard fromBroker else {
                     throw DBusError(name: "org.courier.Error.NotPermitted", message: "\(bundleID) accepts OpenURL only from the Courier broker (the owner of org.courier.Broker); open URLs through it: courier open URL")
                 }
-                if !launched { await gate.wait() }
-                if declined || (!launched && requestID != nil && state.withLock({ $0.declinedLaunchRequest == requestID })) {
-                    return [.boolean(false), .vardict([:])]
-                }
-                let url = arguments[0].stringValue ?? ""
-                let annotation = arguments[2].unwrapped
-                let options = OpenURLOptions(
-                    sourceApplication: arguments[1].stringValue ?? "", annotation: annotation == .string("") ? nil : CourierValue(annotation),
-                    activationToken: all["activation-token"]?.stringValue, background: all["background"]?.boolValue ?? false,
-                    inbox: all["inbox"]?.boolValue ?? false, all: all.courierValues
-                )
-                let result = await delegate.openWithReply(url, options: options, application: self)
-                return [.boolean(result.handled), .vardict(result.reply.dbusValues)]
+                return await open(call.arguments)
             },
             // The broker is about to terminate this app: preserve the state, tell the delegate,
             // answer. The broker signals the process once answered, or at the deadline.

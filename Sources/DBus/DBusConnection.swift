@@ -47,7 +47,7 @@ public final class DBusConnection: Sendable, IOLoopClient {
 
     /// Connects to the bus at `address` (a D-Bus address such as `unix:path=/run/user/1000/bus`) and,
     /// when `registerOnBus` is true, says Hello to obtain a unique name.
-    public init(address: String, registerOnBus: Bool = true) throws(DBusError) {
+    public convenience init(address: String, registerOnBus: Bool = true) throws(DBusError) {
         if address.utf8.contains(0) || address.isEmpty {
             throw DBusError.failed("invalid D-Bus address '\(address)'")
         }
@@ -66,6 +66,19 @@ public final class DBusConnection: Sendable, IOLoopClient {
                 throw e
             }
         }
+        self.init(opened: c)
+    }
+
+    /// A peer that connected to a `DBusServer` (libdbus's reference is the caller's; this takes
+    /// its own).
+    convenience init(accepted c: OpaquePointer) {
+        dbus_connection_ref(c)
+        dbus_connection_set_exit_on_disconnect(c, 0)
+        self.init(opened: c)
+    }
+
+    /// Takes over `c` (one reference) and starts its I/O thread.
+    private init(opened c: OpaquePointer) {
         // The connection's own reference, besides the I/O loop's (dropped when the loop stops):
         // a message sent from another thread while or after the connection closes — a signal
         // emitted as an app exits during teardown — then meets a closed connection, which drops

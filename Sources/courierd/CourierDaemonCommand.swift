@@ -54,6 +54,9 @@ struct CourierDaemonCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not write desktop entries and mimeapps.list defaults for the registered apps (also COURIER_DESKTOP_ENTRIES=0).")
     var noDesktopEntries = false
 
+    @Flag(name: .long, help: "Deliver every URL through the session bus, where dbus-monitor sees it, instead of over the direct link each Courier app attaches (also COURIER_DIRECT_LINKS=0; docs/security.md, \"Direct links\").")
+    var noDirectLinks = false
+
     func validate() throws {
         for (name, value) in [("--idle-timeout", idleTimeout), ("--memory-pressure", memoryPressure), ("--termination-notice", terminationNotice)] {
             if let value, !(value >= 0 && value.isFinite) {
@@ -134,7 +137,8 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             startedBy: startedBy ?? environment["COURIER_STARTED_BY"] ?? (environment["DBUS_STARTER_BUS_TYPE"] != nil ? "bus activation" : "command line"),
             inbox: Inbox(containersRoot: layout.containersRoot),
             registryObserver: registryObserver,
-            maxRequestsPerSender: maxRequestsPerSender
+            maxRequestsPerSender: maxRequestsPerSender,
+            directLinks: !(noDirectLinks || environment["COURIER_DIRECT_LINKS"] == "0")
         )
         do {
             try await service.run()

@@ -171,17 +171,25 @@ extension BrokerService {
                 throw CourierError(.notPermitted, "\(sender) does not own the bus name \(name) of \(bundleID); an app must own its bundle id's bus name before CheckIn (the Courier library does this)").dbusError
             }
             // An instance adopted at start-up checks in again: it is known, and gets no launch request.
-            if receivers.confirmAdoption(sender.rawValue, bundleID: bundleID) { return [.vardict(LaunchOptions.none.dbusDictionary)] }
+            if receivers.confirmAdoption(sender.rawValue, bundleID: bundleID) { return [.vardict(withLinkAddress(LaunchOptions.none.dbusDictionary))] }
             do {
                 // Asked afresh, not cached: an app's connection is not a caller's.
                 let pid = (try? await connection.credentials(of: sender))?.processID.map { Int32(bitPattern: $0) }
                 try receivers.admit(bundleID: bundleID, uniqueName: sender.rawValue, pid: pid)
                 let options = try dispatcher.checkIn(bundleID: bundleID, uniqueName: sender.rawValue)
-                return [.vardict(options.dbusDictionary)]
+                return [.vardict(withLinkAddress(options.dbusDictionary))]
             } catch {
                 throw Self.dbusError(error)
             }
         }
+    }
+
+    /// An admitted app's launch options, with where to attach its direct link (`AppLinks`).
+    private func withLinkAddress(_ options: [String: DBusValue]) -> [String: DBusValue] {
+        guard let links else { return options }
+        var options = options
+        options["link-address"] = .string(links.address)
+        return options
     }
 
     /// `ReloadDefaults () → (as updated)`: re-read the user's defaults (`defaults.json` in the

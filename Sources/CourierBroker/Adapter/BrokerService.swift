@@ -39,6 +39,8 @@ public final class BrokerService: Sendable {
     let callerPIDs = Mutex(CallerPIDCache())
     /// Who may receive: CheckIn admission, name holders, the check before each delivery.
     let receivers: ReceiverGuard
+    /// Direct links to apps (nil when turned off, or when the broker could not listen).
+    let links: AppLinks?
     /// Requests in flight per caller (`--max-requests-per-sender`): BrokerService+SenderQuota.swift.
     let senderQuota: Mutex<SenderQuota>
     private let tasks = Mutex<[Task<Void, Never>]>([])
@@ -68,7 +70,8 @@ public final class BrokerService: Sendable {
         observer: (@Sendable (DispatcherEvent) -> Void)? = nil,
         inbox: Inbox? = nil,
         registryObserver: (@Sendable () -> Void)? = nil,
-        maxRequestsPerSender: Int = SenderQuota.defaultLimit
+        maxRequestsPerSender: Int = SenderQuota.defaultLimit,
+        directLinks: Bool = true
     ) {
         self.senderQuota = Mutex(SenderQuota(limit: maxRequestsPerSender))
         self.registryObserver = registryObserver
@@ -82,10 +85,19 @@ public final class BrokerService: Sendable {
         let launcher = launcher ?? ProcessLauncher(busAddress: busAddress)
         let receivers = ReceiverGuard(verifier: ReceiverVerifier(launcher: launcher, resolver: catalog), connection: connection, resolver: catalog, logger: logger)
         self.receivers = receivers
+        var links: AppLinks?
+        if directLinks {
+            do {
+                links = try AppLinks(receivers: receivers, logger: logger)
+            } catch {
+                logger.warning("\(error.message); every delivery goes through the bus")
+            }
+        }
+        self.links = links
         self.dispatcher = Dispatcher(
             resolver: catalog,
             launcher: GuardedLauncher(base: launcher, receivers: receivers),
-            deliverer: GuardedDeliverer(base: BusDeliverer(connection: connection), receivers: receivers),
+            deliverer: GuardedDeliverer(base: BusDeliverer(connection: connection, links: links), receivers: receivers),
             configuration: configuration,
             logger: logger,
             observer: { [connection] event in
@@ -115,6 +127,7 @@ public final class BrokerService: Sendable {
                     callerPIDs.withLock { $0.vanished(old.rawValue) }
                     senderQuota.withLock { $0.forget(old.rawValue) }
                     receivers.uniqueNameVanished(old.rawValue)
+                    links?.uniqueNameVanished(old.rawValue)
                     dispatcher.busNameVanished(old.rawValue)
                 } else {
                     dispatcher.bundleNameReleased(bundleID, by: old.rawValue)
@@ -150,6 +163,7 @@ public final class BrokerService: Sendable {
 
     public func stop() {
         receivers.stop()
+        links?.stop()
         dispatcher.stopTerminationPolicies()
         intake.finish()
         tasks.withLock { $0.forEach { $0.cancel() } }

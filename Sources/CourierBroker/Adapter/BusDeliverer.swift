@@ -6,6 +6,8 @@ import DBus
 /// call with a completion: no task waits while the app handles the URL.
 struct BusDeliverer: Deliverer {
     let connection: DBusConnection
+    /// Direct links to apps that attached one: their deliveries skip the bus (`AppLinks`).
+    var links: AppLinks?
     var defaultTimeout: Duration = .seconds(25)
 
     func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(CourierError) -> DeliveryAnswer {
@@ -25,8 +27,9 @@ struct BusDeliverer: Deliverer {
         options["request-id"] = .uint64(delivery.requestID)
         if delivery.isLaunchRequest { options["launch"] = .boolean(true) }
         let annotation = delivery.options.annotation ?? .string("")
-        connection.call(
-            destination, path: path, interface: BrokerNames.applicationInterface, method: "OpenURL",
+        let link = links?.connection(for: endpoint.uniqueName)
+        (link ?? connection).call(
+            link == nil ? destination : nil, path: path, interface: BrokerNames.applicationInterface, method: "OpenURL",
             [.string(delivery.url), .string(delivery.sourceApplication), .variant(annotation), .vardict(options)],
             timeout: delivery.timeout ?? defaultTimeout
         ) { result in

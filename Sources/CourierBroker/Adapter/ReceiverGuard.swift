@@ -108,6 +108,18 @@ final class ReceiverGuard: Sendable {
         return nil
     }
 
+    /// The unique name admitted as `bundleID` for process `pid`, if that admission still holds:
+    /// whom a direct link from `pid` may stand for (`AppLinks`).
+    func admittedInstance(bundleID: String, pid: Int32) -> String? {
+        let candidates = state.withLock { state in
+            state.bindings.filter { $0.value.bundleID == bundleID && $0.value.verdict.pid == pid }
+        }
+        for (uniqueName, binding) in candidates where verifier.stillHolds(binding.verdict, bundleID: bundleID, handle: binding.handle) {
+            return uniqueName
+        }
+        return nil
+    }
+
     /// pid → bundle id of every process admitted at `CheckIn` and still on the bus.
     func admittedProcesses() -> [Int32: String] {
         state.withLock { state in

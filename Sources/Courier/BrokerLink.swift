@@ -1,0 +1,53 @@
+package import DBus
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The app's end of its direct link to the broker (the broker's `AppLinks`): a peer-to-peer D-Bus
+/// connection over which the broker delivers `OpenURL` without the bus in between.
+///
+/// Security: the app connects only to the address the broker gave in `CheckIn`'s answer, and keeps
+/// the link only if the kernel says the process listening there (`SO_PEERCRED`) is the process that
+/// owns `org.courier.Broker` on the bus, of the app's own user. Calls arriving on the link then come
+/// from the broker, as surely as a bus call whose sender is the broker's unique name. Anything else
+/// — a refused check, a failed `Attach`, a lost link — leaves the app on the bus, where every
+/// delivery still arrives.
+package struct BrokerLink: Sendable {
+    package static let interface: InterfaceName = "org.courier.BrokerLink1"
+
+    package let connection: DBusConnection
+
+    /// Why a link was not made (the app then carries on over the bus).
+    package struct Refusal: Error, Sendable {
+        package let reason: String
+    }
+
+    /// Connects to `address`, checks that `brokerPID` listens there, serves `interfaces` at `path`
+    /// on the link and attaches it as `bundleID`.
+    package static func attach(
+        to address: String, brokerPID: UInt32, bundleID: String, serving interfaces: [DBusInterface], at path: ObjectPath
+    ) async throws(Refusal) -> BrokerLink {
+        let connection: DBusConnection
+        do {
+            connection = try DBusConnection(address: address, registerOnBus: false)
+        } catch {
+            throw Refusal(reason: "cannot connect to \(address): \(error.message)")
+        }
+        let server = connection.peerCredentials
+        guard let server, server.processID == brokerPID, server.userID == getuid() else {
+            connection.close()
+            let who = server?.processID.map { "pid \($0)" } ?? "an unknown process"
+            throw Refusal(reason: "\(address) is served by \(who), not by the broker (pid \(brokerPID))")
+        }
+        do {
+            try connection.export(interfaces, at: path)
+            _ = try await connection.call(nil, path: CourierBus.brokerPath, interface: interface, method: "Attach", [.string(bundleID)])
+        } catch {
+            connection.close()
+            throw Refusal(reason: "the broker did not attach the link: \(error)")
+        }
+        return BrokerLink(connection: connection)
+    }
+
+    package func close() { connection.close() }
+}
