@@ -116,3 +116,88 @@ extension AttackerScripts {
     attempt("todolist://www.acme.com?Typed", {"background": "yes"})
     """#
 }
+
+/// Python programs that attack the direct broker–app links (`AppLinks`, `BrokerLink`).
+enum LinkAttackerScripts {
+    /// `link_hijacker.py VICTIM`: a real app the broker launches (it owns its bundle id and checks
+    /// in, so it is admitted), which then uses its own link to try to take VICTIM's deliveries: it
+    /// serves `OpenURL` on the link at VICTIM's path (noting anything it gets in received.txt),
+    /// attaches as VICTIM (the outcome in hijack.txt: "ATTACHED" or the error name), then as
+    /// itself (own.txt). Files go into its container; ready.txt (its pid) is written last.
+    static let hijacker = #"""
+    import os, sys
+    import dbus, dbus.service, dbus.mainloop.glib
+    from gi.repository import GLib
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    bundle, victim = os.environ["COURIER_BUNDLE_ID"], sys.argv[1]
+    def note(name, text):
+        with open(os.path.join(os.environ["COURIER_CONTAINER"], name), "a") as f:
+            f.write(text + "\n")
+    class App(dbus.service.Object):
+        @dbus.service.method("org.courier.Application1", in_signature="ssva{sv}", out_signature="ba{sv}")
+        def OpenURL(self, url, source, annotation, options):
+            note("received.txt", url)
+            return (True, dbus.Dictionary({}, signature="sv"))
+    bus = dbus.SessionBus()
+    App(bus, "/" + bundle.replace(".", "/"))
+    name = dbus.service.BusName(bundle, bus, do_not_queue=True)
+    broker = bus.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False)
+    answer = broker.CheckIn(bundle, dbus_interface="org.courier.Broker1")
+    address = str(answer.get("link-address", ""))
+    note("address.txt", address)
+    link = dbus.connection.Connection(address)
+    App(link, "/" + victim.replace(".", "/"))
+    App(link, "/" + bundle.replace(".", "/"))
+    proxy = link.get_object(None, "/org/courier/Broker", introspect=False)
+    def attach(as_bundle):
+        try:
+            proxy.Attach(as_bundle, dbus_interface="org.courier.BrokerLink1", timeout=10)
+            return "ATTACHED"
+        except dbus.DBusException as e:
+            return e.get_dbus_name()
+    note("hijack.txt", attach(victim))
+    note("own.txt", attach(bundle))
+    note("ready.txt", str(os.getpid()))
+    GLib.MainLoop().run()
+    """#
+
+    /// `link_outsider.py ADDRESS VICTIM`: a process that never checked in connects to the link
+    /// address and attaches as VICTIM; prints "ATTACHED" or "REFUSED <error name>".
+    static let outsider = #"""
+    import sys, dbus
+    try:
+        link = dbus.connection.Connection(sys.argv[1])
+        link.get_object(None, "/org/courier/Broker", introspect=False).Attach(sys.argv[2], dbus_interface="org.courier.BrokerLink1", timeout=10)
+        print("ATTACHED")
+    except dbus.DBusException as e:
+        print("REFUSED", e.get_dbus_name())
+    """#
+
+    /// `fake_link_server.py OUT`: a link server that is not the broker (dbus-python's `Server` in
+    /// folder OUT): writes its address to OUT/address.txt and notes every connection
+    /// (connected.txt) and every `Attach` (attached.txt).
+    static let fakeServer = #"""
+    import os, sys
+    import dbus, dbus.server, dbus.service, dbus.mainloop.glib
+    from gi.repository import GLib
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    out = sys.argv[1]
+    def note(name, text):
+        with open(os.path.join(out, name), "a") as f:
+            f.write(text + "\n")
+    class Link(dbus.service.Object):
+        @dbus.service.method("org.courier.BrokerLink1", in_signature="s", out_signature="")
+        def Attach(self, bundle):
+            note("attached.txt", bundle)
+    server = dbus.server.Server("unix:dir=" + out)
+    def added(server, connection):
+        note("connected.txt", "connection")
+        Link(connection, "/org/courier/Broker")
+    server.on_connection_added.append(added)
+    tmp = os.path.join(out, "address.tmp")
+    with open(tmp, "w") as f:
+        f.write(server.address)
+    os.rename(tmp, os.path.join(out, "address.txt"))
+    GLib.MainLoop().run()
+    """#
+}

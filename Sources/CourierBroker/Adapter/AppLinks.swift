@@ -61,6 +61,9 @@ final class AppLinks: Sendable {
         links.withLock { $0[uniqueName] }
     }
 
+    /// The unique names with an attached link.
+    var linked: Set<String> { links.withLock { Set($0.keys) } }
+
     /// The instance left the bus: its link goes too (the process may live on without its app).
     func uniqueNameVanished(_ uniqueName: String) {
         links.withLock { $0.removeValue(forKey: uniqueName) }?.close()

@@ -161,6 +161,9 @@ public final class BrokerService: Sendable {
         stop()
     }
 
+    /// The unique names of the app instances whose deliveries go over a direct link (`AppLinks`).
+    package var directlyLinked: Set<String> { links?.linked ?? [] }
+
     public func stop() {
         receivers.stop()
         links?.stop()

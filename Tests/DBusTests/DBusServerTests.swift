@@ -1,0 +1,108 @@
+import DBus
+import Foundation
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Peer-to-peer connections through `DBusServer`: what the kernel says about each end, and a peer
+/// the server does not admit — the binding's own client, and Python's `dbus` module (libdbus as
+/// dbus-python drives it) as a client nobody here wrote.
+@Suite(.serialized) struct DBusServerTests {
+    static let path: ObjectPath = "/org/courier/test/Peer"
+    static let interface: InterfaceName = "org.courier.test.Peer1"
+
+    @Test func anAdmittedPeerCallsTheServerAndEachEndKnowsTheOther() async throws {
+        let served = try ServedPeers { _ in true }
+        defer { served.close() }
+        #expect(served.server.address.hasPrefix("unix:path=\(served.folder.path)/"))
+        let client = try DBusConnection(address: served.server.address, registerOnBus: false)
+        defer { client.close() }
+        #expect(client.uniqueName == nil)
+        let answer = try await client.call(nil, path: Self.path, interface: Self.interface, method: "Hello", [.string("peer")])
+        #expect(answer == [.string("hello, peer")])
+        // Both ends are this process: the kernel says so on each side.
+        #expect(client.peerCredentials?.processID == UInt32(getpid()))
+        #expect(client.peerCredentials?.userID == getuid())
+        #expect(served.record.admitted.withLock { $0 } == [Credentials(processID: UInt32(getpid()), userID: getuid(), securityLabel: nil)])
+        #expect(served.record.accepted.withLock { $0.first?.peerCredentials?.processID } == UInt32(getpid()))
+    }
+
+    @Test func aPeerTheServerDoesNotAdmitIsDisconnectedBeforeItsFirstCall() async throws {
+        let served = try ServedPeers { _ in false }
+        defer { served.close() }
+        let client = try DBusConnection(address: served.server.address, registerOnBus: false)
+        defer { client.close() }
+        await #expect(throws: DBusError.self) {
+            _ = try await client.call(nil, path: Self.path, interface: Self.interface, method: "Hello", [.string("peer")], timeout: .seconds(5))
+        }
+        #expect(served.record.asked.withLock { $0.count } == 1)
+        await client.waitUntilDisconnected()
+        #expect(!client.isConnected)
+    }
+
+    /// dbus-python connects as a peer: let in when its pid is admitted, refused when not.
+    @Test func pythonsDBusModuleIsAdmittedOnlyByItsPid() async throws {
+        let script = """
+        import sys, dbus
+        try:
+            c = dbus.connection.Connection(sys.argv[1])
+            proxy = c.get_object(None, "\(Self.path.rawValue)", introspect=False)
+            print(proxy.Hello("python", dbus_interface="\(Self.interface.rawValue)", timeout=5))
+        except dbus.DBusException as e:
+            print("REFUSED", e.get_dbus_name())
+        """
+        let python = "/usr/bin/python3"
+        let environment = ProcessInfo.processInfo.environment
+        // Refused: the server admits only this test process.
+        let refusing = try ServedPeers { $0.processID == UInt32(getpid()) }
+        defer { refusing.close() }
+        let refused = try await Tool.run(python, ["-c", script, refusing.server.address], environment: environment)
+        #expect(refused.stdout.hasPrefix("REFUSED org.freedesktop.DBus.Error."), "\(refused.stdout)\(refused.stderr)")
+        #expect(refusing.record.asked.withLock { $0.count } == 1 && refusing.record.admitted.withLock { $0.isEmpty })
+        // Admitted: any pid but this one, i.e. the Python process the kernel names.
+        let admitting = try ServedPeers { $0.processID != UInt32(getpid()) }
+        defer { admitting.close() }
+        let answered = try await Tool.run(python, ["-c", script, admitting.server.address], environment: environment)
+        #expect(answered.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "hello, python", "\(answered.stdout)\(answered.stderr)")
+        #expect(admitting.record.admitted.withLock { $0.first?.processID } != nil)
+    }
+}
+
+/// A server in a fresh 0700 folder serving `Hello(s) → s` on every accepted peer; `admits`
+/// decides who gets in, and every peer asked about and admitted is recorded.
+final class ServedPeers: Sendable {
+    final class Record: Sendable {
+        let accepted = Mutex<[DBusConnection]>([])
+        let admitted = Mutex<[Credentials]>([])
+        let asked = Mutex<[Credentials]>([])
+    }
+
+    let folder: URL
+    let server: DBusServer
+    let record = Record()
+
+    init(admits: @escaping @Sendable (Credentials) -> Bool) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("dbus-server-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let record = self.record
+        server = try DBusServer(listeningAt: "unix:dir=\(folder.path)", admits: { peer in
+            record.asked.withLock { $0.append(peer) }
+            let yes = admits(peer)
+            if yes { record.admitted.withLock { $0.append(peer) } }
+            return yes
+        }) { connection in
+            _ = try? connection.export([DBusInterface(DBusServerTests.interface, methods: [
+                DBusMethod("Hello", arguments: "s", results: "s") { call in [.string("hello, \(call.arguments[0].stringValue ?? "")")] },
+            ])], at: DBusServerTests.path)
+            record.accepted.withLock { $0.append(connection) }
+        }
+    }
+
+    func close() {
+        server.close()
+        record.accepted.withLock { $0.forEach { $0.close() } }
+        try? FileManager.default.removeItem(at: folder)
+    }
+}

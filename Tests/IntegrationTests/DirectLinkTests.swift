@@ -1,0 +1,137 @@
+import BusTestSupport
+import Courier
+import CourierBroker
+import DBus
+import Foundation
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The direct broker–app links on a real bus with real app processes: deliveries leave the bus
+/// (dbus-monitor, a tool nobody here wrote, is the witness), an admitted app cannot take another
+/// app's link, a process that never checked in cannot connect, an app keeps no link to a server
+/// that is not the broker, and a lost link leaves the bus path working.
+@Suite("Direct broker–app links on a private bus", .serialized)
+struct DirectLinkTests {
+    /// dbus-monitor on the fixture's bus, watching `org.courier.Application1`; returns once it
+    /// has printed its first line (it is then a monitor).
+    static func monitor(_ fixture: BrokerFixture) async throws -> BackgroundProcess {
+        let monitor = try BackgroundProcess("/usr/bin/dbus-monitor", ["--session", "interface='org.courier.Application1'"],
+                                            environment: fixture.environment, outputIn: fixture.root, name: "dbus-monitor-\(UUID().uuidString.prefix(6))")
+        #expect(await eventually { !monitor.output.isEmpty })
+        return monitor
+    }
+
+    /// Opens three todolist URLs (the first launches the app), waiting for its link in between.
+    static func openThree(_ fixture: BrokerFixture, expectLink: Bool) async throws {
+        #expect(try await fixture.client.open("todolist://www.acme.com?First%20task").handled)
+        if expectLink { #expect(await eventually { !fixture.service.directlyLinked.isEmpty }) }
+        #expect(try await fixture.client.open("todolist://www.acme.com?Second%20task").handled)
+        #expect(try await fixture.client.open("todolist://www.acme.com?Third%20task").handled)
+        #expect(fixture.todoItems().compactMap { $0["task"] }.suffix(3) == ["First task", "Second task", "Third task"])
+    }
+
+    @Test func aCourierAppsURLsTravelItsLinkAndNotTheBus() async throws {
+        let linked = try await BrokerFixture { try $0.todolist() }
+        defer { linked.tearDown() }
+        let watching = try await Self.monitor(linked)
+        defer { watching.kill() }
+        try await Self.openThree(linked, expectLink: true)
+        try await Task.sleep(for: .milliseconds(200))   // anything on the bus has reached the monitor
+        // The launch request went over the bus (the app had no link before it checked in); the
+        // other two did not.
+        #expect(watching.output.components(separatedBy: "member=OpenURL").count - 1 == 1, "\(watching.output)")
+        #expect(watching.output.contains("First%20task") && !watching.output.contains("Second%20task") && !watching.output.contains("Third%20task"))
+
+        // The same with links turned off (courierd --no-direct-links): the monitor sees them.
+        let busOnly = try await BrokerFixture(directLinks: false) { try $0.todolist() }
+        defer { busOnly.tearDown() }
+        let seeing = try await Self.monitor(busOnly)
+        defer { seeing.kill() }
+        try await Self.openThree(busOnly, expectLink: false)
+        #expect(busOnly.service.directlyLinked.isEmpty)
+        #expect(await eventually { seeing.output.components(separatedBy: "member=OpenURL").count - 1 == 3 }, "\(seeing.output)")
+    }
+
+    @Test func anAdmittedAppCannotAttachAsAnotherAndAProcessThatNeverCheckedInCannotConnect() async throws {
+        let fixture = try await BrokerFixture { writer in
+            try writer.todolist()
+            let script = try PythonScripts.install("link_hijacker.py", LinkAttackerScripts.hijacker, in: writer.folder)
+            try writer.write("com.evil.linker", schemes: ["evil"], arguments: [systemPython, script, "com.acme.todolist"])
+        }
+        defer { fixture.tearDown() }
+        #expect(try await fixture.client.open("todolist://www.acme.com?Before").handled)
+        #expect(await eventually { fixture.service.directlyLinked.count == 1 })
+
+        _ = try? await fixture.client.open("evil://go")
+        let evil = fixture.container("com.evil.linker")
+        _ = try await ReceiverVerificationTests.waitForFile(evil.appendingPathComponent("ready.txt"))
+        #expect(ReceiverVerificationTests.read(evil, "hijack.txt") == "org.courier.Error.NotPermitted\n")
+        #expect(ReceiverVerificationTests.read(evil, "own.txt") == "ATTACHED\n")
+        #expect(fixture.service.directlyLinked.count == 2)
+
+        // A process that never checked in, knowing the address, is turned away as it authenticates.
+        let address = try #require(ReceiverVerificationTests.read(evil, "address.txt")).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(address.hasPrefix("unix:path="))
+        let script = try PythonScripts.install("link_outsider.py", LinkAttackerScripts.outsider, in: fixture.root)
+        let outsider = try await fixture.run(systemPython, [script, address, "com.acme.todolist"])
+        #expect(outsider.output.hasPrefix("REFUSED org.freedesktop.DBus.Error."), "\(outsider.output)\(outsider.error)")
+
+        // The todolist's URLs still reach the todolist, and only it.
+        #expect(try await fixture.client.open("todolist://www.acme.com?After").handled)
+        #expect(fixture.todoItems().compactMap { $0["task"] }.suffix(2) == ["Before", "After"])
+        #expect(try await fixture.client.open("evil://again").handled)
+        let received = ReceiverVerificationTests.read(evil, "received.txt") ?? ""
+        #expect(received.contains("evil://again") && !received.contains("todolist:"), "\(received)")
+    }
+
+    @Test func anAppKeepsNoLinkToAServerThatIsNotTheBroker() async throws {
+        let fixture = try await BrokerFixture { _ in }
+        defer { fixture.tearDown() }
+        let out = fixture.root.appendingPathComponent("fake-link", isDirectory: true)
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let script = try PythonScripts.install("fake_link_server.py", LinkAttackerScripts.fakeServer, in: out)
+        let fake = try BackgroundProcess(systemPython, [script, out.path], environment: fixture.environment, outputIn: out, name: "fake-link-server")
+        defer { fake.kill() }
+        let address = try await ReceiverVerificationTests.waitForFile(out.appendingPathComponent("address.txt"))
+        // The broker runs in this process: its pid is what the app expects to find listening.
+        await #expect {
+            _ = try await BrokerLink.attach(to: address, brokerPID: UInt32(getpid()), bundleID: "com.acme.todolist", serving: [], at: "/com/acme/todolist")
+        } throws: { error in
+            (error as? BrokerLink.Refusal)?.reason.contains("not by the broker (pid \(getpid()))") == true
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(ReceiverVerificationTests.read(out, "attached.txt") == nil)
+    }
+
+    @Test func whenAnAppsLinkCloses_itsURLsArriveOverTheBus() async throws {
+        let fixture = try await BrokerFixture { try $0.write("org.courier.tests.inprocess", schemes: ["inproc"], arguments: ["/proc/\(getpid())/exe"]) }
+        defer { fixture.tearDown() }
+        let opened = OpenedURLs()
+        let app = try Application(bundleID: "org.courier.tests.inprocess", delegate: opened, connection: fixture.bus.connect())
+        try await app.start()
+        defer { app.stop() }
+        #expect(await eventually { app.brokerLink != nil && !fixture.service.directlyLinked.isEmpty })
+        #expect(try await fixture.client.open("inproc://over-the-link").handled)
+
+        let watching = try await Self.monitor(fixture)
+        defer { watching.kill() }
+        app.brokerLink?.close()
+        #expect(await eventually { fixture.service.directlyLinked.isEmpty })
+        #expect(try await fixture.client.open("inproc://over-the-bus").handled)
+        #expect(opened.urls == ["inproc://over-the-link", "inproc://over-the-bus"])
+        #expect(await eventually { watching.output.contains("member=OpenURL") }, "\(watching.output)")
+    }
+}
+
+/// A delegate that records the URLs it is asked to open.
+final class OpenedURLs: ApplicationDelegate, Sendable {
+    private let opened = Mutex<[String]>([])
+    var urls: [String] { opened.withLock { $0 } }
+    func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool {
+        opened.withLock { $0.append(url) }
+        return true
+    }
+}
