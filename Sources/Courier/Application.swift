@@ -248,8 +248,9 @@ public final class Application: Sendable {
         do {
             let link = try await BrokerLink.attach(to: address, brokerPID: pid, bundleID: bundleID, serving: [linkInterface()], at: objectPath)
             let (previous, current) = state.withLock { state -> (BrokerLink?, Bool) in
-                // The broker changed while the link was being made: this one leads to the old one.
-                guard state.brokerOwner == broker else { return (nil, false) }
+                // The broker changed while the link was being made (this one leads to the old
+                // one), or the app stopped meanwhile.
+                guard state.brokerOwner == broker, connection.isConnected else { return (nil, false) }
                 defer { state.link = link }
                 return (state.link, true)
             }
