@@ -126,6 +126,41 @@ struct DirectLinkTests {
     }
 }
 
+extension DirectLinkTests {
+    /// Links that connect and never attach are bounded (each holds a broker thread until its
+    /// deadline): past `AppLinks.maximumUnattached` the next one is closed at once, even from an
+    /// admitted process; once they go, a link attaches again.
+    @Test func linksThatNeverAttachAreBounded() async throws {
+        let fixture = try await BrokerFixture { try $0.write("org.courier.tests.inprocess", schemes: ["inproc"], arguments: ["/proc/\(getpid())/exe"]) }
+        defer { fixture.tearDown() }
+        let app = try Application(bundleID: "org.courier.tests.inprocess", delegate: OpenedURLs(), connection: fixture.bus.connect())
+        try await app.start()
+        defer { app.stop() }
+        let address = try #require(fixture.service.directLinkAddress)
+        // Each idle link waits until the server accepted it (a call it answers: Peer.Ping).
+        var idle: [DBusConnection] = []
+        for _ in 0..<16 {
+            let link = try DBusConnection(address: address, registerOnBus: false)
+            _ = try await link.call(nil, path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping", timeout: .seconds(5))
+            idle.append(link)
+        }
+        let oneTooMany = try DBusConnection(address: address, registerOnBus: false)
+        defer { oneTooMany.close() }
+        await #expect(throws: DBusError.self) {
+            _ = try await oneTooMany.call(nil, path: "/org/courier/Broker", interface: "org.courier.BrokerLink1", method: "Attach", [.string("org.courier.tests.inprocess")], timeout: .seconds(5))
+        }
+        idle.forEach { $0.close() }
+        var attached = false
+        for _ in 0..<100 where !attached {   // until the broker has seen the idle ones go
+            let attaching = try DBusConnection(address: address, registerOnBus: false)
+            defer { attaching.close() }
+            attached = (try? await attaching.call(nil, path: "/org/courier/Broker", interface: "org.courier.BrokerLink1", method: "Attach", [.string("org.courier.tests.inprocess")], timeout: .seconds(5))) != nil
+            if !attached { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(attached)
+    }
+}
+
 /// A delegate that records the URLs it is asked to open.
 final class OpenedURLs: ApplicationDelegate, Sendable {
     private let opened = Mutex<[String]>([])

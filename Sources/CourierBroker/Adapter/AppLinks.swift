@@ -23,14 +23,25 @@ import Synchronization
 final class AppLinks: Sendable {
     static let interface: InterfaceName = "org.courier.BrokerLink1"
     static let attachDeadline: Duration = .seconds(5)
+    /// Links connected but not attached, at most: each holds an I/O thread until it attaches or
+    /// its deadline passes, so a process that keeps connecting cannot pile them up.
+    static let maximumUnattached = 16
 
     private let server: DBusServer
     private let receivers: ReceiverGuard
     private let logger: Logger
-    /// Admitted unique name → its link.
-    private let links = Mutex<[String: DBusConnection]>([:])
+    private let state = Mutex(State())
     /// The folder made for the socket when the user has no runtime folder (removed by `stop`).
     private let madeFolder: String?
+
+    private struct State {
+        /// Admitted unique name → its link.
+        var attached: [String: DBusConnection] = [:]
+        /// Links connected and not attached yet.
+        var waiting: Set<ObjectIdentifier> = []
+
+        func isAttached(_ link: DBusConnection) -> Bool { attached.values.contains { $0 === link } }
+    }
 
     /// The address apps receive in `CheckIn`'s answer (`link-address`).
     var address: String { server.address }
@@ -58,29 +69,40 @@ final class AppLinks: Sendable {
 
     /// The link to the instance admitted as `uniqueName`, if it attached one and it is open.
     func connection(for uniqueName: String) -> DBusConnection? {
-        links.withLock { $0[uniqueName] }
+        state.withLock { $0.attached[uniqueName] }
     }
 
     /// The unique names with an attached link.
-    var linked: Set<String> { links.withLock { Set($0.keys) } }
+    var linked: Set<String> { state.withLock { Set($0.attached.keys) } }
 
     /// The instance left the bus: its link goes too (the process may live on without its app).
     func uniqueNameVanished(_ uniqueName: String) {
-        links.withLock { $0.removeValue(forKey: uniqueName) }?.close()
+        state.withLock { $0.attached.removeValue(forKey: uniqueName) }?.close()
     }
 
     func stop() {
         server.close()
-        let open = links.withLock { links in
-            defer { links = [:] }
-            return Array(links.values)
+        let open = state.withLock { state in
+            defer { state.attached = [:] }
+            return Array(state.attached.values)
         }
         for link in open { link.close() }
         if let madeFolder { try? FileManager.default.removeItem(atPath: madeFolder) }
     }
 
-    /// A peer connected (its credentials are checked while it authenticates): it may attach.
+    /// A peer connected (its credentials are checked while it authenticates): it may attach, once,
+    /// within `attachDeadline`.
     private func serve(_ link: DBusConnection) {
+        let id = ObjectIdentifier(link)
+        let admitted = state.withLock { state -> Bool in
+            guard state.waiting.count < Self.maximumUnattached else { return false }
+            state.waiting.insert(id)
+            return true
+        }
+        guard admitted else {
+            logger.warning("direct link refused: \(Self.maximumUnattached) links are waiting to attach already")
+            return link.close()
+        }
         do {
             try link.export([DBusInterface(Self.interface, methods: [
                 // Weak: the link holds this method, and must not keep itself (and its descriptors) alive.
@@ -92,18 +114,18 @@ final class AppLinks: Sendable {
                 },
             ])], at: BrokerNames.objectPath)
         } catch {
-            link.close()
-            return
+            state.withLock { _ = $0.waiting.remove(id) }
+            return link.close()
         }
         Task { [self, weak link] in
             try? await Task.sleep(for: Self.attachDeadline)
-            guard let link else { return }
-            if !links.withLock({ $0.values.contains { $0 === link } }) { link.close() }
+            if let link, state.withLock({ $0.waiting.contains(id) }) { link.close() }
         }
         Task { [self] in
             await link.waitUntilDisconnected()
-            links.withLock { links in
-                if let name = links.first(where: { $0.value === link })?.key { links[name] = nil }
+            state.withLock { state in
+                state.waiting.remove(id)
+                if let name = state.attached.first(where: { $0.value === link })?.key { state.attached[name] = nil }
             }
         }
     }
@@ -114,12 +136,12 @@ final class AppLinks: Sendable {
             logger.warning("direct link refused: pid \(pid.map(String.init) ?? "?") attached as \(bundleID), which it was not admitted as at CheckIn")
             throw CourierError(.notPermitted, "this process (pid \(pid.map(String.init) ?? "?")) did not check in as \(bundleID); a link carries only the deliveries of the app its own process checked in as").dbusError
         }
-        let (already, replaced) = links.withLock { links -> (Bool, DBusConnection?) in
-            if links.values.contains(where: { $0 === link }) { return (true, nil) }
-            defer { links[uniqueName] = link }
-            return (false, links[uniqueName])
+        let (wasWaiting, replaced) = state.withLock { state -> (Bool, DBusConnection?) in
+            guard state.waiting.remove(ObjectIdentifier(link)) != nil else { return (false, nil) }
+            defer { state.attached[uniqueName] = link }
+            return (true, state.attached[uniqueName])
         }
-        if already { throw CourierError(.notPermitted, "this link is already attached").dbusError }
+        guard wasWaiting else { throw CourierError(.notPermitted, "this link is already attached").dbusError }
         replaced?.close()
         logger.debug("direct link attached: \(bundleID) (\(uniqueName), pid \(pid))")
     }

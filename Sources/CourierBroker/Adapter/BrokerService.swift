@@ -164,6 +164,9 @@ public final class BrokerService: Sendable {
     /// The unique names of the app instances whose deliveries go over a direct link (`AppLinks`).
     package var directlyLinked: Set<String> { links?.linked ?? [] }
 
+    /// Where apps attach their direct links (`link-address` in `CheckIn`'s answer), nil without links.
+    package var directLinkAddress: String? { links?.address }
+
     public func stop() {
         receivers.stop()
         links?.stop()
