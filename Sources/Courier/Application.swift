@@ -296,28 +296,30 @@ public final class Application: Sendable {
     /// What the app serves on its direct link: `OpenURL` only. Every call on the link comes from
     /// the broker's process (`BrokerLink` checked who listens), so there is no sender to check.
     private func linkInterface() -> DBusInterface {
-        DBusInterface(CourierBus.applicationInterface, methods: [
-            DBusMethod(
-                "OpenURL", arguments: "ssva{sv}", results: "ba{sv}",
-                argumentNames: ["url", "source_application", "annotation", "options"], resultNames: ["handled", "reply"]
-            ) { [self] call in await open(call.arguments) },
-        ])
+        DBusInterface(CourierBus.applicationInterface, methods: [openURLMethod(onTheBus: false)])
     }
 
-    private func applicationInterface() -> DBusInterface {
-        DBusInterface(CourierBus.applicationInterface, methods: [
-            DBusMethod(
-                "OpenURL", arguments: "ssva{sv}", results: "ba{sv}",
-                argumentNames: ["url", "source_application", "annotation", "options"], resultNames: ["handled", "reply"]
-            ) { [self] call in
+    /// `Application1.OpenURL`; on the bus, only from the current owner of `org.courier.Broker`.
+    private func openURLMethod(onTheBus: Bool) -> DBusMethod {
+        DBusMethod(
+            "OpenURL", arguments: "ssva{sv}", results: "ba{sv}",
+            argumentNames: ["url", "source_application", "annotation", "options"], resultNames: ["handled", "reply"]
+        ) { [self] call in
+            if onTheBus {
                 guard let sender = call.sender else { throw DBusError(name: "org.courier.Error.NotPermitted", message: "OpenURL needs a bus sender") }
                 // The broker as cached (the common case) needs no await before the delegate.
                 let fromBroker = if sender == state.withLock({ $0.brokerOwner }) { true } else { await isBroker(sender) }
                 guard fromBroker else {
                     throw DBusError(name: "org.courier.Error.NotPermitted", message: "\(bundleID) accepts OpenURL only from the Courier broker (the owner of org.courier.Broker); open URLs through it: courier open URL")
                 }
-                return await open(call.arguments)
-            },
+            }
+            return await open(call.arguments)
+        }
+    }
+
+    private func applicationInterface() -> DBusInterface {
+        DBusInterface(CourierBus.applicationInterface, methods: [
+            openURLMethod(onTheBus: true),
             // The broker is about to terminate this app: preserve the state, tell the delegate,
             // answer. The broker signals the process once answered, or at the deadline.
             DBusMethod("WillTerminate", arguments: "u", argumentNames: ["deadline_ms"]) { [self] call in

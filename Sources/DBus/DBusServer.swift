@@ -105,15 +105,7 @@ private final class ServerLoop: @unchecked Sendable {
             let loop = Unmanaged<ServerLoop>.fromOpaque(data).takeUnretainedValue()
             loop.take(connection)
         }, me, nil)
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, nil, { arg in
-            let loop = Unmanaged<ServerLoop>.fromOpaque(arg!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, box)
-        precondition(rc == 0, "cannot start the D-Bus server thread: pthread_create returned \(rc)")
-        pthread_detach(tid)
+        DetachedThread.start("the D-Bus server thread") { self.run() }
     }
 
     func stop() {

@@ -296,15 +296,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         dbus_connection_set_timeout_functions(connection, ioAddTimeout, ioRemoveTimeout, ioToggleTimeout, me, nil)
         dbus_connection_set_wakeup_main_function(connection, ioWakeup, me, nil)
         dbus_connection_set_dispatch_status_function(connection, ioDispatchStatus, me, nil)
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, nil, { arg in
-            let loop = Unmanaged<IOLoop>.fromOpaque(arg!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, box)
-        precondition(rc == 0, "cannot start the D-Bus I/O thread: pthread_create returned \(rc)")
-        pthread_detach(tid)
+        DetachedThread.start("the D-Bus I/O thread") { self.run() }
     }
 
     /// Asks the loop to close the connection and stop; returns at once.
