@@ -9,7 +9,7 @@ import Foundation
 struct PsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ps",
-        abstract: "List the apps the broker knows: state, pid, who started them, uptime, requests handled and queued, memory.",
+        abstract: "List the apps the broker knows: state, pid, who started them, uptime, requests handled and queued, memory, and whether their URLs travel a direct link or the bus.",
         discussion: "States: not-running, launching, active (handling or with requests waiting), idle, terminating. Never starts a broker."
     )
 
@@ -28,10 +28,13 @@ struct PsCommand: AsyncParsableCommand {
         var queued: UInt32
         var residentBytes: UInt64?
         var consecutiveFailures: UInt32
+        /// `link` (the app's direct link) or `bus`: where its URLs travel, and so whether
+        /// dbus-monitor sees them.
+        var delivery: String?
 
         enum CodingKeys: String, CodingKey {
             case bundleID = "bundle-id", state, pid, startedBy = "started-by", uptimeMilliseconds = "uptime-ms"
-            case idleMilliseconds = "idle-ms", handled, queued, residentBytes = "rss-bytes", consecutiveFailures = "failures"
+            case idleMilliseconds = "idle-ms", handled, queued, residentBytes = "rss-bytes", consecutiveFailures = "failures", delivery
         }
 
         init(_ row: [String: DBusValue]) {
@@ -45,6 +48,7 @@ struct PsCommand: AsyncParsableCommand {
             queued = row["queued"]?.uint32Value ?? 0
             residentBytes = row["rss-bytes"]?.uint64Value
             consecutiveFailures = row["failures"]?.uint32Value ?? 0
+            delivery = row["delivery"]?.stringValue
         }
     }
 
@@ -59,12 +63,12 @@ struct PsCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(try encoder.encode(rows) + Data("\n".utf8))
                 return
             }
-            var lines = [["BUNDLE-ID", "STATE", "PID", "STARTED-BY", "UPTIME", "HANDLED", "QUEUED", "RSS"]]
+            var lines = [["BUNDLE-ID", "STATE", "PID", "STARTED-BY", "UPTIME", "HANDLED", "QUEUED", "RSS", "DELIVERY"]]
             for row in rows {
                 lines.append([
                     row.bundleID, row.state, row.pid.map(String.init) ?? "-", row.startedBy ?? "-",
                     row.uptimeMilliseconds.map(Self.duration) ?? "-", String(row.handled), String(row.queued),
-                    row.residentBytes.map(Self.size) ?? "-",
+                    row.residentBytes.map(Self.size) ?? "-", row.delivery ?? "-",
                 ])
             }
             let widths = (0..<lines[0].count).map { column in lines.map { $0[column].count }.max() ?? 0 }

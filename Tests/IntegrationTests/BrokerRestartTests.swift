@@ -9,7 +9,8 @@ import Testing
 
 /// Issue "The first hour", item 5: after the broker restarts, the app it launched before still owns
 /// its name; the new broker adopts it (it passes the same receiver check), the next URL goes to it,
-/// and a second instance of the app ends with one line and a non-zero status, never a trap.
+/// and a second instance of the app ends with one line and a non-zero status, never a trap. The app
+/// attaches its direct link to the new broker.
 @Suite("Broker restart on a private bus", .serialized)
 struct BrokerRestartTests {
     @Test func aRestartedBrokerAdoptsTheRunningAppAndASecondInstanceEndsWithOneLine() async throws {
@@ -38,6 +39,10 @@ struct BrokerRestartTests {
         #expect(launcher.count == 0)
         #expect(kill(appPID, 0) == 0)
         #expect(fixture.todoItems().compactMap { $0["task"] } == ["Before", "After the restart"])
+        // The app checked in again with the new broker and attached a new direct link to it (the
+        // old one went with the old broker).
+        #expect(fixture.service.directlyLinked.isEmpty)
+        #expect(await eventually { restarted.directlyLinked.count == 1 })
 
         // A second instance started by hand: one line naming the holder's pid, status 1.
         var environment = fixture.environment

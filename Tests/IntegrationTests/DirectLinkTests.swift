@@ -52,6 +52,8 @@ struct DirectLinkTests {
         defer { seeing.kill() }
         try await Self.openThree(busOnly, expectLink: false)
         #expect(busOnly.service.directlyLinked.isEmpty)
+        let ps = try await busOnly.run(Products.path("courier"), ["ps", "--json"])
+        #expect(ps.output.contains(#""delivery":"bus""#), "\(ps.output)")
         #expect(await eventually { seeing.output.components(separatedBy: "member=OpenURL").count - 1 == 3 }, "\(seeing.output)")
     }
 

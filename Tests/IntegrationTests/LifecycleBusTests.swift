@@ -220,8 +220,14 @@ struct LifecycleBusTests {
         #expect(row["queued"] as? Int == 0)
         #expect((row["rss-bytes"] as? Int ?? 0) > 0)
         #expect((row["started-by"] as? String ?? "").hasPrefix(":"))   // the client's unique name
+        // The todolist is on the Courier library: it attaches its direct link after checking in.
+        #expect(await eventually { !fixture.service.directlyLinked.isEmpty })
+        let linked = try await fixture.run(Products.path("courier"), ["ps", "--json"])
+        let linkedRows = try #require(try JSONSerialization.jsonObject(with: Data(linked.output.utf8)) as? [[String: Any]])
+        #expect(linkedRows.first { $0["bundle-id"] as? String == "com.acme.todolist" }?["delivery"] as? String == "link")
         let table = try await fixture.run(Products.path("courier"), ["ps"])
         #expect(table.output.split(separator: "\n").first?.hasPrefix("BUNDLE-ID") == true)
+        #expect(table.output.split(separator: "\n").first { $0.hasPrefix("com.acme.todolist") }?.hasSuffix("link") == true, "\(table.output)")
 
         let quit = try await fixture.run(Products.path("courier"), ["quit", "com.acme.todolist"])
         #expect(quit.status == 0, "\(quit.error)")

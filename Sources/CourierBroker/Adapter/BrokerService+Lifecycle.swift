@@ -19,7 +19,8 @@ extension BrokerService {
 
     /// `ListProcesses () → (aa{sv})`: one row per app the broker has dealt with since it started
     /// (`courier ps`): `bundle-id`, `state`, `pid`, `started-by`, `uptime-ms`, `idle-ms`, `handled`,
-    /// `queued` (waiting plus in flight), `in-flight`, `rss-bytes` (from /proc), `failures`.
+    /// `queued` (waiting plus in flight), `in-flight`, `rss-bytes` (from /proc), `failures`, and
+    /// for a checked-in app `delivery`: `link` (its direct link) or `bus`.
     func listProcessesMethod() -> DBusMethod {
         DBusMethod("ListProcesses", results: "aa{sv}", resultNames: ["processes"]) { [self] _ in
             let rows: [DBusValue] = dispatcher.statuses().map { status in
@@ -29,6 +30,9 @@ extension BrokerService {
                     "in-flight": .boolean(status.inFlight), "failures": .uint32(UInt32(status.consecutiveFailures)),
                 ]
                 if !status.startedBy.isEmpty { row["started-by"] = .string(status.startedBy) }
+                if let uniqueName = status.state.uniqueName {
+                    row["delivery"] = .string(links?.connection(for: uniqueName) != nil ? "link" : "bus")
+                }
                 if let uptime = status.uptime { row["uptime-ms"] = .uint64(uptime.milliseconds) }
                 if let idle = status.idleFor { row["idle-ms"] = .uint64(idle.milliseconds) }
                 if let pid = status.state.pid {
