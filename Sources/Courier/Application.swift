@@ -51,6 +51,8 @@ public final class Application: Sendable {
         var launched = false
         /// The direct link to the broker, once attached (`BrokerLink`).
         var link: BrokerLink?
+        /// Set by `stop`: a link attached after it is closed at once.
+        var stopped = false
     }
 
     /// - Parameters:
@@ -229,7 +231,10 @@ public final class Application: Sendable {
 
     /// Stops serving and closes the connection.
     public func stop() {
-        let (registrations, watcher, link) = state.withLock { ($0.registrations, $0.watcher, $0.link) }
+        let (registrations, watcher, link) = state.withLock { state in
+            state.stopped = true
+            return (state.registrations, state.watcher, state.link)
+        }
         registrations.forEach { $0.remove() }
         watcher?.cancel()
         link?.close()
@@ -246,11 +251,12 @@ public final class Application: Sendable {
         guard let address = answer["link-address"]?.stringValue, let broker,
               let pid = try? await connection.credentials(of: broker).processID else { return }
         do {
-            let link = try await BrokerLink.attach(to: address, brokerPID: pid, bundleID: bundleID, serving: [linkInterface()], at: objectPath)
+            let link = try await BrokerLink.attach(to: address, brokerPID: pid, bundleID: bundleID, serving: [linkInterface()], at: objectPath,
+                                                   confirmingOn: connection, to: broker)
             let (previous, current) = state.withLock { state -> (BrokerLink?, Bool) in
                 // The broker changed while the link was being made (this one leads to the old
                 // one), or the app stopped meanwhile.
-                guard state.brokerOwner == broker, connection.isConnected else { return (nil, false) }
+                guard state.brokerOwner == broker, !state.stopped else { return (nil, false) }
                 defer { state.link = link }
                 return (state.link, true)
             }

@@ -9,7 +9,9 @@ import Glibc
 /// Security: the app connects only to the address the broker gave in `CheckIn`'s answer, and keeps
 /// the link only if the kernel says the process listening there (`SO_PEERCRED`) is the process that
 /// owns `org.courier.Broker` on the bus, of the app's own user. Calls arriving on the link then come
-/// from the broker, as surely as a bus call whose sender is the broker's unique name. Anything else
+/// from the broker, as surely as a bus call whose sender is the broker's unique name. The broker, in
+/// turn, binds the link to this app only when the challenge it sent over the link comes back over
+/// the bus from the app's own unique name (`ConfirmLink`). Anything else
 /// — a refused check, a failed `Attach`, a lost link — leaves the app on the bus, where every
 /// delivery still arrives.
 package struct BrokerLink: Sendable {
@@ -23,9 +25,11 @@ package struct BrokerLink: Sendable {
     }
 
     /// Connects to `address`, checks that `brokerPID` listens there, serves `interfaces` at `path`
-    /// on the link and attaches it as `bundleID`.
+    /// on the link and attaches it as `bundleID`: `Attach` over the link answers a challenge,
+    /// which `bus` — the connection that checked in — hands back to `broker` (`ConfirmLink`).
     package static func attach(
-        to address: String, brokerPID: UInt32, bundleID: String, serving interfaces: [DBusInterface], at path: ObjectPath
+        to address: String, brokerPID: UInt32, bundleID: String, serving interfaces: [DBusInterface], at path: ObjectPath,
+        confirmingOn bus: DBusConnection, to broker: BusName
     ) async throws(Refusal) -> BrokerLink {
         let connection: DBusConnection
         do {
@@ -41,7 +45,9 @@ package struct BrokerLink: Sendable {
         }
         do {
             try connection.export(interfaces, at: path)
-            _ = try await connection.call(nil, path: CourierBus.brokerPath, interface: interface, method: "Attach", [.string(bundleID)])
+            let answer = try await connection.call(nil, path: CourierBus.brokerPath, interface: interface, method: "Attach", [.string(bundleID)])
+            guard let challenge = answer.first?.stringValue else { throw DBusError.failed("Attach answered no challenge") }
+            _ = try await bus.call(broker, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "ConfirmLink", [.string(challenge)])
         } catch {
             connection.close()
             throw Refusal(reason: "the broker did not attach the link: \(error)")

@@ -10,8 +10,8 @@ import Glibc
 /// connection except that it has no unique name and its messages carry no sender. Security:
 /// only the EXTERNAL mechanism is offered (the kernel's `SO_PEERCRED`, nothing the peer claims),
 /// and a peer is let in only if `admits` accepts its credentials — a peer of another user never
-/// is. `admits` runs on the new connection's I/O thread while it authenticates: a refused peer is
-/// disconnected before it can send a single message.
+/// is. `admits` is asked as the peer is accepted (a refused one is closed at once: no thread, not
+/// a byte read) and again as it authenticates.
 public final class DBusServer: Sendable {
     /// The address peers connect to (`unix:path=…,guid=…` or `unix:abstract=…,guid=…`).
     public let address: String
@@ -20,9 +20,10 @@ public final class DBusServer: Sendable {
     /// Listens at `address` (for instance `unix:dir=/run/user/1000` for a fresh socket in that
     /// folder, which libdbus names at random).
     /// - Parameters:
-    ///   - admits: decides from the peer's kernel credentials whether it may connect.
-    ///   - accepted: receives each admitted connection (called on the server's thread before the
-    ///     peer has authenticated; messages arrive only after `admits` said yes).
+    ///   - admits: decides from the peer's kernel credentials whether it may connect (on the
+    ///     server's thread as it is accepted, then on its connection's as it authenticates).
+    ///   - accepted: receives each admitted connection (on the server's thread, before the peer has
+    ///     authenticated; its messages arrive only after that).
     public init(
         listeningAt address: String,
         admits: @escaping @Sendable (Credentials) -> Bool,
@@ -70,6 +71,17 @@ extension DBusConnection {
 private final class PeerFilter: Sendable {
     let admits: @Sendable (Credentials) -> Bool
     init(admits: @escaping @Sendable (Credentials) -> Bool) { self.admits = admits }
+
+    /// Whether the peer at the other end of `connection`'s socket may in: the kernel's record of
+    /// it (`SO_PEERCRED`, set when it connected), of this process's user, and `admits`.
+    func admits(_ connection: OpaquePointer) -> Bool {
+        var fd: Int32 = -1
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        guard dbus_connection_get_socket(connection, &fd) != 0,
+              cdbus_peer_credentials(fd, &pid, &uid) == 0, pid > 0, uid == getuid() else { return false }
+        return admits(Credentials(processID: UInt32(pid), userID: uid, securityLabel: nil))
+    }
 }
 
 /// The server's thread: polls the listening socket (and an eventfd to stop), and hands each new
@@ -114,18 +126,14 @@ private final class ServerLoop: @unchecked Sendable {
     }
 
     private func take(_ connection: OpaquePointer) {
-        // EXTERNAL's user check, replaced: the same user, and whatever `admits` asks.
+        // Asked first as it is accepted (the kernel knows the peer from its connect): a refused
+        // peer costs no thread and is never read. Not referenced, libdbus closes it on return.
+        guard filter.admits(connection) else { return dbus_connection_close(connection) }
+        // Asked again as it authenticates, in place of EXTERNAL's own user check.
         let decision = Unmanaged.passRetained(filter).toOpaque()
         dbus_connection_set_unix_user_function(connection, { connection, uid, data in
-            guard let connection, let data else { return 0 }
-            let filter = Unmanaged<PeerFilter>.fromOpaque(data).takeUnretainedValue()
-            guard uid == getuid() else { return 0 }
-            var fd: Int32 = -1
-            var pid: Int32 = 0
-            var peerUID: UInt32 = 0
-            guard dbus_connection_get_socket(connection, &fd) != 0,
-                  cdbus_peer_credentials(fd, &pid, &peerUID) == 0, pid > 0, peerUID == uid else { return 0 }
-            return filter.admits(Credentials(processID: UInt32(pid), userID: peerUID, securityLabel: nil)) ? 1 : 0
+            guard let connection, let data, uid == getuid() else { return 0 }
+            return Unmanaged<PeerFilter>.fromOpaque(data).takeUnretainedValue().admits(connection) ? 1 : 0
         }, decision, { data in
             if let data { Unmanaged<PeerFilter>.fromOpaque(data).release() }
         })
@@ -147,6 +155,9 @@ private final class ServerLoop: @unchecked Sendable {
         dbus_server_set_new_connection_function(server, nil, nil, nil)
         dbus_server_set_watch_functions(server, nil, nil, nil, nil, nil)
         dbus_server_unref(server)
-        Glibc.close(wakeFD)
     }
+
+    // Closed only when nothing can signal it any more: `stop` may still write to it after the
+    // thread has ended, and a closed number could by then belong to another socket.
+    deinit { Glibc.close(wakeFD) }
 }

@@ -123,7 +123,8 @@ enum LinkAttackerScripts {
     /// in, so it is admitted), which then uses its own link to try to take VICTIM's deliveries: it
     /// serves `OpenURL` on the link at VICTIM's path (noting anything it gets in received.txt),
     /// attaches as VICTIM (the outcome in hijack.txt: "ATTACHED" or the error name), then as
-    /// itself (own.txt). Files go into its container; ready.txt (its pid) is written last.
+    /// itself (own.txt): `Attach` over the link, and the challenge it answers handed back with
+    /// `ConfirmLink` over the bus. Files go into its container; ready.txt (its pid) is written last.
     static let hijacker = #"""
     import os, sys
     import dbus, dbus.service, dbus.mainloop.glib
@@ -151,7 +152,8 @@ enum LinkAttackerScripts {
     proxy = link.get_object(None, "/org/courier/Broker", introspect=False)
     def attach(as_bundle):
         try:
-            proxy.Attach(as_bundle, dbus_interface="org.courier.BrokerLink1", timeout=10)
+            challenge = proxy.Attach(as_bundle, dbus_interface="org.courier.BrokerLink1", timeout=10)
+            broker.ConfirmLink(challenge, dbus_interface="org.courier.Broker1")
             return "ATTACHED"
         except dbus.DBusException as e:
             return e.get_dbus_name()

@@ -100,7 +100,8 @@ struct DirectLinkTests {
         let address = try await ReceiverVerificationTests.waitForFile(out.appendingPathComponent("address.txt"))
         // The broker runs in this process: its pid is what the app expects to find listening.
         await #expect {
-            _ = try await BrokerLink.attach(to: address, brokerPID: UInt32(getpid()), bundleID: "com.acme.todolist", serving: [], at: "/com/acme/todolist")
+            _ = try await BrokerLink.attach(to: address, brokerPID: UInt32(getpid()), bundleID: "com.acme.todolist", serving: [], at: "/com/acme/todolist",
+                                            confirmingOn: fixture.client.connection, to: fixture.service.connection.uniqueName!)
         } throws: { error in
             (error as? BrokerLink.Refusal)?.reason.contains("not by the broker (pid \(getpid()))") == true
         }
@@ -163,12 +164,55 @@ extension DirectLinkTests {
     }
 }
 
+extension DirectLinkTests {
+    /// A socket with the app's pid is not the app: a link that did not come from the process that
+    /// holds the app's bus connection (here: this process, which is the app's, connecting a second
+    /// link) gets a challenge, but only the app's own unique name can hand it back — so a socket
+    /// kept across an exec, or passed to another process, never takes the app's deliveries.
+    @Test func aLinkWithTheAppsPidButNotItsBusConnectionGetsNothing() async throws {
+        let fixture = try await BrokerFixture { try $0.write("org.courier.tests.inprocess", schemes: ["inproc"], arguments: ["/proc/\(getpid())/exe"]) }
+        defer { fixture.tearDown() }
+        let opened = OpenedURLs()
+        let app = try Application(bundleID: "org.courier.tests.inprocess", delegate: opened, connection: fixture.bus.connect())
+        try await app.start()
+        defer { app.stop() }
+        #expect(await eventually { app.brokerLink != nil && fixture.service.directlyLinked.count == 1 })
+        let appsName = try #require(app.connection.uniqueName)
+
+        // The stray socket: same pid, its own OpenURL noting what it is sent.
+        let stolen = OpenedURLs()
+        let stray = try DBusConnection(address: try #require(fixture.service.directLinkAddress), registerOnBus: false)
+        defer { stray.close() }
+        try stray.export([DBusInterface("org.courier.Application1", methods: [
+            DBusMethod("OpenURL", arguments: "ssva{sv}", results: "ba{sv}") { call in
+                stolen.record(call.arguments[0].stringValue ?? "")
+                return [.boolean(true), .vardict([:])]
+            },
+        ])], at: "/org/courier/tests/inprocess")
+        let challenge = try await stray.call(nil, path: "/org/courier/Broker", interface: "org.courier.BrokerLink1", method: "Attach", [.string("org.courier.tests.inprocess")])
+        let text = try #require(challenge.first?.stringValue)
+        // Handed back from another bus connection (the attacker's): refused.
+        await #expect(throws: DBusError.self) {
+            _ = try await fixture.client.connection.call(fixture.service.connection.uniqueName, path: "/org/courier/Broker", interface: "org.courier.Broker1", method: "ConfirmLink", [.string(text)])
+        }
+        // Even the app's own name cannot make it replace the link the app has.
+        await #expect(throws: DBusError.self) {
+            _ = try await app.connection.call(fixture.service.connection.uniqueName, path: "/org/courier/Broker", interface: "org.courier.Broker1", method: "ConfirmLink", [.string(text)])
+        }
+        #expect(fixture.service.directlyLinked == [appsName.rawValue])
+        #expect(try await fixture.client.open("inproc://to-the-app").handled)
+        #expect(opened.urls == ["inproc://to-the-app"])
+        #expect(stolen.urls.isEmpty)
+    }
+}
+
 /// A delegate that records the URLs it is asked to open.
 final class OpenedURLs: ApplicationDelegate, Sendable {
     private let opened = Mutex<[String]>([])
     var urls: [String] { opened.withLock { $0 } }
     func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool {
-        opened.withLock { $0.append(url) }
+        record(url)
         return true
     }
+    func record(_ url: String) { opened.withLock { $0.append(url) } }
 }

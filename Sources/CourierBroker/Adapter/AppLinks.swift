@@ -16,16 +16,19 @@ import Synchronization
 /// Security (docs/security.md, "Direct links"): the server listens on a socket in the user's
 /// runtime folder (mode 0700) and speaks only EXTERNAL, so the kernel — not the peer — says who
 /// connects. A peer is let in only if its pid belongs to an app admitted at `CheckIn` (and its uid
-/// is the broker's); it then has to `Attach` as a bundle id that very process was admitted as, and
-/// the link carries that admission's deliveries only. The receiver check runs before each
-/// delivery as on the bus (`GuardedDeliverer`). A peer that does not attach within
-/// `attachDeadline` is disconnected.
+/// is the broker's). A link is then made the admitted instance's in two steps, so that holding a
+/// socket with the app's pid is not enough: over the link, `Attach(bundle_id)` — the pid must have
+/// been admitted as that bundle id — answers a one-time challenge; on the bus, the instance's
+/// admitted unique name must hand it back (`org.courier.Broker1.ConfirmLink`). Only the process
+/// that holds both the link and the app's own bus connection can do both. The link then carries
+/// that instance's deliveries only, each after the receiver check (`GuardedDeliverer`). A link not
+/// confirmed within `attachDeadline` is closed; at most `maximumUnconfirmed` wait at once.
 final class AppLinks: Sendable {
     static let interface: InterfaceName = "org.courier.BrokerLink1"
     static let attachDeadline: Duration = .seconds(5)
-    /// Links connected but not attached, at most: each holds an I/O thread until it attaches or
-    /// its deadline passes, so a process that keeps connecting cannot pile them up.
-    static let maximumUnattached = 16
+    /// Links connected but not confirmed, at most: each holds an I/O thread until it is confirmed
+    /// or its deadline passes, so an app that keeps connecting cannot pile them up.
+    static let maximumUnconfirmed = 16
 
     private let server: DBusServer
     private let receivers: ReceiverGuard
@@ -35,12 +38,19 @@ final class AppLinks: Sendable {
     private let madeFolder: String?
 
     private struct State {
-        /// Admitted unique name → its link.
+        /// Admitted unique name → its confirmed link.
         var attached: [String: DBusConnection] = [:]
-        /// Links connected and not attached yet.
-        var waiting: Set<ObjectIdentifier> = []
+        /// Links connected and not confirmed yet.
+        var waiting: [ObjectIdentifier: DBusConnection] = [:]
+        /// Challenge → the link that asked for it and the admission it stands for.
+        var challenges: [String: Challenge] = [:]
+    }
 
-        func isAttached(_ link: DBusConnection) -> Bool { attached.values.contains { $0 === link } }
+    private struct Challenge {
+        let link: ObjectIdentifier
+        let bundleID: String
+        let uniqueName: String
+        let pid: Int32
     }
 
     /// The address apps receive in `CheckIn`'s answer (`link-address`).
@@ -55,24 +65,27 @@ final class AppLinks: Sendable {
             guard let pid = peer.processID else { return false }
             return receivers.admittedProcesses()[Int32(bitPattern: pid)] != nil
         }
-        let accepted = Mutex<((DBusConnection) -> Void)?>(nil)
+        let accepted = Mutex<(@Sendable (DBusConnection) -> Void)?>(nil)
         do {
             server = try DBusServer(listeningAt: "unix:dir=\(folder)", admits: admitted) { link in
-                accepted.withLock { $0 }?(link)
+                // Before `init` ends, or after this object is gone: nobody to serve it.
+                guard let serve = accepted.withLock({ $0 }) else { return link.close() }
+                serve(link)
             }
         } catch {
             if made { try? FileManager.default.removeItem(atPath: folder) }
             throw CourierError(.bus, "cannot listen for direct app links in \(folder): \(error.message)")
         }
-        accepted.withLock { $0 = { [weak self] link in self?.serve(link) } }
+        accepted.withLock { $0 = { [weak self] link in if let self { self.serve(link) } else { link.close() } } }
     }
 
-    /// The link to the instance admitted as `uniqueName`, if it attached one and it is open.
+    /// The open link of the instance admitted as `uniqueName`, if it confirmed one.
     func connection(for uniqueName: String) -> DBusConnection? {
-        state.withLock { $0.attached[uniqueName] }
+        guard let link = state.withLock({ $0.attached[uniqueName] }), link.isConnected else { return nil }
+        return link
     }
 
-    /// The unique names with an attached link.
+    /// The unique names with a confirmed link.
     var linked: Set<String> { state.withLock { Set($0.attached.keys) } }
 
     /// The instance left the bus: its link goes too (the process may live on without its app).
@@ -83,67 +96,104 @@ final class AppLinks: Sendable {
     func stop() {
         server.close()
         let open = state.withLock { state in
-            defer { state.attached = [:] }
-            return Array(state.attached.values)
+            defer { state = State() }
+            return Array(state.attached.values) + Array(state.waiting.values)
         }
         for link in open { link.close() }
         if let madeFolder { try? FileManager.default.removeItem(atPath: madeFolder) }
     }
 
-    /// A peer connected (its credentials are checked while it authenticates): it may attach, once,
-    /// within `attachDeadline`.
+    /// `ConfirmLink(challenge)` from `sender` on the bus: the link that received `challenge` becomes
+    /// the one of the admitted instance `sender`, if `sender` is the instance the challenge was
+    /// made for and it is still admitted.
+    func confirm(_ challenge: String, from sender: String) throws(CourierError) {
+        let (found, link) = state.withLock { state -> (Challenge?, DBusConnection?) in
+            guard let found = state.challenges[challenge], found.uniqueName == sender else { return (nil, nil) }
+            state.challenges[challenge] = nil
+            return (found, state.waiting[found.link])
+        }
+        guard let found else {
+            logger.warning("direct link refused: \(sender) confirmed a link challenge that was not made for it")
+            throw CourierError(.notPermitted, "no link is waiting for \(sender) with this challenge: confirm the challenge your own link received from Attach, from the bus connection that checked in")
+        }
+        guard let link, link.isConnected, receivers.admittedInstance(bundleID: found.bundleID, pid: found.pid) == sender else {
+            throw CourierError(.notPermitted, "the link of \(found.bundleID) closed, or \(sender) is no longer admitted as \(found.bundleID); check in again")
+        }
+        let attached = state.withLock { state -> Bool in
+            if let current = state.attached[sender], current.isConnected { return false }
+            state.waiting[found.link] = nil
+            state.attached[sender] = link
+            return true
+        }
+        guard attached else {
+            throw CourierError(.notPermitted, "\(found.bundleID) (\(sender)) already has a direct link; a second one is refused")
+        }
+        // The instance may have left the bus meanwhile (`uniqueNameVanished` ran first): undo.
+        if receivers.admittedInstance(bundleID: found.bundleID, pid: found.pid) != sender {
+            uniqueNameVanished(sender)
+            throw CourierError(.notPermitted, "\(sender) left the bus while its link was confirmed")
+        }
+        logger.debug("direct link attached: \(found.bundleID) (\(sender), pid \(found.pid))")
+    }
+
+    /// A peer was accepted (its pid is an admitted app's): it may ask for a challenge, and must be
+    /// confirmed within `attachDeadline`.
     private func serve(_ link: DBusConnection) {
         let id = ObjectIdentifier(link)
         let admitted = state.withLock { state -> Bool in
-            guard state.waiting.count < Self.maximumUnattached else { return false }
-            state.waiting.insert(id)
+            guard state.waiting.count < Self.maximumUnconfirmed else { return false }
+            state.waiting[id] = link
             return true
         }
         guard admitted else {
-            logger.warning("direct link refused: \(Self.maximumUnattached) links are waiting to attach already")
+            logger.warning("direct link refused: \(Self.maximumUnconfirmed) links are waiting to be confirmed already")
             return link.close()
         }
         do {
             try link.export([DBusInterface(Self.interface, methods: [
                 // Weak: the link holds this method, and must not keep itself (and its descriptors) alive.
-                DBusMethod("Attach", arguments: "s", argumentNames: ["bundle_id"]) { [self, weak link] call in
+                DBusMethod("Attach", arguments: "s", results: "s", argumentNames: ["bundle_id"], resultNames: ["challenge"]) { [self, weak link] call in
                     let bundleID = try call.arguments.decode(String.self, at: 0)
                     guard let link else { return [] }
-                    try attach(link, as: bundleID)
-                    return []
+                    return [.string(try challenge(for: link, as: bundleID))]
                 },
             ])], at: BrokerNames.objectPath)
         } catch {
-            state.withLock { _ = $0.waiting.remove(id) }
+            state.withLock { _ = $0.waiting.removeValue(forKey: id) }
             return link.close()
         }
         Task { [self, weak link] in
             try? await Task.sleep(for: Self.attachDeadline)
-            if let link, state.withLock({ $0.waiting.contains(id) }) { link.close() }
+            if let link, state.withLock({ $0.waiting[id] != nil }) { link.close() }
         }
         Task { [self] in
             await link.waitUntilDisconnected()
             state.withLock { state in
-                state.waiting.remove(id)
+                state.waiting[id] = nil
+                state.challenges = state.challenges.filter { $0.value.link != id }
                 if let name = state.attached.first(where: { $0.value === link })?.key { state.attached[name] = nil }
             }
         }
     }
 
-    private func attach(_ link: DBusConnection, as bundleID: String) throws(DBusError) {
+    /// `Attach(bundle_id) → (challenge)` on a waiting link: only for a bundle id the link's own
+    /// pid was admitted as.
+    private func challenge(for link: DBusConnection, as bundleID: String) throws(DBusError) -> String {
         let pid = link.peerCredentials?.processID.map { Int32(bitPattern: $0) }
         guard let pid, let uniqueName = receivers.admittedInstance(bundleID: bundleID, pid: pid) else {
             logger.warning("direct link refused: pid \(pid.map(String.init) ?? "?") attached as \(bundleID), which it was not admitted as at CheckIn")
             throw CourierError(.notPermitted, "this process (pid \(pid.map(String.init) ?? "?")) did not check in as \(bundleID); a link carries only the deliveries of the app its own process checked in as").dbusError
         }
-        let (wasWaiting, replaced) = state.withLock { state -> (Bool, DBusConnection?) in
-            guard state.waiting.remove(ObjectIdentifier(link)) != nil else { return (false, nil) }
-            defer { state.attached[uniqueName] = link }
-            return (true, state.attached[uniqueName])
+        var generator = SystemRandomNumberGenerator()   // getrandom(2)
+        let challenge = (0..<4).map { _ in String(generator.next() as UInt32, radix: 16) }.joined(separator: "-")
+        let id = ObjectIdentifier(link)
+        let made = state.withLock { state -> Bool in
+            guard state.waiting[id] != nil else { return false }
+            state.challenges[challenge] = Challenge(link: id, bundleID: bundleID, uniqueName: uniqueName, pid: pid)
+            return true
         }
-        guard wasWaiting else { throw CourierError(.notPermitted, "this link is already attached").dbusError }
-        replaced?.close()
-        logger.debug("direct link attached: \(bundleID) (\(uniqueName), pid \(pid))")
+        guard made else { throw CourierError(.notPermitted, "this link is already attached").dbusError }
+        return challenge
     }
 
     /// `$XDG_RUNTIME_DIR` (the user's own, mode 0700), else a fresh 0700 folder in the temporary

@@ -21,6 +21,7 @@ extension BrokerService {
                 canOpenURLMethod(),
                 handlersForURLMethod(),
                 checkInMethod(),
+                confirmLinkMethod(),
                 registerManifestMethod(),  // BrokerService+Registry.swift
                 registerManifestWithOptionsMethod(),
                 unregisterMethod(),
@@ -181,6 +182,19 @@ extension BrokerService {
             } catch {
                 throw Self.dbusError(error)
             }
+        }
+    }
+
+    /// `ConfirmLink (s challenge) → ()`: an admitted app hands back, from the bus connection that
+    /// checked in, the challenge its direct link received from `Attach` (`AppLinks.confirm`); its
+    /// URLs then travel that link.
+    func confirmLinkMethod() -> DBusMethod {
+        DBusMethod("ConfirmLink", arguments: "s", argumentNames: ["challenge"]) { [self] call in
+            let challenge = try call.arguments.decode(String.self, at: 0)
+            guard let links else { throw CourierError(.notPermitted, "this broker runs without direct links (courierd --no-direct-links)").dbusError }
+            guard let sender = call.sender else { throw CourierError(.notPermitted, "ConfirmLink needs a bus sender").dbusError }
+            do throws(CourierError) { try links.confirm(challenge, from: sender.rawValue) } catch { throw error.dbusError }
+            return []
         }
     }
 
