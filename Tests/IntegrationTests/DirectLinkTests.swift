@@ -24,6 +24,17 @@ struct DirectLinkTests {
         return monitor
     }
 
+    /// A broker on a private bus and an app served by this process (its manifest launches this
+    /// process's executable, so the receiver check admits it), its direct link attached.
+    static func inProcessApp() async throws -> (BrokerFixture, Application, OpenedURLs) {
+        let fixture = try await BrokerFixture { try $0.write("org.courier.tests.inprocess", schemes: ["inproc"], arguments: ["/proc/\(getpid())/exe"]) }
+        let opened = OpenedURLs()
+        let app = try Application(bundleID: "org.courier.tests.inprocess", delegate: opened, connection: fixture.bus.connect())
+        try await app.start()
+        #expect(await eventually { app.brokerLink != nil && fixture.service.directlyLinked.count == 1 })
+        return (fixture, app, opened)
+    }
+
     /// Opens three todolist URLs (the first launches the app), waiting for its link in between.
     static func openThree(_ fixture: BrokerFixture, expectLink: Bool) async throws {
         #expect(try await fixture.client.open("todolist://www.acme.com?First%20task").handled)
@@ -110,13 +121,8 @@ struct DirectLinkTests {
     }
 
     @Test func whenAnAppsLinkCloses_itsURLsArriveOverTheBus() async throws {
-        let fixture = try await BrokerFixture { try $0.write("org.courier.tests.inprocess", schemes: ["inproc"], arguments: ["/proc/\(getpid())/exe"]) }
-        defer { fixture.tearDown() }
-        let opened = OpenedURLs()
-        let app = try Application(bundleID: "org.courier.tests.inprocess", delegate: opened, connection: fixture.bus.connect())
-        try await app.start()
-        defer { app.stop() }
-        #expect(await eventually { app.brokerLink != nil && !fixture.service.directlyLinked.isEmpty })
+        let (fixture, app, opened) = try await Self.inProcessApp()
+        defer { app.stop(); fixture.tearDown() }
         #expect(try await fixture.client.open("inproc://over-the-link").handled)
 
         let watching = try await Self.monitor(fixture)
@@ -134,11 +140,8 @@ extension DirectLinkTests {
     /// deadline): past `AppLinks.maximumUnattached` the next one is closed at once, even from an
     /// admitted process; once they go, a link attaches again.
     @Test func linksThatNeverAttachAreBounded() async throws {
-        let fixture = try await BrokerFixture { try $0.write("org.courier.tests.inprocess", schemes: ["inproc"], arguments: ["/proc/\(getpid())/exe"]) }
-        defer { fixture.tearDown() }
-        let app = try Application(bundleID: "org.courier.tests.inprocess", delegate: OpenedURLs(), connection: fixture.bus.connect())
-        try await app.start()
-        defer { app.stop() }
+        let (fixture, app, _) = try await Self.inProcessApp()
+        defer { app.stop(); fixture.tearDown() }
         let address = try #require(fixture.service.directLinkAddress)
         // Each idle link waits until the server accepted it (a call it answers: Peer.Ping).
         var idle: [DBusConnection] = []
@@ -170,13 +173,8 @@ extension DirectLinkTests {
     /// link) gets a challenge, but only the app's own unique name can hand it back — so a socket
     /// kept across an exec, or passed to another process, never takes the app's deliveries.
     @Test func aLinkWithTheAppsPidButNotItsBusConnectionGetsNothing() async throws {
-        let fixture = try await BrokerFixture { try $0.write("org.courier.tests.inprocess", schemes: ["inproc"], arguments: ["/proc/\(getpid())/exe"]) }
-        defer { fixture.tearDown() }
-        let opened = OpenedURLs()
-        let app = try Application(bundleID: "org.courier.tests.inprocess", delegate: opened, connection: fixture.bus.connect())
-        try await app.start()
-        defer { app.stop() }
-        #expect(await eventually { app.brokerLink != nil && fixture.service.directlyLinked.count == 1 })
+        let (fixture, app, opened) = try await Self.inProcessApp()
+        defer { app.stop(); fixture.tearDown() }
         let appsName = try #require(app.connection.uniqueName)
 
         // The stray socket: same pid, its own OpenURL noting what it is sent.
