@@ -137,7 +137,7 @@ struct DirectLinkTests {
 
 extension DirectLinkTests {
     /// Links that connect and never attach are bounded (each holds a broker thread until its
-    /// deadline): past `AppLinks.maximumUnattached` the next one is closed at once, even from an
+    /// deadline): past `AppLinks.maximumUnconfirmed` the next one is closed at once, even from an
     /// admitted process; once they go, a link attaches again.
     @Test func linksThatNeverAttachAreBounded() async throws {
         let (fixture, app, _) = try await Self.inProcessApp()
