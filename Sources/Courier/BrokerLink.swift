@@ -15,8 +15,6 @@ import Glibc
 /// — a refused check, a failed `Attach`, a lost link — leaves the app on the bus, where every
 /// delivery still arrives.
 package struct BrokerLink: Sendable {
-    package static let interface: InterfaceName = "org.courier.BrokerLink1"
-
     package let connection: DBusConnection
 
     /// Why a link was not made (the app then carries on over the bus).
@@ -45,7 +43,7 @@ package struct BrokerLink: Sendable {
         }
         do {
             try connection.export(interfaces, at: path)
-            let answer = try await connection.call(nil, path: CourierBus.brokerPath, interface: interface, method: "Attach", [.string(bundleID)])
+            let answer = try await connection.call(nil, path: CourierBus.brokerPath, interface: CourierBus.brokerLinkInterface, method: "Attach", [.string(bundleID)])
             guard let challenge = answer.first?.stringValue else { throw DBusError.failed("Attach answered no challenge") }
             _ = try await bus.call(broker, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "ConfirmLink", [.string(challenge)])
         } catch {

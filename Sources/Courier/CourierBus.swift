@@ -8,6 +8,8 @@ package enum CourierBus {
     package static let brokerName = try! BusName(CourierBusNames.broker)
     package static let brokerPath = try! ObjectPath(CourierBusNames.brokerPath)
     package static let brokerInterface = try! InterfaceName(CourierBusNames.brokerInterface)
+    /// What the broker serves on an app's direct link (`BrokerLink`).
+    package static let brokerLinkInterface = try! InterfaceName(CourierBusNames.brokerLinkInterface)
     /// What every Courier app serves at the object path made from its bundle id.
     package static let applicationInterface = try! InterfaceName(CourierBusNames.applicationInterface)
     /// The freedesktop interface desktop tools use to open URIs in an app.

@@ -8,6 +8,8 @@ public enum CourierBusNames {
     public static let brokerInterface = "org.courier.Broker1"
     /// What every Courier app serves at the object path made from its bundle id.
     public static let applicationInterface = "org.courier.Application1"
+    /// What the broker serves on an app's direct link, off the bus (`Attach`).
+    public static let brokerLinkInterface = "org.courier.BrokerLink1"
     /// The freedesktop interface desktop tools use to open URIs in an app.
     public static let freedesktopApplicationInterface = "org.freedesktop.Application"
 }

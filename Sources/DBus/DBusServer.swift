@@ -57,9 +57,12 @@ extension DBusConnection {
     /// (`SO_PEERCRED`): the peer when it connected, or — on the connecting side of a peer-to-peer
     /// connection — the server when it started listening. On a bus connection that is the bus.
     /// Nil once the connection is closed.
-    public var peerCredentials: Credentials? {
+    public var peerCredentials: Credentials? { Self.peerCredentials(of: raw) }
+
+    /// `peerCredentials` of a libdbus connection (also one not wrapped yet, as a server accepts it).
+    static func peerCredentials(of connection: OpaquePointer) -> Credentials? {
         var fd: Int32 = -1
-        guard dbus_connection_get_socket(raw, &fd) != 0, fd >= 0 else { return nil }
+        guard dbus_connection_get_socket(connection, &fd) != 0, fd >= 0 else { return nil }
         var pid: Int32 = 0
         var uid: UInt32 = 0
         guard cdbus_peer_credentials(fd, &pid, &uid) == 0, pid > 0 else { return nil }
@@ -75,12 +78,8 @@ private final class PeerFilter: Sendable {
     /// Whether the peer at the other end of `connection`'s socket may in: the kernel's record of
     /// it (`SO_PEERCRED`, set when it connected), of this process's user, and `admits`.
     func admits(_ connection: OpaquePointer) -> Bool {
-        var fd: Int32 = -1
-        var pid: Int32 = 0
-        var uid: UInt32 = 0
-        guard dbus_connection_get_socket(connection, &fd) != 0,
-              cdbus_peer_credentials(fd, &pid, &uid) == 0, pid > 0, uid == getuid() else { return false }
-        return admits(Credentials(processID: UInt32(pid), userID: uid, securityLabel: nil))
+        guard let peer = DBusConnection.peerCredentials(of: connection), peer.userID == getuid() else { return false }
+        return admits(peer)
     }
 }
 

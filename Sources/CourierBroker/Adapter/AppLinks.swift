@@ -24,7 +24,6 @@ import Synchronization
 /// that instance's deliveries only, each after the receiver check (`GuardedDeliverer`). A link not
 /// confirmed within `attachDeadline` is closed; at most `maximumUnconfirmed` wait at once.
 final class AppLinks: Sendable {
-    static let interface: InterfaceName = "org.courier.BrokerLink1"
     static let attachDeadline: Duration = .seconds(5)
     /// Links connected but not confirmed, at most: each holds an I/O thread until it is confirmed
     /// or its deadline passes, so an app that keeps connecting cannot pile them up.
@@ -150,11 +149,11 @@ final class AppLinks: Sendable {
             return link.close()
         }
         do {
-            try link.export([DBusInterface(Self.interface, methods: [
+            try link.export([DBusInterface(BrokerNames.linkInterface, methods: [
                 // Weak: the link holds this method, and must not keep itself (and its descriptors) alive.
                 DBusMethod("Attach", arguments: "s", results: "s", argumentNames: ["bundle_id"], resultNames: ["challenge"]) { [self, weak link] call in
                     let bundleID = try call.arguments.decode(String.self, at: 0)
-                    guard let link else { return [] }
+                    guard let link else { throw DBusError.disconnected("the link closed") }
                     return [.string(try challenge(for: link, as: bundleID))]
                 },
             ])], at: BrokerNames.objectPath)

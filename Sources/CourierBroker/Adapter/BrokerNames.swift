@@ -12,6 +12,7 @@ public enum BrokerNames {
     public static let objectPath = try! ObjectPath(CourierBusNames.brokerPath)
     public static let interface = try! InterfaceName(CourierBusNames.brokerInterface)
     public static let applicationInterface = try! InterfaceName(CourierBusNames.applicationInterface)
+    static let linkInterface = try! InterfaceName(CourierBusNames.brokerLinkInterface)
     static let freedesktopApplicationInterface = try! InterfaceName(CourierBusNames.freedesktopApplicationInterface)
 
     /// The bus name an app owns and the object path it serves, mapped from its bundle id by
