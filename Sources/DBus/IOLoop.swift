@@ -153,22 +153,59 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     /// other threads (tasks of the global pool resumed by replies) that contention cost several
     /// futex waits and wakes per call. So a message from another thread goes straight out only
     /// while the loop sleeps in `poll` (the lock is free then); while the loop is awake it is
-    /// queued, and the loop sends it before it sleeps again (`flushSends`). Order is kept: the
-    /// loop announces its sleep only with an empty queue, so a thread's earlier queued message
-    /// is out before its later direct one. Returns false when libdbus is out of memory (direct
-    /// sends only; a queued message that then fails is dropped, and its call times out).
+    /// queued, and the loop sends it before it sleeps again (`flushSends`).
+    ///
+    /// Threads that send while the loop sleeps do not contend with each other either: the first
+    /// becomes the direct sender, and messages other threads send meanwhile are queued for it to
+    /// send after its own (`Inbox.directSender`; the loop flushes nothing while it is on). Pool
+    /// threads resumed by a batch of replies used to meet on libdbus's lock here, a futex wait
+    /// and wake for one call in ten of a pipelined caller.
+    ///
+    /// Order is kept: one thread at a time sends from the queue, in order, and the loop
+    /// announces its sleep only with an empty queue or with a direct sender to empty it, so a
+    /// thread's earlier queued message is out before its later direct one. Returns false when
+    /// libdbus is out of memory (the caller's own direct send only; a queued message that then
+    /// fails is dropped, and its call times out).
     func send(_ message: OpaquePointer, on connection: OpaquePointer) -> Bool {
         if !isOnLoopThread {
             let outgoing = OutgoingMessage(message)
             let queued = inbox.withLock { box -> Bool in
-                guard !box.sleeping, !box.stopped else { return false }
+                guard !box.stopped else { return false }
+                if box.sleeping && !box.directSender {
+                    box.directSender = true
+                    return false
+                }
                 box.sends.append(outgoing)
                 return true
             }
             if queued { return true }
             outgoing.release()
+            let sent = dbus_connection_send(connection, message, nil) != 0
+            sendQueuedAsDirectSender(on: connection)
+            return sent
         }
         return dbus_connection_send(connection, message, nil) != 0
+    }
+
+    /// The direct sender's duty once its own message is out: send what others queued meanwhile,
+    /// until the queue is empty, then step down (no-op when the loop has stopped).
+    private func sendQueuedAsDirectSender(on connection: OpaquePointer) {
+        var batch: [OutgoingMessage] = []
+        while true {
+            inbox.withLock { box in
+                if box.sends.isEmpty {
+                    box.directSender = false
+                } else {
+                    swap(&batch, &box.sends)
+                }
+            }
+            if batch.isEmpty { return }
+            for m in batch {
+                _ = dbus_connection_send(connection, m.pointer, nil)
+                m.release()
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Sends what other threads queued while the loop was awake (loop thread).
@@ -176,7 +213,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         var batch = spareSends
         spareSends = []
         inbox.withLock { box in
-            if !box.sends.isEmpty { swap(&batch, &box.sends) }
+            if !box.sends.isEmpty && !box.directSender { swap(&batch, &box.sends) }
         }
         let sent = !batch.isEmpty
         for m in batch {
@@ -562,6 +599,9 @@ struct Inbox: ~Copyable {
     var sleeping = false
     /// Set when the loop has stopped: jobs go to the global executor, sends are made directly.
     var stopped = false
+    /// True while a thread other than the loop sends directly (`IOLoop.send`): it also sends
+    /// what is queued in `sends` until they are empty, and the loop leaves them to it.
+    var directSender = false
 
     /// Whoever hands the loop work while it sleeps wakes it, once: true for the first caller.
     mutating func takeSleeper() -> Bool {
@@ -572,7 +612,7 @@ struct Inbox: ~Copyable {
 
     /// The loop is about to sleep: true (and `sleeping` set) when nothing is queued.
     mutating func announceSleep() -> Bool {
-        guard jobs.isEmpty, sends.isEmpty, received.isEmpty else { return false }
+        guard jobs.isEmpty, sends.isEmpty || directSender, received.isEmpty else { return false }
         sleeping = true
         return true
     }
