@@ -89,16 +89,19 @@ extension DBusConnection {
         guard loop.send(m, on: raw) else { throw DBusError.failed("out of memory sending a D-Bus message") }
     }
 
-    /// `earliestDeadline = min(earliestDeadline, deadline)`. A compare-exchange loop, because
-    /// `Atomic<UInt64>.min` compares as signed (UInt64.max would count as -1) in Swift 6.3.
-    func lowerEarliestDeadline(to deadline: UInt64) {
+    /// `earliestDeadline = min(earliestDeadline, deadline)`; true when it lowered it. A
+    /// compare-exchange loop, because `Atomic<UInt64>.min` compares as signed (UInt64.max would
+    /// count as -1) in Swift 6.3.
+    @discardableResult
+    func lowerEarliestDeadline(to deadline: UInt64) -> Bool {
         var current = earliestDeadline.load(ordering: .relaxed)
         while deadline < current {
             let (exchanged, original) = earliestDeadline.compareExchange(
                 expected: current, desired: deadline, ordering: .acquiringAndReleasing)
-            if exchanged { return }
+            if exchanged { return true }
             current = original
         }
+        return false
     }
 
     /// The next serial of this connection's own range (never 0).
@@ -114,21 +117,21 @@ extension DBusConnection {
         let serial = nextSerial()
         dbus_message_set_serial(m, serial)
         let deadline = Self.deadline(after: timeout)
+        let callerMayBorrow = !loop.isOnLoopThread && withUnsafeCurrentTask { $0?.unownedTaskExecutor == nil }
         let alreadySent: Bool
-        switch readReplyOnCaller(m, serial: serial, deadline: deadline) {
+        switch callerMayBorrow ? readReplyOnCaller(m, serial: serial, deadline: deadline) : .notTried {
         case .answered(let result): return try result.get()
         case .notTried: alreadySent = false
         case .sent: alreadySent = true
         }
-        let callerMayBorrow = !loop.isOnLoopThread && withUnsafeCurrentTask { $0?.unownedTaskExecutor == nil }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (c: UnsafeContinuation<DBusMessage, any Error>) in
                 var call = PendingCall(waiter: .task(c), deadline: deadline, target: target, timeout: timeout)
                 call.callerMayBorrow = callerMayBorrow
                 if alreadySent {
-                    register(call, serial: serial)
+                    let lowered = register(call, serial: serial) == .lowersEarliestDeadline
                     loop.returnSocket()
-                    loop.noteDeadline(deadline)
+                    if lowered { loop.noteDeadline(deadline) }
                 } else {
                     send(m, serial: serial, call: call)
                 }
@@ -180,30 +183,41 @@ extension DBusConnection {
     /// (a syscall) runs outside the lock. Whoever removes the entry resumes the waiter: the reply,
     /// a timeout, a disconnect, a cancel, or this function when the send fails.
     private func send(_ m: OpaquePointer, serial: UInt32, call: PendingCall) {
-        guard register(call, serial: serial) else { return }
+        let registration = register(call, serial: serial)
+        guard registration != .refused else { return }
         guard loop.send(m, on: raw) else {
             if let p = state.withLock({ $0.pending.removeValue(forKey: serial) }) {
                 p.resume(.failure(DBusError.failed("out of memory sending a call to \(call.target)")))
             }
             return
         }
-        loop.noteDeadline(call.deadline)
+        if registration == .lowersEarliestDeadline { loop.noteDeadline(call.deadline) }
     }
 
-    /// Enters `call` as pending under `serial`; false (and `call` resumed with `Disconnected`) when
-    /// the connection is closed.
+    /// What `register` did with a call.
+    private enum Registration {
+        /// The connection is closed: the call was resumed with `Disconnected`.
+        case refused
+        /// Entered, and its deadline is the earliest: the I/O thread may have to wake sooner.
+        case lowersEarliestDeadline
+        /// Entered behind a call with an earlier or equal deadline, so the I/O thread already
+        /// plans to wake by then (it looks at `earliestDeadline` before it sleeps, and whoever
+        /// lowered it told it): no need to read its plans, a line it writes on every sleep.
+        case entered
+    }
+
+    /// Enters `call` as pending under `serial`.
     @discardableResult
-    private func register(_ call: PendingCall, serial: UInt32) -> Bool {
-        let registered: Bool = state.withLock { st in
-            if st.disconnected { return false }
+    private func register(_ call: PendingCall, serial: UInt32) -> Registration {
+        let registration: Registration = state.withLock { st in
+            if st.disconnected { return .refused }
             st.pending[serial] = call
-            lowerEarliestDeadline(to: call.deadline)
-            return true
+            return lowerEarliestDeadline(to: call.deadline) ? .lowersEarliestDeadline : .entered
         }
-        if !registered {
+        if registration == .refused {
             call.resume(.failure(DBusError.disconnected("the D-Bus connection is closed; cannot call \(call.target)")))
         }
-        return registered
+        return registration
     }
 
     private func cancelPending(_ serial: UInt32) {

@@ -23,7 +23,8 @@ extension DBusConnection {
 
     /// Sends `m` (numbered `serial`) and reads its reply on the calling thread, like
     /// `dbus_connection_send_with_reply_and_block`, when that is cheaper than the ordinary path:
-    /// the caller is a task of the global pool (no executor preference, not the I/O thread), no
+    /// the caller is a task of the global pool (no executor preference, not the I/O thread: the
+    /// caller checks that before it calls this), no
     /// other call of this connection is in flight, and the I/O thread sleeps idle — then the I/O
     /// thread lends the socket (`IOLoop.borrowSocket`) and the reply needs no wake-up of it and no
     /// resumption of a pool thread (each a futex or eventfd wake and two context switches).
@@ -31,7 +32,7 @@ extension DBusConnection {
     /// handed to the I/O thread, in order, and routed there as usual. Blocks at most
     /// `callerReadBudget`, and never past `deadline`.
     func readReplyOnCaller(_ m: OpaquePointer, serial: UInt32, deadline: UInt64) -> CallerRead {
-        guard loop.mayLendSocket, withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor == nil }),
+        guard loop.mayLendSocket,
               state.withLock({ $0.pending.isEmpty && !$0.disconnected }),
               let fd = loop.borrowSocket()
         else { return .notTried }

@@ -165,6 +165,26 @@ import Testing
         }
     }
 
+    /// The I/O thread is told of a call's deadline only when it is the earliest of those in flight
+    /// (`register`'s `.lowersEarliestDeadline`): a shorter call made while a longer one waits must
+    /// still end on time, and a call made behind an earlier deadline must still end at its own.
+    @Test(.timeLimit(.minutes(1))) func eachCallEndsAtItsOwnDeadlineWhateverWaitsBeside() async throws {
+        try await withServiceAndClient { client, service async throws in
+            let clock = ContinuousClock()
+            let start = clock.now
+            async let long: Void = expectError(DBusError.noReplyName) { _ = try await call(client, service, "Never", timeout: .seconds(3)) }
+            try await Task.sleep(for: .milliseconds(50))
+            await expectError(DBusError.noReplyName) { _ = try await call(client, service, "Never", timeout: .milliseconds(200)) }
+            #expect(clock.now - start < .seconds(2), "the shorter call waited for the longer one's deadline")
+            async let later: Void = expectError(DBusError.noReplyName) { _ = try await call(client, service, "Never", timeout: .seconds(4)) }
+            await long
+            let longEnded = clock.now - start
+            #expect(longEnded >= .seconds(3) && longEnded < .seconds(4))
+            await later
+            #expect(clock.now - start >= .seconds(4))
+        }
+    }
+
     enum Interruption: CaseIterable, Sendable { case cancel, close }
 
     /// A call waiting for a reply that never comes ends when its task is cancelled (the connection
