@@ -35,7 +35,10 @@ enum DBusEchoBenchmark {
         var calls = 20_000
         var pipelined = 30_000
         var depth = 64
-        var rounds = 3
+        // Five rounds: with three, the pipelined median moved by ±8 % from one run to the next on
+        // a 2-CPU machine (where the dbus-daemon holds one CPU and the scheduler places the rest),
+        // more than the differences it is read for.
+        var rounds = 5
         let cross = arguments.contains("--cross")
         let withCallgrind = !arguments.contains("--no-callgrind")
         var only: String?
@@ -188,6 +191,10 @@ enum DBusEchoBenchmark {
         print("  p50: \(ratio(Double(sw.p50), Double(c.p50))) (caller on connection executor: \(ratio(Double(lp.p50), Double(c.p50)))); target ≤ 1.20×")
         print("  p99: \(ratio(Double(sw.p99), Double(c.p99))) (caller on connection executor: \(ratio(Double(lp.p99), Double(c.p99))))")
         print("  pipelined: \(ratio(sr, cr)) (caller on connection executor: \(ratio(lr, cr))); target ≥ 0.80×")
+        // Each round's C and Swift rates were measured seconds apart: their ratio shows how far
+        // the machine moved the median.
+        let perRound = zip(sRate, cRate).map { String(format: "%.2f", $0 / $1) }.joined(separator: ", ")
+        print("    default caller, each round: \(perRound)")
         if let a = cpu["a"], let b = cpu["b"], a.calls > 0, b.calls > 0 {
             print("  client CPU per sequential call: \(ratio(b.client, a.client)) (user space \(ratio(b.user, a.user)), kernel \(ratio(b.kernel, a.kernel))); target ≤ 1.20×")
         }
