@@ -12,11 +12,7 @@ import Testing
     static let interface: InterfaceName = "org.courier.Test.Order"
 
     @Test func eachTasksMessagesReachTheBusInOrderWhileCallsArePipelined() async throws {
-        try await withPrivateBus { bus in
-            let service = try await EchoService.start(on: bus)
-            defer { service.close() }
-            let sender = try bus.connect()
-            defer { sender.close() }
+        try await EchoService.withClient { sender, bus in
             let receiver = try bus.connect()
             defer { receiver.close() }
             let numbered = try await receiver.signals(matching: MatchRule(sender: sender.uniqueName, interface: Self.interface, member: "Numbered"))
