@@ -6,15 +6,12 @@ extension DBusConnection {
 
     /// A method call or signal with `arguments` appended, numbered by nobody yet; the caller owns it.
     /// Its header is copied from the connection's template for the same target (`MessageTemplates`).
+    /// `validated`: the caller already ran `MessageCodec.validate` on `arguments`.
     func makeMessage(
         type: Int32, destination: BusName?, path: ObjectPath?, interface: InterfaceName?, member: MemberName,
-        arguments: [DBusValue]
+        arguments: [DBusValue], validated: Bool = false
     ) throws(DBusError) -> OpaquePointer {
-        do {
-            try MessageCodec.validate(arguments)
-        } catch {
-            throw error.asDBusError
-        }
+        if !validated { try MessageCodec.validate(arguments, orThrowDBus: ()) }
         if let whole = WireMessage.make(
             .init(type: type, path: type == cdbus_message_type_method_call() ? path ?? .root : path, interface: interface, member: member, destination: destination), body: arguments) {
             return whole
@@ -63,11 +60,16 @@ extension DBusConnection {
         _ destination: BusName?, path: ObjectPath, interface: InterfaceName?, method: MemberName,
         _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
     ) async throws -> DBusMessage {
+        let target = CallTarget(destination: destination, path: path, interface: interface, method: method)
+        let fromPool = !loop.isOnLoopThread && withUnsafeCurrentTask { $0?.unownedTaskExecutor == nil }
+        if fromPool, shouldBuildOnLoop(arguments) {
+            return try await callBuiltOnLoop(target, arguments, timeout: timeout)
+        }
         let m = try makeMessage(
             type: cdbus_message_type_method_call(), destination: destination, path: path, interface: interface,
             member: method, arguments: arguments)
         defer { dbus_message_unref(m) }
-        return try await send(m, timeout: timeout, target: CallTarget(destination: destination, path: path, interface: interface, method: method))
+        return try await send(m, timeout: timeout, target: target, callerMayBorrow: fromPool)
     }
 
     /// Sends a method call that expects no reply (the callee is told not to answer).
@@ -112,12 +114,13 @@ extension DBusConnection {
         }
     }
 
-    private func send(_ m: OpaquePointer, timeout: Duration, target: CallTarget) async throws -> DBusMessage {
+    /// Sends the call `m` and waits for its reply. `callerMayBorrow`: the caller is a task of the
+    /// global pool (no executor preference, not the I/O thread), which may read its own reply.
+    private func send(_ m: OpaquePointer, timeout: Duration, target: CallTarget, callerMayBorrow: Bool) async throws -> DBusMessage {
         try Task.checkCancellation()
         let serial = nextSerial()
         dbus_message_set_serial(m, serial)
         let deadline = Self.deadline(after: timeout)
-        let callerMayBorrow = !loop.isOnLoopThread && withUnsafeCurrentTask { $0?.unownedTaskExecutor == nil }
         let alreadySent: Bool
         switch callerMayBorrow ? readReplyOnCaller(m, serial: serial, deadline: deadline) : .notTried {
         case .answered(let result): return try result.get()
@@ -186,16 +189,13 @@ extension DBusConnection {
         let registration = register(call, serial: serial)
         guard registration != .refused else { return }
         guard loop.send(m, on: raw) else {
-            if let p = state.withLock({ $0.pending.removeValue(forKey: serial) }) {
-                p.resume(.failure(DBusError.failed("out of memory sending a call to \(call.target)")))
-            }
-            return
+            return fail(serial, DBusError.failed("out of memory sending a call to \(call.target)"))
         }
         if registration == .lowersEarliestDeadline { loop.noteDeadline(call.deadline) }
     }
 
     /// What `register` did with a call.
-    private enum Registration {
+    enum Registration {
         /// The connection is closed: the call was resumed with `Disconnected`.
         case refused
         /// Entered, and its deadline is the earliest: the I/O thread may have to wake sooner.
@@ -208,7 +208,7 @@ extension DBusConnection {
 
     /// Enters `call` as pending under `serial`.
     @discardableResult
-    private func register(_ call: PendingCall, serial: UInt32) -> Registration {
+    func register(_ call: PendingCall, serial: UInt32) -> Registration {
         let registration: Registration = state.withLock { st in
             if st.disconnected { return .refused }
             st.pending[serial] = call
@@ -220,9 +220,14 @@ extension DBusConnection {
         return registration
     }
 
-    private func cancelPending(_ serial: UInt32) {
-        guard serial != 0, let p = state.withLock({ $0.pending.removeValue(forKey: serial) }) else { return }
-        p.resume(.failure(CancellationError()))
+    func cancelPending(_ serial: UInt32) {
+        fail(serial, CancellationError())
+    }
+
+    /// Ends the call waiting under `serial` with `error` (nothing when it already ended).
+    func fail(_ serial: UInt32, _ error: any Error) {
+        guard let p = state.withLock({ $0.removePending(serial) }) else { return }
+        p.resume(.failure(error))
     }
 
     // MARK: Signals out
@@ -328,7 +333,7 @@ extension DBusConnection {
         if type == cdbus_message_type_method_return() || type == cdbus_message_type_error() {
             let rs = dbus_message_get_reply_serial(m)
             guard rs != 0 else { return false }
-            let (found, last) = state.withLock { st in (st.pending.removeValue(forKey: rs), st.pending.isEmpty) }
+            let (found, last) = state.withLock { st in (st.removePending(rs), st.isIdle) }
             guard let p = found else { return false }
             let outcome = MessageCodec.decode(m, reusing: headerCache).outcome
             // The last call in flight of a task that may borrow the socket next time: resumed once

@@ -33,7 +33,7 @@ extension DBusConnection {
     /// `callerReadBudget`, and never past `deadline`.
     func readReplyOnCaller(_ m: OpaquePointer, serial: UInt32, deadline: UInt64) -> CallerRead {
         guard loop.mayLendSocket,
-              state.withLock({ $0.pending.isEmpty && !$0.disconnected }),
+              state.withLock({ $0.isIdle && !$0.disconnected }),
               let fd = loop.borrowSocket()
         else { return .notTried }
         callerReads.add(1, ordering: .relaxed)

@@ -25,6 +25,8 @@ public final class DBusConnection: Sendable, IOLoopClient {
     /// How many calls were lent the socket to read their replies on their own threads
     /// (`readReplyOnCaller`); for tests.
     let callerReads = Atomic<Int>(0)
+    /// How many calls the I/O thread built and sent for their callers (`callBuiltOnLoop`); for tests.
+    let callsBuiltOnLoop = Atomic<Int>(0)
     /// Earliest deadline of any pending call (monotonic ns), or later: the I/O thread scans the
     /// pending calls only once it passes. Lowered under `state`'s lock when a call is registered.
     let earliestDeadline = Atomic<UInt64>(UInt64.max)
@@ -222,6 +224,14 @@ struct ConnectionState: ~Copyable {
     /// mostly repeat the path, and the decoder hands out the same `String` for a repeated header
     /// string, so comparing is a pointer check instead of hashing the path.
     var lastLookup: (path: ObjectPath, interfaces: [DBusInterface]?)?
+
+    /// No call is waiting for its reply.
+    var isIdle: Bool { pending.isEmpty }
+
+    func isPending(_ serial: UInt32) -> Bool { pending[serial] != nil }
+
+    /// The call waiting under `serial`, taken out (nil when it already ended).
+    mutating func removePending(_ serial: UInt32) -> PendingCall? { pending.removeValue(forKey: serial) }
 
     /// The interfaces exported at `path`.
     mutating func interfaces(at path: ObjectPath) -> [DBusInterface]? {

@@ -45,8 +45,10 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     private let mayBeIdle = Atomic<Bool>(false)
     /// What other threads hand the loop, and whether it sleeps in `poll` (see `Inbox`).
     private let inbox = Mutex(Inbox())
-    /// Empty buffers for `runJobs` and `flushSends` to swap with the inbox's (loop thread only).
+    /// Empty buffers for `runJobs`, `runWork` and `flushSends` to swap with the inbox's (loop
+    /// thread only).
     private var spareJobs: [UnownedJob] = []
+    private var spareWork: [LoopWork] = []
     private var spareSends: [OutgoingMessage] = []
     private var spareReceived: [OutgoingMessage] = []
     /// Replies whose tasks are resumed only once the loop is about to sleep (`resumeWhenIdle`),
@@ -141,6 +143,36 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
             batch.removeAll(keepingCapacity: true)
             spareJobs = batch
         }
+    }
+
+    // MARK: Work handed to the loop
+
+    /// Runs `work` on the loop thread, in the order handed over, before the loop sleeps again
+    /// (waking it if it sleeps); false when the loop has stopped (`work` is dropped). For what
+    /// must use libdbus on the loop thread rather than on the caller's: see
+    /// `DBusConnection.callBuiltOnLoop`.
+    func perform(_ work: @escaping LoopWork) -> Bool {
+        let (accepted, sleeper) = inbox.withLock { box -> (Bool, Bool) in
+            guard !box.stopped else { return (false, false) }
+            box.work.append(work)
+            return (true, box.takeSleeper())
+        }
+        if sleeper && !isOnLoopThread { cdbus_eventfd_signal(wakeFD) }
+        return accepted
+    }
+
+    /// Runs the work other threads handed over (loop thread).
+    private func runWork() -> Bool {
+        var batch = spareWork
+        spareWork = []
+        inbox.withLock { box in
+            if !box.work.isEmpty { swap(&batch, &box.work) }
+        }
+        let ran = !batch.isEmpty
+        for work in batch { work() }
+        batch.removeAll(keepingCapacity: true)
+        spareWork = batch
+        return ran
     }
 
     // MARK: Sending
@@ -374,6 +406,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
                 if heldFor > 0 { resumeHeldReplies() } else { heldFor += 1 }
             }
             var busy = runJobs()
+            busy = runWork() || busy
             busy = flushSends() || busy
             let (routed, lent) = routeHandedOver()
             busy = routed || busy
@@ -517,7 +550,8 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         // drops them); hand over any jobs that raced in, drop any queued sends.
         let (leftovers, unsent) = inbox.withLock { box -> ([UnownedJob], [OutgoingMessage]) in
             box.stopped = true
-            defer { box.jobs = []; box.sends = []; box.received = [] }
+            // Work not run is dropped: its calls were failed with the pending ones (`loopDidStop`).
+            defer { box.jobs = []; box.work = []; box.sends = []; box.received = [] }
             return (box.jobs, box.sends + box.received)
         }
         for m in unsent { m.release() }
@@ -584,6 +618,8 @@ struct LibdbusHandle: @unchecked Sendable, Hashable {
 /// What other threads hand the I/O loop, under one lock with the loop's sleeping state.
 struct Inbox: ~Copyable {
     var jobs: [UnownedJob] = []
+    /// Closures to run on the loop thread (`IOLoop.perform`), in order.
+    var work: [LoopWork] = []
     var sends: [OutgoingMessage] = []
     /// Messages a borrower of the socket popped and handed over, in order (`IOLoop.handOver`).
     var received: [OutgoingMessage] = []
@@ -612,7 +648,7 @@ struct Inbox: ~Copyable {
 
     /// The loop is about to sleep: true (and `sleeping` set) when nothing is queued.
     mutating func announceSleep() -> Bool {
-        guard jobs.isEmpty, sends.isEmpty || directSender, received.isEmpty else { return false }
+        guard jobs.isEmpty, work.isEmpty, sends.isEmpty || directSender, received.isEmpty else { return false }
         sleeping = true
         return true
     }
@@ -650,6 +686,9 @@ struct OutgoingMessage: @unchecked Sendable {
 
     func release() { dbus_message_unref(pointer) }
 }
+
+/// Something another thread hands the loop to run on its thread (`IOLoop.perform`).
+typealias LoopWork = @Sendable () -> Void
 
 /// A reply held until the loop is about to sleep (`IOLoop.resumeWhenIdle`).
 struct HeldReply {

@@ -1,0 +1,103 @@
+import BusTestSupport
+@testable import DBus
+import Foundation
+import Synchronization
+import Testing
+
+/// A call from an ordinary task made while other calls of its connection are in flight is built
+/// and sent by the connection's I/O thread (`callBuiltOnLoop`, DBusConnection+CallOnLoop.swift).
+/// Each test first puts a call that is never answered in flight, so that the calls after it take
+/// that path, and checks that they behave as any call does: answered, refused at once when their
+/// arguments are wrong, carrying file descriptors, ended by a cancel or a close.
+@Suite(.timeLimit(.minutes(1))) struct CallBuiltOnLoopTests {
+    static let interface: InterfaceName = "org.courier.test.Pipelined1"
+
+    static func startService(on bus: PrivateBus) throws -> DBusConnection {
+        let service = try bus.connect()
+        try service.export([DBusInterface(interface, methods: [
+            DBusMethod("Echo", arguments: "s", results: "s") { call in call.arguments },
+            DBusMethod("CountFDs", arguments: "ah", results: "u") { call in [.uint32(UInt32(call.fds.count))] },
+            DBusMethod("Never", results: "s", handler: { _ in
+                try await Task.sleep(for: .seconds(60))
+                return [.string("too late")]
+            }),
+        ])], at: "/service")
+        return service
+    }
+
+    /// `body` with a client whose call to `Never` is in flight, and the service.
+    func withCallInFlight(_ body: (DBusConnection, DBusConnection) async throws -> Void) async throws {
+        try await withPrivateBus { bus in
+            let service = try Self.startService(on: bus)
+            defer { service.close() }
+            let client = try bus.connect()
+            defer { client.close() }
+            let never = Task { try await call(client, service, "Never") }
+            defer { never.cancel() }
+            // The caller's own read of its reply gives up after 2 ms; then the call is pending.
+            while client.state.withLock({ $0.isIdle }) { try await Task.sleep(for: .milliseconds(5)) }
+            try await body(client, service)
+        }
+    }
+
+    func call(_ client: DBusConnection, _ service: DBusConnection, _ method: MemberName, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await client.call(service.uniqueName, path: "/service", interface: Self.interface, method: method, arguments)
+    }
+
+    @Test func callsBesideOneInFlightAreBuiltByTheIOThreadAndAnswered() async throws {
+        try await withCallInFlight { client, service async throws in
+            let before = client.callsBuiltOnLoop.load(ordering: .relaxed)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<20 {
+                    group.addTask {
+                        let reply = try await call(client, service, "Echo", [.string("n\(i)")])
+                        #expect(reply == [.string("n\(i)")])
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(client.callsBuiltOnLoop.load(ordering: .relaxed) == before + 20)
+        }
+    }
+
+    @Test func wrongArgumentsAreRefusedBeforeAnythingIsSent() async throws {
+        try await withCallInFlight { client, service async throws in
+            let before = client.callsBuiltOnLoop.load(ordering: .relaxed)
+            await #expect(throws: DBusError.self) {
+                _ = try await call(client, service, "Echo", [.array(.int32, [.string("not an int32")])])
+            }
+            #expect(client.callsBuiltOnLoop.load(ordering: .relaxed) == before)
+            #expect(try await call(client, service, "Echo", [.string("still fine")]) == [.string("still fine")])
+        }
+    }
+
+    @Test func fileDescriptorsTravelWithACallBuiltOnTheIOThread() async throws {
+        try await withCallInFlight { client, service async throws in
+            let fd = try UnixFD(duplicating: 1)
+            #expect(try await call(client, service, "CountFDs", [.array(.unixFD, [.unixFD(fd), .unixFD(fd)])]) == [.uint32(2)])
+            #expect(client.callsBuiltOnLoop.load(ordering: .relaxed) > 0)
+        }
+    }
+
+    @Test func aCancelledCallEndsAtOnceAndTheConnectionGoesOn() async throws {
+        try await withCallInFlight { client, service async throws in
+            let waiting = Task { try await call(client, service, "Never") }
+            try await Task.sleep(for: .milliseconds(20))
+            waiting.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await waiting.value }
+            #expect(try await call(client, service, "Echo", [.string("after")]) == [.string("after")])
+        }
+    }
+
+    @Test func closingTheConnectionEndsTheCallsBuiltOnTheIOThread() async throws {
+        try await withCallInFlight { client, service async throws in
+            let waiting = (0..<8).map { _ in Task { try await call(client, service, "Never") } }
+            try await Task.sleep(for: .milliseconds(20))
+            client.close()
+            for w in waiting {
+                await expectError(DBusError.disconnectedName) { _ = try await w.value }
+            }
+            await expectError(DBusError.disconnectedName) { _ = try await call(client, service, "Echo", [.string("closed")]) }
+        }
+    }
+}
