@@ -110,27 +110,54 @@ enum DBusEchoBenchmark {
             // difference once overflowed the total and trapped).
             cpu[row, default: CPUPerCall()].add(client: c1 > c0 ? c1 - c0 : 0, kernel: k1 > k0 ? k1 - k0 : 0, service: s1 > s0 ? s1 - s0 : 0, calls: calls)
         }
-        for _ in 0..<rounds {
+        // The rows compared with each other — (a) and (b) sequential, then pipelined — run back to
+        // back, in an order that alternates with the round: what a row finds on the machine (where
+        // the scheduler has put the daemon and the services) depends on the row before it, and a
+        // fixed order gave one side the same neighbour in every round.
+        func cSequential() async throws {
             try await account("a", service: cService.pid, calls: calls) {
                 guard courier_echo_client_sequential(bus.address, name.rawValue, Int32(calls), buffer) == 0 else {
                     throw DBusError.failed("C sequential client failed")
                 }
             }
             cSeq.append(Stats(Array(UnsafeBufferPointer(start: buffer, count: calls))))
+        }
+        func swiftSequential() async throws {
+            try await account("b", service: swiftService.pid, calls: calls) {
+                sSeq.append(Stats(try await sequential(client, count: calls)))
+            }
+        }
+        func cPipelined() throws {
+            let cNs = courier_echo_client_pipelined(bus.address, name.rawValue, Int32(pipelined), Int32(depth))
+            guard cNs > 0 else { throw DBusError.failed("C pipelined client failed") }
+            cRate.append(Double(pipelined) / (Double(cNs) / 1e9))
+        }
+        func swiftPipelined() async throws {
+            sRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: nil))
+        }
+        for round in 0..<rounds {
+            let cFirst = round % 2 == 0
+            if cFirst {
+                try await cSequential()
+                try await swiftSequential()
+            } else {
+                try await swiftSequential()
+                try await cSequential()
+            }
             guard courier_echo_client_sequential(directAddress, nil, Int32(calls), buffer) == 0 else {
                 throw DBusError.failed("C sequential client on the direct connection failed")
             }
             gSeq.append(Stats(Array(UnsafeBufferPointer(start: buffer, count: calls))))
-            let cNs = courier_echo_client_pipelined(bus.address, name.rawValue, Int32(pipelined), Int32(depth))
-            guard cNs > 0 else { throw DBusError.failed("C pipelined client failed") }
-            cRate.append(Double(pipelined) / (Double(cNs) / 1e9))
-            try await account("b", service: swiftService.pid, calls: calls) {
-                sSeq.append(Stats(try await sequential(client, count: calls)))
+            if cFirst {
+                try cPipelined()
+                try await swiftPipelined()
+            } else {
+                try await swiftPipelined()
+                try cPipelined()
             }
             try await account("b'", service: swiftService.pid, calls: calls) {
                 lSeq.append(Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n) }))
             }
-            sRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: nil))
             lRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: client.executor))
             try await account("e", service: asyncService.pid, calls: calls) {
                 iSeq.append(Stats(try await onConnectionExecutor(client) { try await sequential(client, count: n, to: asyncName) }))
