@@ -37,12 +37,10 @@ extension DBusConnection {
             try await withUnsafeThrowingContinuation { (c: UnsafeContinuation<DBusMessage, any Error>) in
                 var call = PendingCall(waiter: .task(c), deadline: deadline, target: target, timeout: timeout)
                 call.callerMayBorrow = true
+                call.unbuiltArguments = arguments
                 let registration = register(call, serial: serial)
                 guard registration != .refused else { return }
-                let handed = loop.perform { [self] in
-                    buildAndSend(target, arguments, serial: serial)
-                }
-                if !handed {
+                if !loop.buildCall(serial) {
                     fail(serial, DBusError.disconnected("the D-Bus connection is closed; cannot call \(target)"))
                 } else if registration == .lowersEarliestDeadline {
                     loop.noteDeadline(deadline)
@@ -56,8 +54,8 @@ extension DBusConnection {
 
     /// Builds the call registered under `serial` and sends it (I/O thread). Nothing is sent when the
     /// call already ended (cancelled, timed out, the connection lost); a failure ends it.
-    private func buildAndSend(_ target: CallTarget, _ arguments: [DBusValue], serial: UInt32) {
-        guard state.withLock({ $0.isPending(serial) }) else { return }
+    func buildAndSend(_ serial: UInt32) {
+        guard let (target, arguments) = state.withLock({ $0.takeUnbuilt(serial) }) else { return }
         callsBuiltOnLoop.add(1, ordering: .relaxed)
         do {
             let m = try makeMessage(

@@ -183,6 +183,10 @@ public final class DBusConnection: Sendable, IOLoopClient {
         _ = filter(message)
     }
 
+    func loopBuildCall(_ serial: UInt32) {
+        buildAndSend(serial)
+    }
+
     var loopEarliestDeadline: UInt64 { earliestDeadline.load(ordering: .acquiring) }
 
     func loopCheckDeadlines(now: UInt64) -> UInt64 {
@@ -228,7 +232,13 @@ struct ConnectionState: ~Copyable {
     /// No call is waiting for its reply.
     var isIdle: Bool { pending.isEmpty }
 
-    func isPending(_ serial: UInt32) -> Bool { pending[serial] != nil }
+    /// What the I/O thread needs to build the call waiting under `serial` (`callBuiltOnLoop`),
+    /// taken out of it; nil when the call already ended.
+    mutating func takeUnbuilt(_ serial: UInt32) -> (target: CallTarget, arguments: [DBusValue])? {
+        guard let call = pending[serial], let arguments = call.unbuiltArguments else { return nil }
+        pending[serial]?.unbuiltArguments = nil
+        return (call.target, arguments)
+    }
 
     /// The call waiting under `serial`, taken out (nil when it already ended).
     mutating func removePending(_ serial: UInt32) -> PendingCall? { pending.removeValue(forKey: serial) }
@@ -253,6 +263,8 @@ struct PendingCall {
     let deadline: UInt64
     let target: CallTarget
     let timeout: Duration
+    /// The body of a call the I/O thread is still to build and send (`callBuiltOnLoop`).
+    var unbuiltArguments: [DBusValue]?
     /// The waiting task may read its next reply on its own thread (no executor preference, not
     /// the I/O thread; see `readReplyOnCaller`): its reply is resumed once the I/O thread is
     /// about to sleep (`IOLoop.resumeWhenIdle`).

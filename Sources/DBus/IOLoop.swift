@@ -16,6 +16,9 @@ protocol IOLoopClient: AnyObject, Sendable {
     func loopDidStop()
     /// Handles one incoming message (borrowed for the duration of the call) on the loop thread.
     func loopHandle(_ message: OpaquePointer)
+    /// Builds and sends the call registered under `serial` that another thread handed over
+    /// (`IOLoop.buildCall`), on the loop thread.
+    func loopBuildCall(_ serial: UInt32)
 }
 
 /// Monotonic clock in nanoseconds.
@@ -48,7 +51,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     /// Empty buffers for `runJobs`, `runWork` and `flushSends` to swap with the inbox's (loop
     /// thread only).
     private var spareJobs: [UnownedJob] = []
-    private var spareWork: [LoopWork] = []
+    private var spareCalls: [UInt32] = []
     private var spareSends: [OutgoingMessage] = []
     private var spareReceived: [OutgoingMessage] = []
     /// Replies whose tasks are resumed only once the loop is about to sleep (`resumeWhenIdle`),
@@ -145,34 +148,34 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    // MARK: Work handed to the loop
+    // MARK: Calls built on the loop
 
-    /// Runs `work` on the loop thread, in the order handed over, before the loop sleeps again
-    /// (waking it if it sleeps); false when the loop has stopped (`work` is dropped). For what
-    /// must use libdbus on the loop thread rather than on the caller's: see
-    /// `DBusConnection.callBuiltOnLoop`.
-    func perform(_ work: @escaping LoopWork) -> Bool {
+    /// Has the loop build and send the call registered under `serial` (`IOLoopClient.loopBuildCall`),
+    /// in the order handed over, before it sleeps again (waking it if it sleeps); false when the
+    /// loop has stopped. A number rather than a closure: nothing is allocated on the caller's
+    /// thread to be freed on the loop's. See `DBusConnection.callBuiltOnLoop`.
+    func buildCall(_ serial: UInt32) -> Bool {
         let (accepted, sleeper) = inbox.withLock { box -> (Bool, Bool) in
             guard !box.stopped else { return (false, false) }
-            box.work.append(work)
+            box.calls.append(serial)
             return (true, box.takeSleeper())
         }
         if sleeper && !isOnLoopThread { cdbus_eventfd_signal(wakeFD) }
         return accepted
     }
 
-    /// Runs the work other threads handed over (loop thread).
-    private func runWork() -> Bool {
-        var batch = spareWork
-        spareWork = []
+    /// Builds the calls other threads handed over (loop thread).
+    private func buildCalls() -> Bool {
+        var batch = spareCalls
+        spareCalls = []
         inbox.withLock { box in
-            if !box.work.isEmpty { swap(&batch, &box.work) }
+            if !box.calls.isEmpty { swap(&batch, &box.calls) }
         }
-        let ran = !batch.isEmpty
-        for work in batch { work() }
+        let built = !batch.isEmpty
+        for serial in batch { keepAlive?.loopBuildCall(serial) }
         batch.removeAll(keepingCapacity: true)
-        spareWork = batch
-        return ran
+        spareCalls = batch
+        return built
     }
 
     // MARK: Sending
@@ -406,7 +409,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
                 if heldFor > 0 { resumeHeldReplies() } else { heldFor += 1 }
             }
             var busy = runJobs()
-            busy = runWork() || busy
+            busy = buildCalls() || busy
             busy = flushSends() || busy
             let (routed, lent) = routeHandedOver()
             busy = routed || busy
@@ -550,8 +553,8 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         // drops them); hand over any jobs that raced in, drop any queued sends.
         let (leftovers, unsent) = inbox.withLock { box -> ([UnownedJob], [OutgoingMessage]) in
             box.stopped = true
-            // Work not run is dropped: its calls were failed with the pending ones (`loopDidStop`).
-            defer { box.jobs = []; box.work = []; box.sends = []; box.received = [] }
+            // Calls not built are dropped: they were failed with the pending ones (`loopDidStop`).
+            defer { box.jobs = []; box.calls = []; box.sends = []; box.received = [] }
             return (box.jobs, box.sends + box.received)
         }
         for m in unsent { m.release() }
@@ -618,8 +621,8 @@ struct LibdbusHandle: @unchecked Sendable, Hashable {
 /// What other threads hand the I/O loop, under one lock with the loop's sleeping state.
 struct Inbox: ~Copyable {
     var jobs: [UnownedJob] = []
-    /// Closures to run on the loop thread (`IOLoop.perform`), in order.
-    var work: [LoopWork] = []
+    /// Serials of calls for the loop to build and send (`IOLoop.buildCall`), in order.
+    var calls: [UInt32] = []
     var sends: [OutgoingMessage] = []
     /// Messages a borrower of the socket popped and handed over, in order (`IOLoop.handOver`).
     var received: [OutgoingMessage] = []
@@ -648,7 +651,7 @@ struct Inbox: ~Copyable {
 
     /// The loop is about to sleep: true (and `sleeping` set) when nothing is queued.
     mutating func announceSleep() -> Bool {
-        guard jobs.isEmpty, work.isEmpty, sends.isEmpty || directSender, received.isEmpty else { return false }
+        guard jobs.isEmpty, calls.isEmpty, sends.isEmpty || directSender, received.isEmpty else { return false }
         sleeping = true
         return true
     }
@@ -686,9 +689,6 @@ struct OutgoingMessage: @unchecked Sendable {
 
     func release() { dbus_message_unref(pointer) }
 }
-
-/// Something another thread hands the loop to run on its thread (`IOLoop.perform`).
-typealias LoopWork = @Sendable () -> Void
 
 /// A reply held until the loop is about to sleep (`IOLoop.resumeWhenIdle`).
 struct HeldReply {
