@@ -14,20 +14,22 @@ extension DBusConnection {
     }
 
     /// A call from a task of the global pool while other calls are in flight: the task checks the
-    /// arguments, registers the call and hands the rest to the I/O thread, which builds the message
-    /// and sends it; then the task waits for the reply as any call does.
+    /// arguments and hands the call to the I/O thread, which registers it as pending, builds the
+    /// message and sends it; then the task waits for the reply as any call does.
     ///
     /// Why: libdbus builds and sends a message under locks of its own — the connection's, and
     /// process-wide ones for its list nodes and its message cache — that the I/O thread takes for
-    /// every message it reads. Pool threads pipelining calls met the I/O thread on all of them, and
-    /// each meeting moves those locks' cache lines between CPUs. Built and sent on the I/O thread,
-    /// which is awake for the replies of the other calls anyway, they stay on one thread: the
-    /// default caller's pipelined rate went from 0.77× to 0.84× of a C client's (docs/dbus-binding.md,
-    /// "Session 11"). The order of one task's messages is kept: the task waits for this call's reply,
-    /// which cannot come before the call is out.
+    /// every message it reads, and the pending calls are a dictionary under a lock that the I/O
+    /// thread takes for every reply. Pool threads pipelining calls met the I/O thread on all of
+    /// them, and each meeting moves cache lines between CPUs. Registered, built and sent on the I/O
+    /// thread, which is awake for the replies of the other calls anyway, they stay on one thread;
+    /// the caller's part is one queue append (docs/dbus-binding.md, "Session 11"). The order of one
+    /// task's messages is kept: the task waits for this call's reply, which cannot come before the
+    /// call is out.
     ///
-    /// Same errors as `call`: invalid arguments throw before anything is registered; a message
-    /// libdbus cannot build or send ends the call with that error.
+    /// Same errors as `call`: invalid arguments throw before anything is handed over; a message
+    /// libdbus cannot build or send ends the call with that error; a cancel ends it wherever it is
+    /// (`withdrawOrCancel`).
     func callBuiltOnLoop(_ target: CallTarget, _ arguments: [DBusValue], timeout: Duration) async throws -> DBusMessage {
         try Task.checkCancellation()
         try MessageCodec.validate(arguments, orThrowDBus: ())
@@ -37,30 +39,52 @@ extension DBusConnection {
             try await withUnsafeThrowingContinuation { (c: UnsafeContinuation<DBusMessage, any Error>) in
                 var call = PendingCall(waiter: .task(c), deadline: deadline, target: target, timeout: timeout)
                 call.callerMayBorrow = true
-                call.unbuiltArguments = arguments
-                let registration = register(call, serial: serial)
-                guard registration != .refused else { return }
-                if !loop.buildCall(serial) {
-                    fail(serial, DBusError.disconnected("the D-Bus connection is closed; cannot call \(target)"))
-                } else if registration == .lowersEarliestDeadline {
-                    loop.noteDeadline(deadline)
+                guard loop.buildCall(UnbuiltCall(serial: serial, call: call, arguments: arguments)) else {
+                    return c.resume(throwing: DBusError.disconnected("the D-Bus connection is closed; cannot call \(target)"))
                 }
-                if Task.isCancelled { cancelPending(serial) }
+                if Task.isCancelled { withdrawOrCancel(serial) }
             }
         } onCancel: {
+            withdrawOrCancel(serial)
+        }
+    }
+
+    /// Ends the call handed over under `serial` with `CancellationError`: taken back from the I/O
+    /// thread's queue if it is still there, else out of the pending calls (nothing when it is over).
+    private func withdrawOrCancel(_ serial: UInt32) {
+        if let unbuilt = loop.withdrawCall(serial) {
+            unbuilt.call.resume(.failure(CancellationError()))
+        } else {
             cancelPending(serial)
         }
     }
 
-    /// Builds the call registered under `serial` and sends it (I/O thread). Nothing is sent when the
-    /// call already ended (cancelled, timed out, the connection lost); a failure ends it.
-    func buildAndSend(_ serial: UInt32) {
-        guard let (target, arguments) = state.withLock({ $0.takeUnbuilt(serial) }) else { return }
+    /// Enters calls handed over as pending (I/O thread, under the queue's lock: see
+    /// `IOLoop.withdrawCall`); on a closed connection they end with `Disconnected`.
+    func registerUnbuilt(_ calls: [UnbuiltCall]) {
+        let registered = state.withLock { st -> Bool in
+            if st.disconnected { return false }
+            for u in calls {
+                st.pending[u.serial] = u.call
+                lowerEarliestDeadline(to: u.call.deadline)
+            }
+            return true
+        }
+        if !registered {
+            for u in calls { u.call.resume(.failure(DBusError.disconnected("the D-Bus connection is closed; cannot call \(u.call.target)"))) }
+        }
+    }
+
+    /// Builds a registered call and sends it (I/O thread). Nothing is sent when the call already
+    /// ended (cancelled, the connection lost); a failure ends it.
+    func buildAndSend(_ unbuilt: UnbuiltCall) {
+        let serial = unbuilt.serial, target = unbuilt.call.target
+        guard state.withLock({ $0.isPending(serial) }) else { return }
         callsBuiltOnLoop.add(1, ordering: .relaxed)
         do {
             let m = try makeMessage(
                 type: cdbus_message_type_method_call(), destination: target.destination, path: target.path,
-                interface: target.interface, member: target.method, arguments: arguments, validated: true)
+                interface: target.interface, member: target.method, arguments: unbuilt.arguments, validated: true)
             defer { dbus_message_unref(m) }
             dbus_message_set_serial(m, serial)
             if !loop.send(m, on: raw) {
@@ -70,4 +94,11 @@ extension DBusConnection {
             fail(serial, error)
         }
     }
+}
+
+/// A call a task hands the I/O thread to register, build and send (`callBuiltOnLoop`).
+struct UnbuiltCall {
+    let serial: UInt32
+    let call: PendingCall
+    let arguments: [DBusValue]
 }

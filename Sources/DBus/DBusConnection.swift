@@ -183,8 +183,12 @@ public final class DBusConnection: Sendable, IOLoopClient {
         _ = filter(message)
     }
 
-    func loopBuildCall(_ serial: UInt32) {
-        buildAndSend(serial)
+    func loopRegisterCalls(_ calls: [UnbuiltCall]) {
+        registerUnbuilt(calls)
+    }
+
+    func loopBuildCall(_ call: UnbuiltCall) {
+        buildAndSend(call)
     }
 
     var loopEarliestDeadline: UInt64 { earliestDeadline.load(ordering: .acquiring) }
@@ -232,13 +236,7 @@ struct ConnectionState: ~Copyable {
     /// No call is waiting for its reply.
     var isIdle: Bool { pending.isEmpty }
 
-    /// What the I/O thread needs to build the call waiting under `serial` (`callBuiltOnLoop`),
-    /// taken out of it; nil when the call already ended.
-    mutating func takeUnbuilt(_ serial: UInt32) -> (target: CallTarget, arguments: [DBusValue])? {
-        guard let call = pending[serial], let arguments = call.unbuiltArguments else { return nil }
-        pending[serial]?.unbuiltArguments = nil
-        return (call.target, arguments)
-    }
+    func isPending(_ serial: UInt32) -> Bool { pending[serial] != nil }
 
     /// The call waiting under `serial`, taken out (nil when it already ended).
     mutating func removePending(_ serial: UInt32) -> PendingCall? { pending.removeValue(forKey: serial) }
@@ -263,8 +261,6 @@ struct PendingCall {
     let deadline: UInt64
     let target: CallTarget
     let timeout: Duration
-    /// The body of a call the I/O thread is still to build and send (`callBuiltOnLoop`).
-    var unbuiltArguments: [DBusValue]?
     /// The waiting task may read its next reply on its own thread (no executor preference, not
     /// the I/O thread; see `readReplyOnCaller`): its reply is resumed once the I/O thread is
     /// about to sleep (`IOLoop.resumeWhenIdle`).

@@ -16,9 +16,11 @@ protocol IOLoopClient: AnyObject, Sendable {
     func loopDidStop()
     /// Handles one incoming message (borrowed for the duration of the call) on the loop thread.
     func loopHandle(_ message: OpaquePointer)
-    /// Builds and sends the call registered under `serial` that another thread handed over
-    /// (`IOLoop.buildCall`), on the loop thread.
-    func loopBuildCall(_ serial: UInt32)
+    /// Registers calls other threads handed over (`IOLoop.buildCall`) as pending, on the loop
+    /// thread, under the lock that `IOLoop.withdrawCall` takes: never call back into the loop.
+    func loopRegisterCalls(_ calls: [UnbuiltCall])
+    /// Builds and sends a call registered by `loopRegisterCalls`, on the loop thread.
+    func loopBuildCall(_ call: UnbuiltCall)
 }
 
 /// Monotonic clock in nanoseconds.
@@ -51,7 +53,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     /// Empty buffers for `runJobs`, `runWork` and `flushSends` to swap with the inbox's (loop
     /// thread only).
     private var spareJobs: [UnownedJob] = []
-    private var spareCalls: [UInt32] = []
+    private var spareCalls: [UnbuiltCall] = []
     private var spareSends: [OutgoingMessage] = []
     private var spareReceived: [OutgoingMessage] = []
     /// Replies whose tasks are resumed only once the loop is about to sleep (`resumeWhenIdle`),
@@ -150,29 +152,40 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
 
     // MARK: Calls built on the loop
 
-    /// Has the loop build and send the call registered under `serial` (`IOLoopClient.loopBuildCall`),
-    /// in the order handed over, before it sleeps again (waking it if it sleeps); false when the
-    /// loop has stopped. A number rather than a closure: nothing is allocated on the caller's
-    /// thread to be freed on the loop's. See `DBusConnection.callBuiltOnLoop`.
-    func buildCall(_ serial: UInt32) -> Bool {
+    /// Hands the loop a call to register, build and send (`IOLoopClient.loopRegisterCalls`,
+    /// `loopBuildCall`), in the order handed over, before it sleeps again (waking it if it sleeps);
+    /// false when the loop has stopped. See `DBusConnection.callBuiltOnLoop`.
+    func buildCall(_ call: UnbuiltCall) -> Bool {
         let (accepted, sleeper) = inbox.withLock { box -> (Bool, Bool) in
             guard !box.stopped else { return (false, false) }
-            box.calls.append(serial)
+            box.calls.append(call)
             return (true, box.takeSleeper())
         }
         if sleeper && !isOnLoopThread { cdbus_eventfd_signal(wakeFD) }
         return accepted
     }
 
-    /// Builds the calls other threads handed over (loop thread).
+    /// The call handed over under `serial`, taken back if the loop has not registered it yet (nil
+    /// otherwise: then it is pending, or already over). The loop registers a batch under the same
+    /// lock as it takes it (`buildCalls`), so a call is always in one of the two places.
+    func withdrawCall(_ serial: UInt32) -> UnbuiltCall? {
+        inbox.withLock { box in
+            guard let i = box.calls.firstIndex(where: { $0.serial == serial }) else { return nil }
+            return box.calls.remove(at: i)
+        }
+    }
+
+    /// Registers, builds and sends the calls other threads handed over (loop thread).
     private func buildCalls() -> Bool {
         var batch = spareCalls
         spareCalls = []
         inbox.withLock { box in
-            if !box.calls.isEmpty { swap(&batch, &box.calls) }
+            guard !box.calls.isEmpty else { return }
+            swap(&batch, &box.calls)
+            keepAlive?.loopRegisterCalls(batch)
         }
         let built = !batch.isEmpty
-        for serial in batch { keepAlive?.loopBuildCall(serial) }
+        for call in batch { keepAlive?.loopBuildCall(call) }
         batch.removeAll(keepingCapacity: true)
         spareCalls = batch
         return built
@@ -551,13 +564,15 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         _ = runJobs()
         // From now on jobs go to the global executor and sends meet the closed connection (which
         // drops them); hand over any jobs that raced in, drop any queued sends.
-        let (leftovers, unsent) = inbox.withLock { box -> ([UnownedJob], [OutgoingMessage]) in
+        let (leftovers, unsent, unbuilt) = inbox.withLock { box -> ([UnownedJob], [OutgoingMessage], [UnbuiltCall]) in
             box.stopped = true
-            // Calls not built are dropped: they were failed with the pending ones (`loopDidStop`).
             defer { box.jobs = []; box.calls = []; box.sends = []; box.received = [] }
-            return (box.jobs, box.sends + box.received)
+            return (box.jobs, box.sends + box.received, box.calls)
         }
         for m in unsent { m.release() }
+        for call in unbuilt {
+            call.call.resume(.failure(DBusError.disconnected("the D-Bus connection was closed; cannot call \(call.call.target)")))
+        }
         for job in leftovers { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         dbus_connection_unref(connection)
         // wakeFD stays open until deinit: close()/wake() may still signal it, and a closed
@@ -621,8 +636,8 @@ struct LibdbusHandle: @unchecked Sendable, Hashable {
 /// What other threads hand the I/O loop, under one lock with the loop's sleeping state.
 struct Inbox: ~Copyable {
     var jobs: [UnownedJob] = []
-    /// Serials of calls for the loop to build and send (`IOLoop.buildCall`), in order.
-    var calls: [UInt32] = []
+    /// Calls for the loop to register, build and send (`IOLoop.buildCall`), in order.
+    var calls: [UnbuiltCall] = []
     var sends: [OutgoingMessage] = []
     /// Messages a borrower of the socket popped and handed over, in order (`IOLoop.handOver`).
     var received: [OutgoingMessage] = []

@@ -89,6 +89,47 @@ import Testing
         }
     }
 
+    /// While the I/O thread is held up, a call handed to it waits in its queue; cancelled there, it
+    /// is taken back and ends at once, not when the I/O thread comes back to it.
+    /// Makes the service call `Block` on the client, which holds the client's I/O thread for 400 ms.
+    func holdIOThread(of client: DBusConnection, from service: DBusConnection) async throws {
+        try client.export([DBusInterface(Self.interface, methods: [
+            DBusMethod("Block") { _ in
+                usleep(400_000)
+                return []
+            },
+        ])], at: "/client")
+        try service.callNoReply(client.uniqueName, path: "/client", interface: Self.interface, method: "Block")
+        try await Task.sleep(for: .milliseconds(50))   // the I/O thread is now in `Block`
+    }
+
+    @Test func aCallCancelledBeforeTheIOThreadTookItEndsAtOnce() async throws {
+        try await withCallInFlight { client, service async throws in
+            try await holdIOThread(of: client, from: service)
+            let clock = ContinuousClock()
+            let start = clock.now
+            let waiting = Task { try await call(client, service, "Echo", [.string("never sent")]) }
+            try await Task.sleep(for: .milliseconds(20))
+            waiting.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await waiting.value }
+            #expect(clock.now - start < .milliseconds(300), "the cancel waited for the I/O thread")
+            #expect(try await call(client, service, "Echo", [.string("after")]) == [.string("after")])
+        }
+    }
+
+    /// Calls still in the I/O thread's queue when the connection closes end with `Disconnected`.
+    @Test func closingWhileCallsWaitInTheQueueEndsThem() async throws {
+        try await withCallInFlight { client, service async throws in
+            try await holdIOThread(of: client, from: service)
+            let waiting = (0..<4).map { i in Task { try await call(client, service, "Echo", [.string("q\(i)")]) } }
+            try await Task.sleep(for: .milliseconds(20))
+            client.close()
+            for w in waiting {
+                await expectError(DBusError.disconnectedName) { _ = try await w.value }
+            }
+        }
+    }
+
     @Test func closingTheConnectionEndsTheCallsBuiltOnTheIOThread() async throws {
         try await withCallInFlight { client, service async throws in
             let waiting = (0..<8).map { _ in Task { try await call(client, service, "Never") } }
