@@ -40,7 +40,7 @@ extension DBusConnection {
                 var call = PendingCall(waiter: .task(c), deadline: deadline, target: target, timeout: timeout)
                 call.callerMayBorrow = true
                 guard loop.buildCall(UnbuiltCall(serial: serial, call: call, arguments: arguments)) else {
-                    return c.resume(throwing: DBusError.disconnected("the D-Bus connection is closed; cannot call \(target)"))
+                    return c.resume(throwing: DBusError.closed(calling: target))
                 }
                 if Task.isCancelled { withdrawOrCancel(serial) }
             }
@@ -71,7 +71,7 @@ extension DBusConnection {
             return true
         }
         if !registered {
-            for u in calls { u.call.resume(.failure(DBusError.disconnected("the D-Bus connection is closed; cannot call \(u.call.target)"))) }
+            for u in calls { u.call.resume(.failure(DBusError.closed(calling: u.call.target))) }
         }
     }
 

@@ -195,7 +195,7 @@ extension DBusConnection {
     }
 
     /// What `register` did with a call.
-    enum Registration {
+    private enum Registration {
         /// The connection is closed: the call was resumed with `Disconnected`.
         case refused
         /// Entered, and its deadline is the earliest: the I/O thread may have to wake sooner.
@@ -208,14 +208,14 @@ extension DBusConnection {
 
     /// Enters `call` as pending under `serial`.
     @discardableResult
-    func register(_ call: PendingCall, serial: UInt32) -> Registration {
+    private func register(_ call: PendingCall, serial: UInt32) -> Registration {
         let registration: Registration = state.withLock { st in
             if st.disconnected { return .refused }
             st.pending[serial] = call
             return lowerEarliestDeadline(to: call.deadline) ? .lowersEarliestDeadline : .entered
         }
         if registration == .refused {
-            call.resume(.failure(DBusError.disconnected("the D-Bus connection is closed; cannot call \(call.target)")))
+            call.resume(.failure(DBusError.closed(calling: call.target)))
         }
         return registration
     }
@@ -383,6 +383,13 @@ struct ReplyTarget: @unchecked Sendable {
     /// Drops the reference (once, when the handler is done).
     func release() {
         if let call { dbus_message_unref(call) }
+    }
+}
+
+extension DBusError {
+    /// The error of a call that cannot go out because its connection is closed.
+    static func closed(calling target: CallTarget) -> DBusError {
+        .disconnected("the D-Bus connection is closed; cannot call \(target)")
     }
 }
 

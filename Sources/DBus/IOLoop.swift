@@ -571,7 +571,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         }
         for m in unsent { m.release() }
         for call in unbuilt {
-            call.call.resume(.failure(DBusError.disconnected("the D-Bus connection was closed; cannot call \(call.call.target)")))
+            call.call.resume(.failure(DBusError.closed(calling: call.call.target)))
         }
         for job in leftovers { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         dbus_connection_unref(connection)
