@@ -27,11 +27,7 @@ import Testing
 
     /// `body` with a client whose call to `Never` is in flight, and the service.
     func withCallInFlight(_ body: (DBusConnection, DBusConnection) async throws -> Void) async throws {
-        try await withPrivateBus { bus in
-            let service = try Self.startService(on: bus)
-            defer { service.close() }
-            let client = try bus.connect()
-            defer { client.close() }
+        try await withService({ try Self.startService(on: $0) }) { client, service async throws in
             let never = Task { try await call(client, service, "Never") }
             defer { never.cancel() }
             // The caller's own read of its reply gives up after 2 ms; then the call is pending.

@@ -47,3 +47,17 @@ enum EchoService {
         return c
     }
 }
+
+/// `body` with a client connection and a service that `start` connects and exports, on a private
+/// bus; both closed after.
+func withService(
+    _ start: (PrivateBus) throws -> DBusConnection, andClient body: (DBusConnection, DBusConnection) async throws -> Void
+) async throws {
+    try await withPrivateBus { bus in
+        let service = try start(bus)
+        defer { service.close() }
+        let client = try bus.connect()
+        defer { client.close() }
+        try await body(client, service)
+    }
+}

@@ -57,13 +57,7 @@ import Testing
 
     /// `body` with a client connection and the service, on a private bus; both closed after.
     func withServiceAndClient(_ body: (DBusConnection, DBusConnection) async throws -> Void) async throws {
-        try await withPrivateBus { bus in
-            let service = try Self.startService(on: bus)
-            defer { service.close() }
-            let client = try bus.connect()
-            defer { client.close() }
-            try await body(client, service)
-        }
+        try await withService({ try Self.startService(on: $0) }, andClient: body)
     }
 
     func call(_ client: DBusConnection, _ service: DBusConnection, _ method: MemberName, _ arguments: [DBusValue] = [],
