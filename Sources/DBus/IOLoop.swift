@@ -130,16 +130,37 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
 
     /// Runs the queued jobs (loop thread). The queue and `spare` trade buffers, so a steady flow
     /// of jobs allocates nothing.
+    ///
+    /// A job may continue a task that queued a message from another thread a moment ago (it sent
+    /// while the loop was awake, then moved onto this executor): the queued messages go out before
+    /// the jobs run, or the task's next message, sent from this thread directly, would overtake
+    /// it. While another thread is the direct sender (it owns the queue, `send`), the jobs wait
+    /// for it to finish.
     private func runJobs() -> Bool {
         var ran = false
         while true {
             var batch = spareJobs
             spareJobs = []
-            inbox.withLock { box in
-                if !box.jobs.isEmpty { swap(&batch, &box.jobs) }
+            var queued = spareSends
+            spareSends = []
+            let blocked = inbox.withLock { box -> Bool in
+                if box.jobs.isEmpty { return false }
+                if box.directSender { return true }
+                swap(&batch, &box.jobs)
+                if !box.sends.isEmpty { swap(&queued, &box.sends) }
+                return false
             }
+            for m in queued {
+                _ = dbus_connection_send(connection, m.pointer, nil)
+                m.release()
+            }
+            queued.removeAll(keepingCapacity: true)
+            spareSends = queued
             if batch.isEmpty {
                 spareJobs = batch
+                // Blocked: the loop comes back to the jobs on its next turn (it does not sleep
+                // with jobs queued); let the direct sender run meanwhile.
+                if blocked { sched_yield() }
                 return ran
             }
             ran = true
@@ -211,7 +232,8 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     ///
     /// Order is kept: one thread at a time sends from the queue, in order, and the loop
     /// announces its sleep only with an empty queue or with a direct sender to empty it, so a
-    /// thread's earlier queued message is out before its later direct one. Returns false when
+    /// thread's earlier queued message is out before its later direct one; a task that moves onto
+    /// the loop's executor finds its queued messages sent before it runs (`runJobs`). Returns false when
     /// libdbus is out of memory (the caller's own direct send only; a queued message that then
     /// fails is dropped, and its call times out).
     func send(_ message: OpaquePointer, on connection: OpaquePointer) -> Bool {

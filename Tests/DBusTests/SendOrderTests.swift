@@ -2,6 +2,9 @@ import BusTestSupport
 import DBus
 import Synchronization
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Messages sent from tasks of the global pool take one of three ways out (`IOLoop.send`): straight
 /// out while the I/O thread sleeps, queued for the thread that is sending directly at that moment,
@@ -51,6 +54,39 @@ import Testing
                 if received == emitters * perEmitter { break }
             }
             #expect(next == [Int](repeating: perEmitter, count: emitters))
+        }
+    }
+}
+
+extension SendOrderTests {
+    /// A task's message queued while the I/O thread is busy must not be overtaken by the same
+    /// task's next message once the task has moved onto the connection's executor (and sends from
+    /// the I/O thread itself).
+    @Test(.timeLimit(.minutes(1))) func aTaskThatMovesOntoTheExecutorKeepsItsOrder() async throws {
+        try await EchoService.withClient { sender, bus in
+            let receiver = try bus.connect()
+            defer { receiver.close() }
+            let numbered = try await receiver.signals(matching: MatchRule(sender: sender.uniqueName, interface: Self.interface, member: "Numbered"))
+            let held = Mutex(false)
+            try sender.export([DBusInterface(Self.interface, methods: [
+                DBusMethod("Hold") { _ in
+                    held.withLock { $0 = true }
+                    usleep(200_000)   // the sender's I/O thread is awake and busy
+                    return []
+                },
+            ])], at: "/order")
+            try receiver.callNoReply(sender.uniqueName, path: "/order", interface: Self.interface, method: "Hold")
+            while !held.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(2)) }
+            try sender.emitSignal(path: "/order", interface: Self.interface, member: "Numbered", [.uint32(0), .uint32(0)])
+            try await withTaskExecutorPreference(sender.executor) {
+                try sender.emitSignal(path: "/order", interface: Self.interface, member: "Numbered", [.uint32(0), .uint32(1)])
+            }
+            var got: [UInt32] = []
+            for await s in numbered {
+                got.append(s.body.last?.uint32Value ?? 99)
+                if got.count == 2 { break }
+            }
+            #expect(got == [0, 1])
         }
     }
 }
