@@ -59,9 +59,9 @@ extension DBusConnection {
         }
     }
 
-    /// Enters calls handed over as pending (I/O thread, under the queue's lock: see
-    /// `IOLoop.withdrawCall`); on a closed connection they end with `Disconnected`.
-    func registerUnbuilt(_ calls: [UnbuiltCall]) {
+    /// Enters calls handed over as pending (`IOLoopClient`; I/O thread, under the queue's lock:
+    /// see `IOLoop.withdrawCall`); on a closed connection they end with `Disconnected`.
+    func loopRegisterCalls(_ calls: [UnbuiltCall]) {
         let registered = state.withLock { st -> Bool in
             if st.disconnected { return false }
             for u in calls {
@@ -75,9 +75,9 @@ extension DBusConnection {
         }
     }
 
-    /// Builds a registered call and sends it (I/O thread). Nothing is sent when the call already
-    /// ended (cancelled, the connection lost); a failure ends it.
-    func buildAndSend(_ unbuilt: UnbuiltCall) {
+    /// Builds a registered call and sends it (`IOLoopClient`; I/O thread). Nothing is sent when
+    /// the call already ended (cancelled, the connection lost); a failure ends it.
+    func loopBuildCall(_ unbuilt: UnbuiltCall) {
         let serial = unbuilt.serial, target = unbuilt.call.target
         guard state.withLock({ $0.isPending(serial) }) else { return }
         callsBuiltOnLoop.add(1, ordering: .relaxed)
@@ -88,7 +88,7 @@ extension DBusConnection {
             defer { dbus_message_unref(m) }
             dbus_message_set_serial(m, serial)
             if !loop.send(m, on: raw) {
-                fail(serial, DBusError.failed("out of memory sending a call to \(target)"))
+                fail(serial, DBusError.outOfMemory(calling: target))
             }
         } catch {
             fail(serial, error)

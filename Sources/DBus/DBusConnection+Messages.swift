@@ -189,7 +189,7 @@ extension DBusConnection {
         let registration = register(call, serial: serial)
         guard registration != .refused else { return }
         guard loop.send(m, on: raw) else {
-            return fail(serial, DBusError.failed("out of memory sending a call to \(call.target)"))
+            return fail(serial, DBusError.outOfMemory(calling: call.target))
         }
         if registration == .lowersEarliestDeadline { loop.noteDeadline(call.deadline) }
     }
@@ -207,7 +207,6 @@ extension DBusConnection {
     }
 
     /// Enters `call` as pending under `serial`.
-    @discardableResult
     private func register(_ call: PendingCall, serial: UInt32) -> Registration {
         let registration: Registration = state.withLock { st in
             if st.disconnected { return .refused }
@@ -390,6 +389,11 @@ extension DBusError {
     /// The error of a call that cannot go out because its connection is closed.
     static func closed(calling target: CallTarget) -> DBusError {
         .disconnected("the D-Bus connection is closed; cannot call \(target)")
+    }
+
+    /// The error of a call libdbus had no memory to send.
+    static func outOfMemory(calling target: CallTarget) -> DBusError {
+        .failed("out of memory sending a call to \(target)")
     }
 }
 

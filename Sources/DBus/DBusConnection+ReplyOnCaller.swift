@@ -24,10 +24,10 @@ extension DBusConnection {
     /// Sends `m` (numbered `serial`) and reads its reply on the calling thread, like
     /// `dbus_connection_send_with_reply_and_block`, when that is cheaper than the ordinary path:
     /// the caller is a task of the global pool (no executor preference, not the I/O thread: the
-    /// caller checks that before it calls this), no
-    /// other call of this connection is in flight, and the I/O thread sleeps idle — then the I/O
-    /// thread lends the socket (`IOLoop.borrowSocket`) and the reply needs no wake-up of it and no
-    /// resumption of a pool thread (each a futex or eventfd wake and two context switches).
+    /// caller checks that before it calls this), no other call of this connection is in flight,
+    /// and the I/O thread sleeps idle — then the I/O thread lends the socket (`IOLoop.borrowSocket`)
+    /// and the reply needs no wake-up of it and no resumption of a pool thread (each a futex or
+    /// eventfd wake and two context switches).
     /// Anything else that arrives meanwhile (signals, calls to exported objects, other replies) is
     /// handed to the I/O thread, in order, and routed there as usual. Blocks at most
     /// `callerReadBudget`, and never past `deadline`.

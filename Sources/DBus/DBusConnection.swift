@@ -183,14 +183,6 @@ public final class DBusConnection: Sendable, IOLoopClient {
         _ = filter(message)
     }
 
-    func loopRegisterCalls(_ calls: [UnbuiltCall]) {
-        registerUnbuilt(calls)
-    }
-
-    func loopBuildCall(_ call: UnbuiltCall) {
-        buildAndSend(call)
-    }
-
     var loopEarliestDeadline: UInt64 { earliestDeadline.load(ordering: .acquiring) }
 
     func loopCheckDeadlines(now: UInt64) -> UInt64 {

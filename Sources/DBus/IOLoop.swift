@@ -50,7 +50,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     private let mayBeIdle = Atomic<Bool>(false)
     /// What other threads hand the loop, and whether it sleeps in `poll` (see `Inbox`).
     private let inbox = Mutex(Inbox())
-    /// Empty buffers for `runJobs`, `runWork` and `flushSends` to swap with the inbox's (loop
+    /// Empty buffers for `runJobs`, `buildCalls` and `flushSends` to swap with the inbox's (loop
     /// thread only).
     private var spareJobs: [UnownedJob] = []
     private var spareCalls: [UnbuiltCall] = []
@@ -150,11 +150,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
                 if !box.sends.isEmpty { swap(&queued, &box.sends) }
                 return false
             }
-            for m in queued {
-                _ = dbus_connection_send(connection, m.pointer, nil)
-                m.release()
-            }
-            queued.removeAll(keepingCapacity: true)
+            sendAll(&queued, on: connection)
             spareSends = queued
             if batch.isEmpty {
                 spareJobs = batch
@@ -233,9 +229,9 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     /// Order is kept: one thread at a time sends from the queue, in order, and the loop
     /// announces its sleep only with an empty queue or with a direct sender to empty it, so a
     /// thread's earlier queued message is out before its later direct one; a task that moves onto
-    /// the loop's executor finds its queued messages sent before it runs (`runJobs`). Returns false when
-    /// libdbus is out of memory (the caller's own direct send only; a queued message that then
-    /// fails is dropped, and its call times out).
+    /// the loop's executor finds its queued messages sent before it runs (`runJobs`). Returns
+    /// false when libdbus is out of memory (the caller's own direct send only; a queued message
+    /// that then fails is dropped, and its call times out).
     func send(_ message: OpaquePointer, on connection: OpaquePointer) -> Bool {
         if !isOnLoopThread {
             let outgoing = OutgoingMessage(message)
@@ -270,12 +266,18 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
                 }
             }
             if batch.isEmpty { return }
-            for m in batch {
-                _ = dbus_connection_send(connection, m.pointer, nil)
-                m.release()
-            }
-            batch.removeAll(keepingCapacity: true)
+            sendAll(&batch, on: connection)
         }
+    }
+
+    /// Sends the queued messages of `batch` in order on `connection` and empties `batch`
+    /// (keeping its capacity).
+    private func sendAll(_ batch: inout [OutgoingMessage], on connection: OpaquePointer) {
+        for m in batch {
+            _ = dbus_connection_send(connection, m.pointer, nil)
+            m.release()
+        }
+        batch.removeAll(keepingCapacity: true)
     }
 
     /// Sends what other threads queued while the loop was awake (loop thread).
@@ -286,11 +288,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
             if !box.sends.isEmpty && !box.directSender { swap(&batch, &box.sends) }
         }
         let sent = !batch.isEmpty
-        for m in batch {
-            _ = dbus_connection_send(connection, m.pointer, nil)
-            m.release()
-        }
-        batch.removeAll(keepingCapacity: true)
+        sendAll(&batch, on: connection)
         spareSends = batch
         return sent
     }
