@@ -1,3 +1,4 @@
+import CourierNames
 import Foundation
 
 /// A file name that is safe to create in an Inbox, made from a name the sender suggested.
@@ -36,8 +37,8 @@ public struct InboxFileName: Sendable, Hashable, CustomStringConvertible {
         let component = suggested.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
         var scalars = String.UnicodeScalarView()
         for scalar in component.precomposedStringWithCanonicalMapping.unicodeScalars {
-            if Self.isBidirectionalControl(scalar) { continue }
-            if Self.isControl(scalar) {
+            if CleanText.isBidirectionalFormatting(scalar) { continue }
+            if CleanText.isControl(scalar) {
                 scalars.append("_")
             } else {
                 scalars.append(scalar)
@@ -76,23 +77,6 @@ public struct InboxFileName: Sendable, Hashable, CustomStringConvertible {
     }
 
     // MARK: Rules
-
-    /// C0, DEL, C1, and the line and paragraph separators.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .control, .lineSeparator, .paragraphSeparator: true
-        default: false
-        }
-    }
-
-    /// Characters that reorder how a name is displayed (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI,
-    /// PDI, LRM, RLM, ALM).
-    static func isBidirectionalControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: true
-        default: false
-        }
-    }
 
     /// Splits `name` at its last dot when what follows looks like an extension: 1 to 32 letters,
     /// digits, `_`, `+`, `-` or `~`. Otherwise the whole name is the stem.
