@@ -85,12 +85,15 @@ let package = Package(
         .target(
             name: "CourierBroker",
             dependencies: [
-                "DBus", "CourierURL", "CourierManifest", "CourierTypes", "CourierInbox", "CourierNames", "CourierProcess",
+                "DBus", "CourierURL", "CourierManifest", "CourierTypes", "CourierInbox", "CourierNames", "CourierProcess", "CourierProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "Courier", dependencies: ["DBus", "CourierNames"]),
+        // The one declaration of Broker1, Application1 and BrokerLink1: names, members, signatures,
+        // option keys, replies, the bundle id → bus name mapping. Both ends of every call use it.
+        .target(name: "CourierProtocol", dependencies: ["DBus", "CourierNames"]),
+        .target(name: "Courier", dependencies: ["DBus", "CourierNames", "CourierProtocol"]),
         // What an executable linked with `-static-executable` needs besides the archives (the front, and
         // apps linked by `nativeToolLinking`): Sources/CourierStaticExecutable/StaticLinkStubs.swift.
         .target(name: "CourierStaticExecutable"),
@@ -114,12 +117,12 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-static-executable"] + StaticExecutable.wrapFlags)]
         ),
         // A read-only copy of the running broker's registry (courier dump/handlers, courier nearby).
-        .target(name: "CourierBrokerRegistry", dependencies: ["Courier", "CourierManifest", "CourierNames", "DBus"]),
+        .target(name: "CourierBrokerRegistry", dependencies: ["Courier", "CourierManifest", "CourierNames", "CourierProtocol", "DBus"]),
         // The full CLI behind `courier`: every subcommand (ArgumentParser, Foundation, the registry).
         .executableTarget(
             name: "courier-tool",
             dependencies: [
-                "Courier", "CourierURL", "CourierManifest", "CourierNames", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierBrokerRegistry",
+                "Courier", "CourierURL", "CourierManifest", "CourierNames", "CourierProtocol", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierBrokerRegistry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -128,7 +131,7 @@ let package = Package(
         .target(
             name: "CourierNearby",
             dependencies: [
-                "DBus", "Courier", "CourierManifest", "CourierTypes", "CourierNames", "CourierInbox", "CourierBrokerRegistry",
+                "DBus", "Courier", "CourierManifest", "CourierTypes", "CourierNames", "CourierProtocol", "CourierInbox", "CourierBrokerRegistry",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -164,11 +167,11 @@ let package = Package(
         // Release-built benchmark harness: `swift run -c release courier-bench`.
         .executableTarget(
             name: "courier-bench",
-            dependencies: ["DBus", "CourierURL", "URIParserOracle", "CourierManifest", "CourierTypes", "Courier", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess"],
+            dependencies: ["DBus", "CourierURL", "URIParserOracle", "CourierManifest", "CourierTypes", "Courier", "CourierProtocol", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess"],
             exclude: ["CPeer"]
         ),
         // Load run (docs/broker.md, "Load and leaks"): driver, recorder app and load client in one executable.
-        .executableTarget(name: "courier-test-app", dependencies: ["Courier", "DBus", "BusTestSupport", "CourierProcess"]),
+        .executableTarget(name: "courier-test-app", dependencies: ["Courier", "CourierProtocol", "DBus", "BusTestSupport", "CourierProcess"]),
         // Real peers for what exercises Courier from outside: a private dbus-daemon (or dbus-broker)
         // per suite, and helper processes run to completion with their output in files. A library of
         // the package, not a test: the tests, the benchmark (courier-bench) and the load harness
@@ -180,6 +183,7 @@ let package = Package(
         .testTarget(name: "CourierNamesTests", dependencies: ["CourierNames"]),
         .testTarget(name: "CourierTypesTests", dependencies: ["CourierTypes", "BusTestSupport"]),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierNames"]),
+        .testTarget(name: "CourierProtocolTests", dependencies: ["CourierProtocol", "DBus", "CourierNames", "BusTestSupport"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest", "CourierTypes", "CourierNames", "BusTestSupport"]),
         .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "Courier", "CourierProcess"]),
@@ -188,7 +192,7 @@ let package = Package(
         .testTarget(name: "CourierNearbyTests", dependencies: ["CourierNearby", "BusTestSupport", "CourierProcess", "CourierManifest"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Courier", "CourierBroker", "DBus", "BusTestSupport", "CourierInbox", "CInbox", "CourierProcess", "courier-test-app"]
+            dependencies: ["Courier", "CourierProtocol", "CourierBroker", "DBus", "BusTestSupport", "CourierInbox", "CInbox", "CourierProcess", "courier-test-app"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 public import CourierNames
 package import DBus
+import CourierProtocol
 public import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
@@ -23,7 +24,7 @@ public final class Application: Sendable {
     public let bundleID: String
     package let connection: DBusConnection
     package let objectPath: ObjectPath
-    /// The well-known name the app owns: its bundle id mapped to a bus name (`CourierBus.address`).
+    /// The well-known name the app owns: its bundle id mapped to a bus name (`ApplicationAddress`).
     package let busName: BusName
     /// The app's container (`COURIER_CONTAINER`, else `$XDG_DATA_HOME/courier/containers/<bundle-id>`).
     public let containerURL: URL
@@ -79,7 +80,8 @@ public final class Application: Sendable {
             throw CourierError(.invalidBundleID, "COURIER_BUNDLE_ID is not set: Courier sets it when it launches the app (`courier open URL`); to run the app by hand, set it to the CFBundleIdentifier of its manifest, e.g. COURIER_BUNDLE_ID=com.example.app \(CommandLine.arguments.first ?? "app")")
         }
         self.bundleID = bundleID
-        (self.busName, self.objectPath) = try CourierBus.address(ofBundleID: bundleID)
+        let address = try ApplicationAddress(bundleID: bundleID)
+        (self.busName, self.objectPath) = (address.busName, address.objectPath)
         self.version = version
         self.delegate = delegate
         if let connection {
@@ -116,7 +118,7 @@ public final class Application: Sendable {
         } catch {
             throw CourierError(.bus, "cannot serve \(objectPath): \(error.message)")
         }
-        let brokerName = CourierBus.brokerName
+        let brokerName = Broker1.busName
         do {
             // The match for the broker's NameOwnerChanged and the RequestName go out together: two
             // bus round trips in the time of one, on the start-up's critical path (a cold open).
@@ -248,7 +250,7 @@ public final class Application: Sendable {
     /// it is the broker that answered (`BrokerLink`). Without one, or when it fails, URLs keep
     /// arriving over the bus: a link only makes them faster.
     private func attachLink(_ answer: [String: DBusValue], broker: BusName?) async {
-        guard let address = answer["link-address"]?.stringValue, let broker,
+        guard let address = answer[CourierKey.linkAddress], let broker,
               let pid = try? await connection.credentials(of: broker).processID else { return }
         do {
             let link = try await BrokerLink.attach(to: address, brokerPID: pid, bundleID: bundleID, serving: [linkInterface()], at: objectPath,
@@ -270,7 +272,7 @@ public final class Application: Sendable {
     /// True when `sender` owns `org.courier.Broker` now (asks the bus when the cache disagrees).
     private func isBroker(_ sender: BusName) async -> Bool {
         if state.withLock({ $0.brokerOwner }) == sender { return true }
-        let owner = (try? await connection.nameOwner(of: CourierBus.brokerName)) ?? nil
+        let owner = (try? await connection.nameOwner(of: Broker1.busName)) ?? nil
         state.withLock { $0.brokerOwner = owner }
         return owner == sender
     }
@@ -281,42 +283,39 @@ public final class Application: Sendable {
     private func open(_ arguments: [DBusValue]) async -> [DBusValue] {
         // One look at the state: the common case (launched, not the declined launch request)
         // then needs no await before the delegate.
-        let all = arguments[3].vardictValue ?? [:]
-        let requestID = all["request-id"]?.uint64Value
+        let request = ApplicationOpenRequest(arguments)
+        let all = request.options
+        let requestID = all[CourierKey.requestID]
         let (launched, declined) = state.withLock { ($0.launched, requestID != nil && $0.declinedLaunchRequest == requestID) }
         if !launched { await gate.wait() }
         if declined || (!launched && requestID != nil && state.withLock({ $0.declinedLaunchRequest == requestID })) {
-            return [.boolean(false), .vardict([:])]
+            return ApplicationOpenReply(handled: false, reply: [:]).body
         }
-        let url = arguments[0].stringValue ?? ""
-        let annotation = arguments[2].unwrapped
+        let url = request.url
         let options = OpenURLOptions(
-            sourceApplication: arguments[1].stringValue ?? "", annotation: annotation == .string("") ? nil : CourierValue(annotation),
-            activationToken: all["activation-token"]?.stringValue, background: all["background"]?.boolValue ?? false,
-            inbox: all["inbox"]?.boolValue ?? false, all: all.courierValues
+            sourceApplication: request.sourceApplication, annotation: request.annotation.map(CourierValue.init),
+            activationToken: all[CourierKey.activationToken], background: all[CourierKey.background] ?? false,
+            inbox: all[CourierKey.inbox] ?? false, all: all.courierValues
         )
         let result = await delegate.openWithReply(url, options: options, application: self)
-        return [.boolean(result.handled), .vardict(result.reply.dbusValues)]
+        return ApplicationOpenReply(handled: result.handled, reply: result.reply.dbusValues).body
     }
 
     /// What the app serves on its direct link: `OpenURL` only. Every call on the link comes from
     /// the broker's process (`BrokerLink` checked who listens), so there is no sender to check.
     private func linkInterface() -> DBusInterface {
-        DBusInterface(CourierBus.applicationInterface, methods: [openURLMethod(onTheBus: false)])
+        DBusInterface(Application1.name, methods: [openURLMethod(onTheBus: false)])
     }
 
     /// `Application1.OpenURL`; on the bus, only from the current owner of `org.courier.Broker`.
     private func openURLMethod(onTheBus: Bool) -> DBusMethod {
-        DBusMethod(
-            "OpenURL", arguments: "ssva{sv}", results: "ba{sv}",
-            argumentNames: ["url", "source_application", "annotation", "options"], resultNames: ["handled", "reply"]
-        ) { [self] call in
+        Application1.openURL.serving { [self] call in
             if onTheBus {
-                guard let sender = call.sender else { throw DBusError(name: "org.courier.Error.NotPermitted", message: "OpenURL needs a bus sender") }
+                guard let sender = call.sender else { throw CourierError(.notPermitted, "\(Application1.openURL.name) needs a bus sender").dbusError }
                 // The broker as cached (the common case) needs no await before the delegate.
                 let fromBroker = if sender == state.withLock({ $0.brokerOwner }) { true } else { await isBroker(sender) }
                 guard fromBroker else {
-                    throw DBusError(name: "org.courier.Error.NotPermitted", message: "\(bundleID) accepts OpenURL only from the Courier broker (the owner of org.courier.Broker); open URLs through it: courier open URL")
+                    throw CourierError(.notPermitted, "\(bundleID) accepts \(Application1.openURL.name) only from the Courier broker (the owner of \(Broker1.busName)); open URLs through it: courier open URL").dbusError
                 }
             }
             return await open(call.arguments)
@@ -324,13 +323,13 @@ public final class Application: Sendable {
     }
 
     private func applicationInterface() -> DBusInterface {
-        DBusInterface(CourierBus.applicationInterface, methods: [
+        Application1.interface.serving([
             openURLMethod(onTheBus: true),
             // The broker is about to terminate this app: preserve the state, tell the delegate,
             // answer. The broker signals the process once answered, or at the deadline.
-            DBusMethod("WillTerminate", arguments: "u", argumentNames: ["deadline_ms"]) { [self] call in
+            Application1.willTerminate.serving { [self] call in
                 guard let sender = call.sender, await isBroker(sender) else {
-                    throw DBusError(name: "org.courier.Error.NotPermitted", message: "\(bundleID) accepts WillTerminate only from the Courier broker (the owner of org.courier.Broker)")
+                    throw CourierError(.notPermitted, "\(bundleID) accepts \(Application1.willTerminate.name) only from the Courier broker (the owner of \(Broker1.busName))").dbusError
                 }
                 do {
                     try await preserveState()
@@ -346,15 +345,15 @@ public final class Application: Sendable {
     /// `org.freedesktop.Application`: desktop tools (gio, GApplication launchers) can speak to the app
     /// directly; `Open` goes back through the broker so identity and ordering rules still hold.
     private func freedesktopInterface() -> DBusInterface {
-        DBusInterface(CourierBus.freedesktopApplicationInterface, methods: [
-            DBusMethod("Activate", arguments: "a{sv}", argumentNames: ["platform_data"]) { _ in [] },
-            DBusMethod("Open", arguments: "asa{sv}", argumentNames: ["uris", "platform_data"]) { [self] call in
+        FreedesktopApplication.interface.serving([
+            FreedesktopApplication.activate.serving { _ in [] },
+            FreedesktopApplication.open.serving { [self] call in
                 guard acceptsFreedesktopOpen else {
-                    throw DBusError(name: CourierErrorCode.notPermitted.dbusName, message: "\(bundleID) does not accept org.freedesktop.Application.Open (it would open URLs for a caller nobody identifies); open URLs through the Courier broker: courier open URL")
+                    throw CourierError(.notPermitted, "\(bundleID) does not accept \(FreedesktopApplication.name).\(FreedesktopApplication.open.name) (it would open URLs for a caller nobody identifies); open URLs through the Courier broker: courier open URL").dbusError
                 }
                 let uris = call.arguments[0].stringArrayValue ?? []
                 let platform = call.arguments[1].vardictValue ?? [:]
-                let token = platform["activation-token"]?.stringValue ?? platform["desktop-startup-id"]?.stringValue
+                let token = platform[CourierKey.activationToken] ?? platform[CourierKey.desktopStartupID]
                 for uri in uris {
                     do {
                         // Relayed: the broker applies the app's caller rules as for a caller it cannot identify.
@@ -365,7 +364,7 @@ public final class Application: Sendable {
                 }
                 return []
             },
-            DBusMethod("ActivateAction", arguments: "sava{sv}", argumentNames: ["action_name", "parameter", "platform_data"]) { call in
+            FreedesktopApplication.activateAction.serving { call in
                 throw DBusError(name: DBusError.notSupportedName, message: "this app has no actions")
             },
         ])

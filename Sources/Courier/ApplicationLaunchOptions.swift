@@ -1,4 +1,5 @@
 import DBus
+import CourierProtocol
 
 /// What `CheckIn` told the app about its launch (UIKit's `launchOptions`): the URL it was launched
 /// to open and who asked, or nothing when it was started by other means.
@@ -30,15 +31,15 @@ public struct ApplicationLaunchOptions: Sendable, Hashable {
     /// Decodes the `a{sv}` `CheckIn` returns.
     init(dictionary: [String: DBusValue]) {
         self.init(
-            url: dictionary["url"]?.stringValue,
-            sourceApplication: dictionary["source-application"]?.stringValue ?? "",
-            annotation: dictionary["annotation"].map(CourierValue.init),
-            activationToken: dictionary["activation-token"]?.stringValue,
-            background: dictionary["background"]?.boolValue ?? false,
-            inbox: dictionary["inbox"]?.boolValue ?? false
+            url: dictionary[CourierKey.url],
+            sourceApplication: dictionary[CourierKey.sourceApplication] ?? "",
+            annotation: dictionary[CourierKey.annotation].map(CourierValue.init),
+            activationToken: dictionary[CourierKey.activationToken],
+            background: dictionary[CourierKey.background] ?? false,
+            inbox: dictionary[CourierKey.inbox] ?? false
         )
-        requestID = dictionary["request-id"]?.uint64Value
-        restorationArchive = dictionary["restoration-archive"]?.bytesValue
+        requestID = dictionary[CourierKey.requestID]
+        restorationArchive = dictionary[CourierKey.restorationArchive]
     }
 }
 

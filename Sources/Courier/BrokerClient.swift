@@ -1,5 +1,6 @@
 public import CourierNames
 package import DBus
+import CourierProtocol
 import FoundationEssentials
 
 /// Talks to the broker: the `UIApplication.openURL` / `canOpenURL` of Courier, used by apps and by
@@ -25,21 +26,14 @@ public struct BrokerClient: Sendable {
     public func open(_ url: String, options: OpenOptions = .init()) async throws(CourierError) -> OpenResult {
         try Self.checkAnnotationSize(options)
         let timeout = (options.timeout ?? .seconds(25)) + .seconds(15)   // the broker may have to launch first
-        let values = try await call("OpenURL", [.string(url), .vardict(options.dictionary)], timeout: timeout)
-        guard values.count == 3, let handled = values[0].boolValue, let bundleID = values[1].stringValue else {
-            throw CourierError(.bus, "the broker answered OpenURL with an unexpected signature")
-        }
-        return OpenResult(handled: handled, bundleID: bundleID, reply: (values[2].vardictValue ?? [:]).courierValues)
+        let reply = try OpenURLReply(await call(Broker1.openURL, [.string(url), .vardict(options.dictionary)], timeout: timeout))
+        return OpenResult(handled: reply.handled, bundleID: reply.bundleID, reply: reply.reply.courierValues)
     }
 
     /// Sends `url` without waiting for the answer (`courier open --no-wait`).
     public func openWithoutReply(_ url: String, options: OpenOptions = .init()) throws(CourierError) {
         try Self.checkAnnotationSize(options)
-        do {
-            try connection.callNoReply(CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "OpenURL", [.string(url), .vardict(options.dictionary)])
-        } catch {
-            throw CourierError(wrapping: error)
-        }
+        try Broker1.openURL.callNoReply(on: connection, Broker1.busName, path: Broker1.objectPath, [.string(url), .vardict(options.dictionary)])
     }
 
     /// `LimitsExceeded` at once for an annotation the broker would refuse anyway
@@ -53,14 +47,12 @@ public struct BrokerClient: Sendable {
     /// Whether some app can open `url` (for an app caller, only schemes its manifest lists in
     /// `LSApplicationQueriesSchemes`).
     public func canOpen(_ url: String) async throws(CourierError) -> Bool {
-        let values = try await call("CanOpenURL", [.string(url)])
-        return values.first?.boolValue ?? false
+        try await call(Broker1.canOpenURL, [.string(url)])[0].boolValue ?? false
     }
 
     /// The apps that can open `url`, the chosen one first.
     public func handlers(for url: String) async throws(CourierError) -> [String] {
-        let values = try await call("HandlersForURL", [.string(url)])
-        return values.first?.stringArrayValue ?? []
+        try await call(Broker1.handlersForURL, [.string(url)])[0].stringArrayValue ?? []
     }
 
     /// Called by an app when it is ready; returns its launch options.
@@ -70,13 +62,8 @@ public struct BrokerClient: Sendable {
 
     /// `checkIn`, with the unique name of the broker that answered (the bus sets a reply's sender).
     func checkInAnswer(bundleID: String) async throws(CourierError) -> (options: [String: DBusValue], broker: BusName?) {
-        do {
-            let reply = try await connection.callMessage(
-                CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "CheckIn", [.string(bundleID)])
-            return (reply.body.first?.vardictValue ?? [:], reply.sender)
-        } catch {
-            throw CourierError(wrapping: error)
-        }
+        let reply = try await Broker1.checkIn.callMessage(on: connection, Broker1.busName, path: Broker1.objectPath, [.string(bundleID)])
+        return (reply.body[0].vardictValue ?? [:], reply.sender)
     }
 
     /// Registers the manifest at `path` (a file the broker can read); returns its bundle id. With
@@ -85,46 +72,40 @@ public struct BrokerClient: Sendable {
     /// with `NotPermitted` (`RegisterManifestWithOptions`).
     public func registerManifest(atPath path: String, replace: Bool = false) async throws(CourierError) -> String {
         let values = replace
-            ? try await call("RegisterManifestWithOptions", [.string(path), .vardict(["replace": .boolean(true)])])
-            : try await call("RegisterManifest", [.string(path)])
-        return values.first?.stringValue ?? ""
+            ? try await call(Broker1.registerManifestWithOptions, [.string(path), .vardict([String: DBusValue](CourierKey.replace(true)))])
+            : try await call(Broker1.registerManifest, [.string(path)])
+        return values[0].stringValue ?? ""
     }
 
     public func unregister(bundleID: String) async throws(CourierError) {
-        _ = try await call("Unregister", [.string(bundleID)])
+        _ = try await call(Broker1.unregister, [.string(bundleID)])
     }
 
     /// One dictionary per registered app (`bundle-id`, `name`, `schemes`, `state`, `pid`, `launchable`, `path`).
     package func listApplications() async throws(CourierError) -> [[String: DBusValue]] {
-        let values = try await call("ListApplications", [])
-        return values.first?.arrayValue?.compactMap(\.vardictValue) ?? []
+        try await call(Broker1.listApplications)[0].arrayValue?.compactMap(\.vardictValue) ?? []
     }
 
     /// The broker's own state (`pid`, `manifest-paths`, `started-by`, `applications`, `running`).
     package func status() async throws(CourierError) -> [String: DBusValue] {
-        let values = try await call("GetStatus", [])
-        return values.first?.vardictValue ?? [:]
+        try await call(Broker1.getStatus)[0].vardictValue ?? [:]
     }
 
     /// One dictionary per app the broker has dealt with (`bundle-id`, `state`, `pid`, `started-by`,
     /// `uptime-ms`, `idle-ms`, `handled`, `queued`, `in-flight`, `rss-bytes`, `failures`).
     package func processes() async throws(CourierError) -> [[String: DBusValue]] {
-        let values = try await call("ListProcesses", [])
-        return values.first?.arrayValue?.compactMap(\.vardictValue) ?? []
+        try await call(Broker1.listProcesses)[0].arrayValue?.compactMap(\.vardictValue) ?? []
     }
 
     /// Terminates `bundleID` with notice (`WillTerminate`, then SIGTERM, then SIGKILL). Returns once
     /// the notice is under way; `stateChanges` tells when the app is gone.
     public func terminate(bundleID: String) async throws(CourierError) {
-        _ = try await call("Terminate", [.string(bundleID)])
+        _ = try await call(Broker1.terminate, [.string(bundleID)])
     }
 
     /// `ApplicationStateChanged` signals as (bundle id, state, pid), for one app or all.
     public func stateChanges(of bundleID: String? = nil) async throws(CourierError) -> AsyncStream<(bundleID: String, state: String, pid: UInt32)> {
-        let rule = MatchRule(
-            path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, member: "ApplicationStateChanged",
-            arguments: bundleID.map { [0: $0] } ?? [:]
-        )
+        let rule = Broker1.applicationStateChanged.matchRule(path: Broker1.objectPath, arguments: bundleID.map { [0: $0] } ?? [:])
         let messages: AsyncStream<DBusMessage>
         do {
             messages = try await connection.signals(matching: rule)
@@ -134,9 +115,8 @@ public struct BrokerClient: Sendable {
         return AsyncStream { continuation in
             let task = Task {
                 for await message in messages {
-                    guard message.body.count == 3, let id = message.body[0].stringValue, let state = message.body[1].stringValue,
-                          let pid = message.body[2].uint32Value else { continue }
-                    continuation.yield((id, state, pid))
+                    guard let change = ApplicationStateChange(message.body) else { continue }
+                    continuation.yield((change.bundleID, change.state, change.pid))
                 }
                 continuation.finish()
             }
@@ -146,14 +126,10 @@ public struct BrokerClient: Sendable {
 
     /// Whether a broker owns `org.courier.Broker` right now (no activation).
     public func brokerIsRunning() async -> Bool {
-        ((try? await connection.nameOwner(of: CourierBus.brokerName)) ?? nil) != nil
+        ((try? await connection.nameOwner(of: Broker1.busName)) ?? nil) != nil
     }
 
-    private func call(_ method: MemberName, _ arguments: [DBusValue], timeout: Duration = .seconds(25)) async throws(CourierError) -> [DBusValue] {
-        do {
-            return try await connection.call(CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: method, arguments, timeout: timeout)
-        } catch {
-            throw CourierError(wrapping: error)
-        }
+    private func call(_ method: ProtocolMethod, _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)) async throws(CourierError) -> [DBusValue] {
+        try await Broker1.call(method, on: connection, arguments, timeout: timeout)
     }
 }

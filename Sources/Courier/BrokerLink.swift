@@ -1,4 +1,5 @@
 package import DBus
+import CourierProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,9 +44,9 @@ package struct BrokerLink: Sendable {
         }
         do {
             try connection.export(interfaces, at: path)
-            let answer = try await connection.call(nil, path: CourierBus.brokerPath, interface: CourierBus.brokerLinkInterface, method: "Attach", [.string(bundleID)])
-            guard let challenge = answer.first?.stringValue else { throw DBusError.failed("Attach answered no challenge") }
-            _ = try await bus.call(broker, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "ConfirmLink", [.string(challenge)])
+            let answer = try await BrokerLink1.attach.call(on: connection, nil, path: Broker1.objectPath, [.string(bundleID)])
+            let challenge = answer[0].stringValue ?? ""
+            _ = try await Broker1.confirmLink.call(on: bus, broker, path: Broker1.objectPath, [.string(challenge)])
         } catch {
             connection.close()
             throw Refusal(reason: "the broker did not attach the link: \(error)")

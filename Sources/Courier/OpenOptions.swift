@@ -1,4 +1,5 @@
 package import DBus
+import CourierProtocol
 
 /// What a caller may say about an `openURL` (the `a{sv}` options of `Broker1.OpenURL`).
 /// There is deliberately no "source application": the broker derives it from bus credentials.
@@ -33,16 +34,16 @@ public struct OpenOptions: Sendable, Hashable {
     /// The `a{sv}` sent to the broker.
     package var dictionary: [String: DBusValue] {
         var options: [String: DBusValue] = [:]
-        if let bundleID { options["bundle-id"] = .string(bundleID) }
-        if let annotation { options["annotation"] = annotation.dbusValue }
-        if background { options["background"] = .boolean(true) }
-        if let activationToken { options["activation-token"] = .string(activationToken) }
+        if let bundleID { options[CourierKey.bundleID] = bundleID }
+        if let annotation { options[CourierKey.annotation] = annotation.dbusValue }
+        if background { options[CourierKey.background] = true }
+        if let activationToken { options[CourierKey.activationToken] = activationToken }
         if let timeout {
             let (seconds, attoseconds) = timeout.components
-            options["timeout-ms"] = .uint32(UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+            options[CourierKey.timeoutMS] = UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         }
-        if dryRun { options["dry-run"] = .boolean(true) }
-        if relayed { options["relayed"] = .boolean(true) }
+        if dryRun { options[CourierKey.dryRun] = true }
+        if relayed { options[CourierKey.relayed] = true }
         return options
     }
 }

@@ -2,6 +2,7 @@ public import Courier
 public import CourierManifest
 public import CourierNames
 public import DBus
+import CourierProtocol
 
 // Imports and a documented struct head, alike in shape to BrokerClient only.
 /// What `courier dump` and `courier handlers` read when a broker runs: the registry as the broker
@@ -25,27 +26,27 @@ public struct BrokerRegistry: Sendable {
     public func registry(layout: CourierLayout = .current()) async throws(CourierError) -> (registry: Registry, stateDiagnostics: [ManifestDiagnostic]) {
         let status = try await client.status()
         let applications = try await client.listApplications()
-        let folders = status["manifest-paths"]?.stringArrayValue ?? []
+        let folders = status[CourierKey.manifestPaths] ?? []
         let stored = RegistryStateStore(folder: layout.configFolder).load()
         let empty = Registry(preferences: stored.preferences, claimOrder: stored.claimOrder)
         let loader = ManifestLoader()
         let loaded = loader.load(folders: folders, reportMissing: false)
         let loadedPaths = Set(loaded.files.map(\.path))
-        let extraPaths = applications.compactMap { $0["path"]?.stringValue }.filter { !loadedPaths.contains($0) }
+        let extraPaths = applications.compactMap { $0[CourierKey.path] }.filter { !loadedPaths.contains($0) }
         var registry = Registry.build(files: loaded.files + loader.load(files: extraPaths), folderDiagnostics: loaded.diagnostics, previous: empty).registry
-        let listed = Set(applications.compactMap { $0["bundle-id"]?.stringValue })
+        let listed = Set(applications.compactMap { $0[CourierKey.bundleID] })
         for app in registry.sortedApplications where !listed.contains(app.bundleIdentifier.rawValue) {
             _ = try? registry.unregister(bundleIdentifier: app.bundleIdentifier.rawValue)
         }
         // Squatted names, from the broker's receiver checks: shown with the diagnostics.
         let squats = applications.compactMap { app -> ManifestDiagnostic? in
             let squat = Self.squat(app)
-            guard !squat.isEmpty, let id = app["bundle-id"]?.stringValue else { return nil }
-            return ManifestDiagnostic(file: app["path"]?.stringValue ?? id, keyPath: "CFBundleIdentifier",
+            guard !squat.isEmpty, let id = app[CourierKey.bundleID] else { return nil }
+            return ManifestDiagnostic(file: app[CourierKey.path] ?? id, keyPath: "CFBundleIdentifier",
                                       message: "\(id)\(squat); stop that process", severity: .warning, code: .init(rawValue: "name-squatted"))
         }
         // Manifest files the broker holds back (they would take over a running app).
-        let held = zip(status["held-change-files"]?.stringArrayValue ?? [], status["held-change-messages"]?.stringArrayValue ?? []).map {
+        let held = zip(status[CourierKey.heldChangeFiles] ?? [], status[CourierKey.heldChangeMessages] ?? []).map {
             ManifestDiagnostic(file: $0, keyPath: "CFBundleIdentifier", message: $1, severity: .warning, code: .heldRegistryChange)
         }
         return (registry, stored.diagnostics + squats + held)
@@ -53,14 +54,14 @@ public struct BrokerRegistry: Sendable {
 
     /// The broker's last registry changes, each with who made it (`GetStatus` `registry-changes`).
     public func recentChanges() async throws(CourierError) -> [String] {
-        try await client.status()["registry-changes"]?.stringArrayValue ?? []
+        try await client.status()[CourierKey.registryChanges] ?? []
     }
 
     /// " — squatted by pid N (EXE)" when an impostor holds the app's bus name (`ListApplications`).
     public static func squat(_ app: [String: DBusValue]) -> String {
-        guard app["squatted"]?.boolValue == true else { return "" }
-        let pid = app["squatter-pid"]?.uint32Value.map { "pid \($0)" } ?? "an unidentified process"
-        let executable = app["squatter-executable"]?.stringValue.map { " (\($0))" } ?? ""
+        guard app[CourierKey.squatted] == true else { return "" }
+        let pid = app[CourierKey.squatterPID].map { "pid \($0)" } ?? "an unidentified process"
+        let executable = app[CourierKey.squatterExecutable].map { " (\($0))" } ?? ""
         return " — squatted by \(pid)\(executable): its bus name is taken, nothing is delivered to it"
     }
 }

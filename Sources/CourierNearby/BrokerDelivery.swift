@@ -2,6 +2,7 @@ public import Courier
 import CourierBrokerRegistry
 import CourierManifest
 import CourierNames
+import CourierProtocol
 import DBus
 
 /// Delivery through the broker, exactly as `courier drop` does it: `DropFiles` with the staged
@@ -60,11 +61,11 @@ public struct BrokerDelivery: NearbyDelivery {
         ]
         do {
             let file = try UnixFD(duplicating: descriptor)
-            let values = try await client.connection.call(
-                CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "DropFiles",
-                [.string(bundleID), .fds([file]), .strings([name]), .vardict(["annotation": .vardict(annotation)])],
+            let values = try await Broker1.call(
+                Broker1.dropFiles, on: client.connection,
+                [.string(bundleID), .fds([file]), .strings([name]), .vardict([String: DBusValue](CourierKey.annotation(.vardict(annotation))))],
                 timeout: .seconds(3600))
-            guard let url = values.first?.stringArrayValue?.first else {
+            guard let url = values[0].stringArrayValue?.first else {
                 throw NearbyError(500, "the broker answered DropFiles without an Inbox URL")
             }
             return url.hasPrefix("file://") ? String(url.dropFirst("file://".count)).removingPercentEncoding ?? url : url

@@ -95,3 +95,12 @@ enum Introspection {
         return out + "</node>\n"
     }
 }
+
+extension DBusInterface {
+    /// What `org.freedesktop.DBus.Introspectable.Introspect` answers for an object serving
+    /// `interfaces` and no children: documentation generated from a declaration is then the
+    /// text a live object serves.
+    public static func introspectionXML(_ interfaces: [DBusInterface]) -> String {
+        Introspection.xml(interfaces, children: [])
+    }
+}

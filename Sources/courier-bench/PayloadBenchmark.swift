@@ -1,6 +1,7 @@
 import BusTestSupport
 import Courier
 import CourierBroker
+import CourierProtocol
 import DBus
 import Foundation
 import Glibc
@@ -108,8 +109,8 @@ enum PayloadBenchmark {
             let t1 = clock.now
             do {
                 _ = try await client.connection.call(
-                    CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "OpenURL",
-                    [.string("payload://bench?size"), .vardict(["annotation": rawMax])], timeout: .seconds(120))
+                    Broker1.busName, path: Broker1.objectPath, interface: Broker1.name, method: Broker1.openURL.name,
+                    [.string("payload://bench?size"), .vardict([String: DBusValue](CourierKey.annotation(rawMax)))], timeout: .seconds(120))
                 brokerAnswer = "answered without an error"
             } catch {
                 brokerAnswer = (error as? DBusError)?.name ?? "\(error)"

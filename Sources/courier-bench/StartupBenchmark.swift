@@ -1,6 +1,7 @@
 import BusTestSupport
 import Courier
 import CourierProcess
+import CourierProtocol
 import DBus
 import Foundation
 import Glibc
@@ -49,15 +50,15 @@ enum StartupBenchmark {
         let arrivals = Mutex<[String: ContinuousClock.Instant]>([:])
         let broker = try DBusConnection(address: bus.address)
         defer { broker.close() }
-        try broker.export([DBusInterface(CourierBus.brokerInterface, methods: [
-            DBusMethod("CheckIn", arguments: "s", results: "a{sv}") { call in
+        try broker.export([DBusInterface(Broker1.name, methods: [
+            Broker1.checkIn.serving { call in
                 let now = ContinuousClock.now
                 if let id = call.arguments[0].stringValue { arrivals.withLock { $0[id] = now } }
                 return [.vardict([:])]
             },
-        ])], at: CourierBus.brokerPath)
-        guard try await broker.requestName(CourierBus.brokerName, flags: [.doNotQueue]).isOwner else {
-            throw BenchmarkFailure("cannot own org.courier.Broker on the private bus")
+        ])], at: Broker1.objectPath)
+        guard try await broker.requestName(Broker1.busName, flags: [.doNotQueue]).isOwner else {
+            throw BenchmarkFailure("cannot own \(Broker1.busName) on the private bus")
         }
         var environment = bus.environment
         environment["XDG_DATA_HOME"] = bus.directory.appendingPathComponent("startup-data").path

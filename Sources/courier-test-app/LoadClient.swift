@@ -1,5 +1,6 @@
 import Courier
 import CourierNames
+import CourierProtocol
 import DBus
 import Foundation
 import Synchronization
@@ -95,7 +96,7 @@ enum LoadClient {
                 group.addTask {
                     do {
                         let reply = try await broker.connection.call(
-                            CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "DropFiles",
+                            Broker1.busName, path: Broker1.objectPath, interface: Broker1.name, method: Broker1.dropFiles.name,
                             [.string(file.bundleID), .fds([file.fd]), .strings([file.name]), .vardict([:])], timeout: .seconds(120))
                         let urls = reply.first?.stringArrayValue ?? []
                         return urls.count == 1 && urls[0].hasSuffix("/" + file.name) ? .handled : .failed("WrongReply", "DropFiles of \(file.name) answered \(urls)")

@@ -1,3 +1,4 @@
+import CourierProtocol
 import Courier
 import CourierNames
 
@@ -7,7 +8,7 @@ import CourierNames
 enum AppChoice {
     static func bundleID(for app: String) async throws(CourierError) -> String {
         let applications = try await BrokerConnection.withBroker { client throws(CourierError) in try await client.listApplications() }
-        let rows = applications.map { (id: $0["bundle-id"]?.stringValue ?? "", name: $0["name"]?.stringValue ?? "") }
+        let rows = applications.map { (id: $0[CourierKey.bundleID] ?? "", name: $0[CourierKey.name] ?? "") }
         if rows.contains(where: { $0.id == app }) { return app }
         let named = rows.filter { $0.name.lowercased() == app.lowercased() }
         switch named.count {

@@ -1,3 +1,4 @@
+import CourierProtocol
 import ArgumentParser
 import Courier
 import CourierBrokerRegistry
@@ -148,8 +149,7 @@ struct DefaultCommand: AsyncParsableCommand {
     /// Has the running broker re-read the defaults; says so when it cannot.
     private func tell(_ client: BrokerClient) async {
         do {
-            _ = try await client.connection.call(CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface,
-                                                 method: "ReloadDefaults", [], timeout: .seconds(25))
+            _ = try await Broker1.call(Broker1.reloadDefaults, on: client.connection)
         } catch {
             reportRegistryError("courier: saved, but the running broker did not re-read its defaults (\(CourierError(wrapping: error).message)); they apply when it restarts")
         }

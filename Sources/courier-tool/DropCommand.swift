@@ -2,6 +2,7 @@ import ArgumentParser
 import Courier
 import CourierNames
 import DBus
+import CourierProtocol
 import CourierInbox
 import Foundation
 #if canImport(Glibc)
@@ -45,7 +46,7 @@ struct DropCommand: AsyncParsableCommand {
         let showProgress = !json && isatty(STDOUT_FILENO) == 1
         let token = showProgress ? UUID().uuidString : ""
         var options: [String: DBusValue] = [:]
-        if let activation = ProcessInfo.processInfo.environment["XDG_ACTIVATION_TOKEN"] { options["activation-token"] = .string(activation) }
+        if let activation = ProcessInfo.processInfo.environment["XDG_ACTIVATION_TOKEN"] { options[CourierKey.activationToken] = activation }
 
         do {
             let placed = try await BrokerConnection.withBroker { client throws(CourierError) in
@@ -67,7 +68,7 @@ struct DropCommand: AsyncParsableCommand {
 
     private func dryRun(_ descriptors: [UnixFD]) async throws(CourierError) -> [OpenFilesCall.Placement] {
         try await BrokerConnection.withBroker(autostart: false) { client throws(CourierError) in
-            try await OpenFilesCall.call(client, bundleID: "", files: files, descriptors: descriptors, options: ["dry-run": .boolean(true)])
+            try await OpenFilesCall.call(client, bundleID: "", files: files, descriptors: descriptors, options: [String: DBusValue](CourierKey.dryRun(true)))
         }
     }
 

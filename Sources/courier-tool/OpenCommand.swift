@@ -2,6 +2,7 @@ import ArgumentParser
 import Courier
 import CourierNames
 import DBus
+import CourierProtocol
 import Foundation
 
 /// `courier open URL-or-FILE…`: the shell's `openURL`, and macOS's `open FILE`.
@@ -105,7 +106,7 @@ struct OpenCommand: AsyncParsableCommand {
             }
             let result = try await BrokerConnection.withBroker { client throws(CourierError) in try await client.open(url, options: options) }
             if dryRun {
-                report(url, handled: true, bundleID: result.bundleID, reply: result.reply.dbusValues, note: "would open in \(result.bundleID) (\(result.reply["state"]?.stringValue ?? "?"))")
+                report(url, handled: true, bundleID: result.bundleID, reply: result.reply.dbusValues, note: "would open in \(result.bundleID) (\(result.reply.dbusValues[CourierKey.state] ?? "?"))")
                 return .handled
             }
             report(url, handled: result.handled, bundleID: result.bundleID, reply: result.reply.dbusValues, note: nil)
@@ -144,8 +145,8 @@ struct OpenCommand: AsyncParsableCommand {
             return CourierExitCode.cannotOpen.rawValue
         }
         var dictionary = options.dictionary
-        dictionary["bundle-id"] = nil
-        dictionary["wait"] = .boolean(wait)
+        dictionary[CourierKey.bundleID] = nil
+        dictionary[CourierKey.wait] = wait
         do {
             let placed = try await BrokerConnection.withBroker { client throws(CourierError) in
                 try await OpenFilesCall.call(client, bundleID: options.bundleID ?? "", files: [path], descriptors: descriptors, options: dictionary)

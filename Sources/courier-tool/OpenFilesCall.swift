@@ -2,6 +2,7 @@ import Courier
 import CourierInbox
 import CourierNames
 import DBus
+import CourierProtocol
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -60,14 +61,13 @@ enum OpenFilesCall {
         var options = options
         var progressTask: Task<Void, Never>?
         if !progressToken.isEmpty {
-            options["progress-token"] = .string(progressToken)
-            let rule = MatchRule(path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, member: "DropProgress",
-                                 arguments: [0: progressToken])
+            options[CourierKey.progressToken] = progressToken
+            let rule = Broker1.dropProgress.matchRule(path: Broker1.objectPath, arguments: [0: progressToken])
             if let signals = try? await client.connection.signals(matching: rule) {
                 progressTask = Task {
                     var bar = DropProgressBar()
                     for await signal in signals {
-                        guard signal.body.count == 3, let copied = signal.body[1].uint64Value, let total = signal.body[2].uint64Value else { continue }
+                        guard Broker1.dropProgress.matches(signal.body), let copied = signal.body[1].uint64Value, let total = signal.body[2].uint64Value else { continue }
                         bar.draw(copied: copied, total: total)
                         if copied >= total { break }
                     }
@@ -78,23 +78,23 @@ enum OpenFilesCall {
         let values: [DBusValue]
         do {
             // Copying gigabytes and launching the app can take a while: no short timeout.
-            values = try await client.connection.call(
-                CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "OpenFiles",
+            values = try await Broker1.call(
+                Broker1.openFiles, on: client.connection,
                 [.string(bundleID), .fds(descriptors), .strings(files.map(suggestedName)), .vardict(options)], timeout: .seconds(3600))
         } catch {
             progressTask?.cancel()
             await progressTask?.value
-            throw CourierError(wrapping: error)
+            throw error
         }
         // The bar is cosmetic: the reply is the truth. Stop listening and clear the line.
         progressTask?.cancel()
         await progressTask?.value
-        let rows = values.first?.arrayValue ?? []
+        let rows = values[0].arrayValue ?? []
         return zip(files, rows).map { file, row in
             let fields = row.vardictValue ?? [:]
-            return Placement(file: file, type: fields["type"]?.stringValue ?? "", typeReason: fields["type-reason"]?.stringValue ?? "",
-                             bundleID: fields["bundle-id"]?.stringValue ?? "", accepted: fields["accepted"]?.boolValue ?? false,
-                             inboxURL: fields["inbox-url"]?.stringValue)
+            return Placement(file: file, type: fields[CourierKey.type] ?? "", typeReason: fields[CourierKey.typeReason] ?? "",
+                             bundleID: fields[CourierKey.bundleID] ?? "", accepted: fields[CourierKey.accepted] ?? false,
+                             inboxURL: fields[CourierKey.inboxURL])
         }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Courier
 import CourierNames
 import DBus
+import CourierProtocol
 import Foundation
 
 /// `courier ps`: the apps the broker knows and where each is in its life (docs/lifecycle.md) —
@@ -33,22 +34,22 @@ struct PsCommand: AsyncParsableCommand {
         var delivery: String?
 
         enum CodingKeys: String, CodingKey {
-            case bundleID = "bundle-id", state, pid, startedBy = "started-by", uptimeMilliseconds = "uptime-ms"
-            case idleMilliseconds = "idle-ms", handled, queued, residentBytes = "rss-bytes", consecutiveFailures = "failures", delivery
+            case bundleID = "bundle_id", state, pid, startedBy = "started_by", uptimeMilliseconds = "uptime_ms"
+            case idleMilliseconds = "idle_ms", handled, queued, residentBytes = "rss_bytes", consecutiveFailures = "failures", delivery
         }
 
         init(_ row: [String: DBusValue]) {
-            bundleID = row["bundle-id"]?.stringValue ?? "?"
-            state = row["state"]?.stringValue ?? "?"
-            pid = row["pid"]?.uint32Value
-            startedBy = row["started-by"]?.stringValue
-            uptimeMilliseconds = row["uptime-ms"]?.uint64Value
-            idleMilliseconds = row["idle-ms"]?.uint64Value
-            handled = row["handled"]?.uint64Value ?? 0
-            queued = row["queued"]?.uint32Value ?? 0
-            residentBytes = row["rss-bytes"]?.uint64Value
-            consecutiveFailures = row["failures"]?.uint32Value ?? 0
-            delivery = row["delivery"]?.stringValue
+            bundleID = row[CourierKey.bundleID] ?? "?"
+            state = row[CourierKey.state] ?? "?"
+            pid = row[CourierKey.pid]
+            startedBy = row[CourierKey.startedBy]
+            uptimeMilliseconds = row[CourierKey.uptimeMS]
+            idleMilliseconds = row[CourierKey.idleMS]
+            handled = row[CourierKey.handled] ?? 0
+            queued = row[CourierKey.queued] ?? 0
+            residentBytes = row[CourierKey.rssBytes]
+            consecutiveFailures = row[CourierKey.failures] ?? 0
+            delivery = row[CourierKey.delivery]
         }
     }
 

@@ -3,6 +3,7 @@ import Courier
 import CourierBrokerRegistry
 import CourierNames
 import DBus
+import CourierProtocol
 import Foundation
 
 /// `courier status`: is a broker running, how was it started, what do its apps do.
@@ -25,13 +26,13 @@ struct StatusCommand: AsyncParsableCommand {
                 JSONOutput.print(StatusOutcome(running: true, broker: JSONValue.object(status), applications: apps.map(JSONValue.object)))
                 return
             }
-            print("broker: pid \(status["pid"]?.uint32Value.map(String.init) ?? "?") as \(status["unique-name"]?.stringValue ?? "?"), started by \(status["started-by"]?.stringValue ?? "?")")
-            print("manifests: \((status["manifest-paths"]?.stringArrayValue ?? []).joined(separator: ":"))")
+            print("broker: pid \(status[CourierKey.pid].map(String.init) ?? "?") as \(status[CourierKey.uniqueName] ?? "?"), started by \(status[CourierKey.startedBy] ?? "?")")
+            print("manifests: \((status[CourierKey.manifestPaths] ?? []).joined(separator: ":"))")
             for app in apps {
-                let id = app["bundle-id"]?.stringValue ?? "?"
-                let state = app["state"]?.stringValue ?? "?"
-                let schemes = (app["schemes"]?.stringArrayValue ?? []).joined(separator: ",")
-                let launchable = app["launchable"]?.boolValue == true ? "" : " (not launchable)"
+                let id = app[CourierKey.bundleID] ?? "?"
+                let state = app[CourierKey.state] ?? "?"
+                let schemes = (app[CourierKey.schemes] ?? []).joined(separator: ",")
+                let launchable = app[CourierKey.launchable] == true ? "" : " (not launchable)"
                 print("\(id)\t\(state)\t\(schemes)\(launchable)\(BrokerRegistry.squat(app))")
             }
         }

@@ -1,3 +1,4 @@
+import CourierProtocol
 import ArgumentParser
 import Courier
 import CourierManifest
@@ -20,7 +21,7 @@ struct UnregisterCommand: AsyncParsableCommand {
     func run() async throws {
         do {
             if let client = try? BrokerClient.session(), await client.brokerIsRunning() {
-                let path = try await client.listApplications().first { $0["bundle-id"]?.stringValue == bundleID }?["path"]?.stringValue
+                let path = try await client.listApplications().first { $0[CourierKey.bundleID] == bundleID }?[CourierKey.path]
                 try await client.unregister(bundleID: bundleID)
                 if let path, path.hasPrefix(UserManifests.folder.path + "/") {
                     try? FileManager.default.removeItem(atPath: path)

@@ -122,7 +122,7 @@ struct DropDaemonTests {
 
         let token = UUID().uuidString
         let signals = try await daemon.client.connection.signals(matching: MatchRule(
-            path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, member: "DropProgress", arguments: [0: token]))
+            path: "/org/courier/Broker", interface: "org.courier.Broker1", member: "DropProgress", arguments: [0: token]))
         let drop = Task { try await daemon.drop([big], names: ["big.bin"], to: Self.sink, options: ["progress-token": .string(token)]) }
         var killedMidCopy = false
         for await signal in signals {

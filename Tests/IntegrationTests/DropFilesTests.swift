@@ -28,7 +28,7 @@ struct DropFilesTests {
     static func dropFiles(_ client: BrokerClient, to bundleID: String, _ files: [UnixFD], names: [String],
                           options: [String: DBusValue] = [:]) async throws -> [String] {
         let values = try await client.connection.call(
-            CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "DropFiles",
+            "org.courier.Broker", path: "/org/courier/Broker", interface: "org.courier.Broker1", method: "DropFiles",
             [.string(bundleID), .fds(files), .strings(names), .vardict(options)], timeout: .seconds(120))
         return values.first?.stringArrayValue ?? []
     }

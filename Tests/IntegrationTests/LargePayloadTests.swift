@@ -48,7 +48,7 @@ struct LargePayloadTests {
         let raw = DBusValue.bytes([UInt8](repeating: 0x5a, count: (64 << 20) - 64))
         await #expect {
             _ = try await fixture.client.connection.call(
-                CourierBus.brokerName, path: CourierBus.brokerPath, interface: CourierBus.brokerInterface, method: "OpenURL",
+                "org.courier.Broker", path: "/org/courier/Broker", interface: "org.courier.Broker1", method: "OpenURL",
                 [.string("payload://x?size"), .vardict(["annotation": raw])], timeout: .seconds(60))
         } throws: { error in
             (error as? DBusError)?.name == "org.courier.Error.LimitsExceeded" && (error as? DBusError)?.message.contains("16 MiB") == true

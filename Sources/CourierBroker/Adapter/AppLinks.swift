@@ -1,5 +1,6 @@
 import CourierNames
 import DBus
+import CourierProtocol
 import Foundation
 import Logging
 import Synchronization
@@ -149,14 +150,14 @@ final class AppLinks: Sendable {
             return link.close()
         }
         do {
-            try link.export([DBusInterface(BrokerNames.linkInterface, methods: [
+            try link.export([BrokerLink1.interface.serving([
                 // Weak: the link holds this method, and must not keep itself (and its descriptors) alive.
-                DBusMethod("Attach", arguments: "s", results: "s", argumentNames: ["bundle_id"], resultNames: ["challenge"]) { [self, weak link] call in
+                BrokerLink1.attach.serving { [self, weak link] call in
                     let bundleID = try call.arguments.decode(String.self, at: 0)
                     guard let link else { throw DBusError.disconnected("the link closed") }
                     return [.string(try challenge(for: link, as: bundleID))]
                 },
-            ])], at: BrokerNames.objectPath)
+            ])], at: Broker1.objectPath)
         } catch {
             state.withLock { _ = $0.waiting.removeValue(forKey: id) }
             return link.close()

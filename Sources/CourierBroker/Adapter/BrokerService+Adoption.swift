@@ -1,4 +1,5 @@
 import DBus
+import CourierProtocol
 
 /// After a restart the broker knows no running app, but instances it launched earlier (or that
 /// were started by hand) may still own their bus names. Before it takes `org.courier.Broker` — so
@@ -20,9 +21,9 @@ extension BrokerService {
         }
         for busName in names where !busName.hasPrefix(":") {
             // An app's bus name need not be its bundle id (`BundleIdentifier`).
-            let name = BrokerNames.bundleID(ofBusName: busName) { catalog.applications().map(\.bundleID) }
+            let name = ApplicationAddress.bundleID(ofBusName: busName) { catalog.applications().map(\.bundleID) }
             guard let descriptor = catalog.descriptor(bundleID: name), !descriptor.dbusActivatable,
-                  let address = try? BrokerNames.application(name), let owner = (try? await connection.nameOwner(of: address.name)) ?? nil else { continue }
+                  let address = try? ApplicationAddress(bundleID: name), let owner = (try? await connection.nameOwner(of: address.busName)) ?? nil else { continue }
             let pid = (try? await connection.credentials(of: owner))?.processID.map { Int32(bitPattern: $0) }
             do {
                 try receivers.admit(bundleID: name, uniqueName: owner.rawValue, pid: pid, adopting: true)

@@ -2,6 +2,7 @@ import CourierInbox
 import CourierManifest
 import CourierNames
 import DBus
+import CourierProtocol
 import Foundation
 import Synchronization
 
@@ -15,7 +16,6 @@ import Synchronization
 /// second, plus one at the end.
 extension BrokerService {
     /// The signal declared on `org.courier.Broker1` for drop progress.
-    static let dropProgressSignal = DBusSignal("DropProgress", arguments: "stt", argumentNames: ["token", "copied", "total"])
 
     /// Removes what drops killed mid-copy left behind; called once at start-up.
     func sweepInboxes() {
@@ -26,11 +26,8 @@ extension BrokerService {
 
     /// `DropFiles (s bundle_id, ah files, as names, a{sv} options) → (as inbox_urls)`.
     func dropFilesMethod() -> DBusMethod {
-        DBusMethod(
-            "DropFiles", arguments: "sahasa{sv}", results: "as",
-            argumentNames: ["bundle_id", "files", "names", "options"], resultNames: ["inbox_urls"]
-        ) { [self] call in
-            try await withDropRequest(call, method: "DropFiles") { service, request, options in
+        Broker1.dropFiles.serving { [self] call in
+            try await withDropRequest(call, method: Broker1.dropFiles.name.rawValue) { service, request, options in
                 let outcome = try await drop(service, request, options: options, call: call)
                 return [.strings(outcome.inboxURLs)]
             }
@@ -47,11 +44,8 @@ extension BrokerService {
     /// listed, not refused) and `wait` (b, default true: reply after the apps answered; false:
     /// once the files are placed and handed to them).
     func openFilesMethod() -> DBusMethod {
-        DBusMethod(
-            "OpenFiles", arguments: "sahasa{sv}", results: "aa{sv}",
-            argumentNames: ["bundle_id", "files", "names", "options"], resultNames: ["files"]
-        ) { [self] call in
-            try await withDropRequest(call, method: "OpenFiles") { service, request, options in
+        Broker1.openFiles.serving { [self] call in
+            try await withDropRequest(call, method: Broker1.openFiles.name.rawValue) { service, request, options in
                 if options.dryRun {
                     let routes: [FileDropService.Route]
                     do {
@@ -111,7 +105,7 @@ extension BrokerService {
         }, receiverCheck: { [receivers] in receivers.squatter(of: $0) })
         var request = FileDropService.Request(files: files, bundleID: bundleID, sourceApplication: source, caller: sender,
                                               options: options.caller)
-        request.waitsForAnswers = method != "OpenFiles" || options.wait != false
+        request.waitsForAnswers = method != Broker1.openFiles.name.rawValue || options.wait != false
         if !request.waitsForAnswers {
             request.whenAnswered = giveBackOnce
         }
@@ -138,12 +132,12 @@ extension BrokerService {
     /// `OpenFiles`' reply: one `a{sv}` per file, in order.
     private static func fileRows(_ routes: [FileDropService.Route], delivered: [DeliveredFile]) -> DBusValue {
         let rows: [DBusValue] = routes.map { route in
-            var row: [String: DBusValue] = [
-                "name": .string(route.name), "type": .string(route.identification.typeIdentifier),
-                "type-reason": .string(route.identification.reason), "bundle-id": .string(route.bundleID),
-                "accepted": .boolean(route.accepted),
-            ]
-            if route.index < delivered.count { row["inbox-url"] = .string(delivered[route.index].url.absoluteString) }
+            var row: [String: DBusValue] = [String: DBusValue](
+                CourierKey.name(route.name), CourierKey.type(route.identification.typeIdentifier),
+                CourierKey.typeReason(route.identification.reason), CourierKey.bundleID(route.bundleID),
+                CourierKey.accepted(route.accepted)
+            )
+            if route.index < delivered.count { row[CourierKey.inboxURL] = delivered[route.index].url.absoluteString }
             return .vardict(row)
         }
         return .array(.dictionary(key: .string, value: .variant), rows)
@@ -162,7 +156,7 @@ extension BrokerService {
                 return true
             }
             guard due else { return }
-            try? connection.emitSignal(path: BrokerNames.objectPath, interface: BrokerNames.interface, member: "DropProgress",
+            try? Broker1.dropProgress.emit(on: connection, path: Broker1.objectPath,
                                        [.string(token), .uint64(UInt64(progress.bytesCopied)), .uint64(UInt64(progress.totalBytes))],
                                        destination: destination)
         }

@@ -1,6 +1,7 @@
 import CourierNames
 import CourierManifest
 import DBus
+import CourierProtocol
 import Foundation
 
 /// The declaration of `org.courier.Broker1`: one list drives dispatch, argument checks and the
@@ -14,31 +15,23 @@ extension BrokerService {
     }
 
     func brokerInterface() -> DBusInterface {
-        DBusInterface(
-            BrokerNames.interface,
-            methods: [
-                openURLMethod(),
-                canOpenURLMethod(),
-                handlersForURLMethod(),
-                checkInMethod(),
-                confirmLinkMethod(),
-                registerManifestMethod(),  // BrokerService+Registry.swift
-                registerManifestWithOptionsMethod(),
-                unregisterMethod(),
-                reloadDefaultsMethod(),
-                listApplicationsMethod(),
-                getStatusMethod(),
-                dropFilesMethod(),  // BrokerService+DropFiles.swift
-                openFilesMethod(),
-                listProcessesMethod(),  // BrokerService+Lifecycle.swift
-                terminateMethod(),
-            ],
-            signals: [
-                Self.registryChangedSignal,
-                Self.dropProgressSignal,
-                Self.stateChangedSignal,
-            ]
-        )
+        Broker1.interface.serving([
+            openURLMethod(),
+            canOpenURLMethod(),
+            handlersForURLMethod(),
+            checkInMethod(),
+            confirmLinkMethod(),
+            registerManifestMethod(),  // BrokerService+Registry.swift
+            registerManifestWithOptionsMethod(),
+            unregisterMethod(),
+            reloadDefaultsMethod(),
+            listApplicationsMethod(),
+            getStatusMethod(),
+            dropFilesMethod(),  // BrokerService+DropFiles.swift
+            openFilesMethod(),
+            listProcessesMethod(),  // BrokerService+Lifecycle.swift
+            terminateMethod(),
+        ])
     }
 
     /// `OpenURL (s url, a{sv} options) → (b handled, s bundle_id, a{sv} reply)`.
@@ -46,12 +39,9 @@ extension BrokerService {
     /// Deferred: the handler submits the request and returns; the app's answer replies to the
     /// caller from the delivery's completion, so no task waits per request.
     func openURLMethod() -> DBusMethod {
-        DBusMethod(
-            "OpenURL", arguments: "sa{sv}", results: "bsa{sv}",
-            argumentNames: ["url", "options"], resultNames: ["handled", "bundle_id", "reply"]
-        ) { [self] call, reply in
+        Broker1.openURL.serving { [self] call, reply in
             let ticket: SenderQuota.Ticket
-            do throws(CourierError) { ticket = try takeSenderSlot(call, method: "OpenURL") } catch { return reply.fail(error.dbusError) }
+            do throws(CourierError) { ticket = try takeSenderSlot(call, method: Broker1.openURL.name.rawValue) } catch { return reply.fail(error.dbusError) }
             let url: String
             let options: RequestOptions
             do {
@@ -86,7 +76,7 @@ extension BrokerService {
                 giveBack(ticket)
                 switch result {
                 case .success(let outcome):
-                    reply.succeed([.boolean(outcome.handled), .string(outcome.bundleID), .vardict(outcome.reply)])
+                    reply.succeed(OpenURLReply(handled: outcome.handled, bundleID: outcome.bundleID, reply: outcome.reply).body)
                 case .failure(let error):
                     reply.fail(error.dbusError)
                 }
@@ -114,7 +104,7 @@ extension BrokerService {
             guard Self.may(asker, askAbout: scheme) else { throw ManifestCatalog.noHandler(scheme: scheme) }
             let app = try catalog.resolve(url: url, bundleID: options.bundleID)
             let state = dispatcher.state(of: app.bundleID)
-            return [.boolean(false), .string(app.bundleID), .vardict(["dry-run": .boolean(true), "state": .string(state.description), "launchable": .boolean(app.launchArguments != nil)])]
+            return OpenURLReply(handled: false, bundleID: app.bundleID, reply: [String: DBusValue](CourierKey.dryRun(true), CourierKey.state(state.description), CourierKey.launchable(app.launchArguments != nil))).body
         } catch {
             throw Self.dbusError(error)
         }
@@ -124,7 +114,7 @@ extension BrokerService {
     /// list in `LSApplicationQueriesSchemes` (BrokerService+Privacy.swift); `false` for a caller the
     /// chosen app's caller rules refuse (BrokerService+CallerRules.swift).
     func canOpenURLMethod() -> DBusMethod {
-        DBusMethod("CanOpenURL", arguments: "s", results: "b", argumentNames: ["url"], resultNames: ["can_open"]) { [self] call in try await withSenderSlot(call, method: "CanOpenURL") {
+        Broker1.canOpenURL.serving { [self] call in try await withSenderSlot(call, method: Broker1.canOpenURL.name.rawValue) {
             let url = try call.arguments.decode(String.self, at: 0)
             do {
                 let handlers = try catalog.handlers(forURL: url)
@@ -147,7 +137,7 @@ extension BrokerService {
     /// `HandlersForURL (s url) → (as bundle_ids)`, the chosen one first; none for an app caller
     /// asking about a scheme it does not list.
     func handlersForURLMethod() -> DBusMethod {
-        DBusMethod("HandlersForURL", arguments: "s", results: "as", argumentNames: ["url"], resultNames: ["bundle_ids"]) { [self] call in try await withSenderSlot(call, method: "HandlersForURL") {
+        Broker1.handlersForURL.serving { [self] call in try await withSenderSlot(call, method: Broker1.handlersForURL.name.rawValue) {
             let url = try call.arguments.decode(String.self, at: 0)
             do {
                 let handlers = try catalog.handlers(forURL: url)
@@ -162,11 +152,11 @@ extension BrokerService {
     /// `CheckIn (s bundle_id) → (a{sv} launch_options)`: only from the owner of the bundle id's bus
     /// name, and only when that process is the app (`ReceiverGuard.admit`).
     func checkInMethod() -> DBusMethod {
-        DBusMethod("CheckIn", arguments: "s", results: "a{sv}", argumentNames: ["bundle_id"], resultNames: ["launch_options"]) { [self] call in
+        Broker1.checkIn.serving { [self] call in
             let bundleID = try call.arguments.decode(String.self, at: 0)
             guard let sender = call.sender else { throw CourierError(.notPermitted, "CheckIn needs a bus sender").dbusError }
             let name: BusName
-            do throws(CourierError) { name = try BrokerNames.application(bundleID).name } catch { throw error.dbusError }
+            do throws(CourierError) { name = try ApplicationAddress(bundleID: bundleID).busName } catch { throw error.dbusError }
             let owner = try? await connection.nameOwner(of: name)
             guard owner == sender else {
                 throw CourierError(.notPermitted, "\(sender) does not own the bus name \(name) of \(bundleID); an app must own its bundle id's bus name before CheckIn (the Courier library does this)").dbusError
@@ -189,7 +179,7 @@ extension BrokerService {
     /// checked in, the challenge its direct link received from `Attach` (`AppLinks.confirm`); its
     /// URLs then travel that link.
     func confirmLinkMethod() -> DBusMethod {
-        DBusMethod("ConfirmLink", arguments: "s", argumentNames: ["challenge"]) { [self] call in
+        Broker1.confirmLink.serving { [self] call in
             let challenge = try call.arguments.decode(String.self, at: 0)
             guard let links else { throw CourierError(.notPermitted, "this broker runs without direct links (courierd --no-direct-links)").dbusError }
             guard let sender = call.sender else { throw CourierError(.notPermitted, "ConfirmLink needs a bus sender").dbusError }
@@ -202,7 +192,7 @@ extension BrokerService {
     private func withLinkAddress(_ options: [String: DBusValue]) -> [String: DBusValue] {
         guard let links else { return options }
         var options = options
-        options["link-address"] = .string(links.address)
+        options[CourierKey.linkAddress] = links.address
         return options
     }
 
@@ -211,7 +201,7 @@ extension BrokerService {
     /// It changes nothing a caller could not change by writing that file, so it needs no
     /// authority of its own. Returns the apps whose routing changed (also in `RegistryChanged`).
     func reloadDefaultsMethod() -> DBusMethod {
-        DBusMethod("ReloadDefaults", results: "as", resultNames: ["updated"]) { [self] _ in
+        Broker1.reloadDefaults.serving { [self] _ in
             [.strings(catalog.reloadDefaults().updated)]
         }
     }
@@ -220,7 +210,7 @@ extension BrokerService {
     /// for an app caller only itself and the apps handling schemes it lists (with only those); and
     /// for an app whose bus name an impostor holds: squatted, squatter-pid, squatter-executable.
     func listApplicationsMethod() -> DBusMethod {
-        DBusMethod("ListApplications", results: "aa{sv}", resultNames: ["applications"]) { [self] call in
+        Broker1.listApplications.serving { [self] call in
             let states = Dictionary(uniqueKeysWithValues: dispatcher.statuses().map { ($0.bundleID, $0.state) })
             let squatters = receivers.squatters()
             let asker = await queryingApp(call.sender?.rawValue ?? "")
@@ -231,17 +221,17 @@ extension BrokerService {
                     app.schemes = app.schemes.filter { Self.may(asker, askAbout: $0) }
                     if app.schemes.isEmpty { return nil }
                 }
-                var row: [String: DBusValue] = [
-                    "bundle-id": .string(app.bundleID), "name": .string(app.name), "schemes": .strings(app.schemes),
-                    "launchable": .boolean(app.launchable), "state": .string((states[app.bundleID] ?? .notRunning).description),
-                ]
-                if let path = app.manifestPath { row["path"] = .string(path) }
-                if let pid = states[app.bundleID]?.pid { row["pid"] = .uint32(UInt32(bitPattern: pid)) }
+                var row: [String: DBusValue] = [String: DBusValue](
+                    CourierKey.bundleID(app.bundleID), CourierKey.name(app.name), CourierKey.schemes(app.schemes),
+                    CourierKey.launchable(app.launchable), CourierKey.state((states[app.bundleID] ?? .notRunning).description)
+                )
+                if let path = app.manifestPath { row[CourierKey.path] = path }
+                if let pid = states[app.bundleID]?.pid { row[CourierKey.pid] = UInt32(bitPattern: pid) }
                 if let squatter = squatters[app.bundleID] {
-                    row["squatted"] = .boolean(true)
+                    row[CourierKey.squatted] = true
                     if let squatter {
-                        row["squatter-pid"] = .uint32(UInt32(bitPattern: squatter.pid))
-                        row["squatter-executable"] = .string(squatter.executablePath)
+                        row[CourierKey.squatterPID] = UInt32(bitPattern: squatter.pid)
+                        row[CourierKey.squatterExecutable] = squatter.executablePath
                     }
                 }
                 return .vardict(row)
@@ -255,21 +245,21 @@ extension BrokerService {
     /// held-change-files and held-change-messages (manifest files held back because they would take
     /// over a running app, and why).
     func getStatusMethod() -> DBusMethod {
-        DBusMethod("GetStatus", results: "a{sv}", resultNames: ["status"]) { [self] _ in
+        Broker1.getStatus.serving { [self] _ in
             let statuses = dispatcher.statuses()
             let running = statuses.filter { if case .notRunning = $0.state { false } else { true } }.map(\.bundleID)
             let held = ((catalog as? ManifestCatalog)?.service.diagnostics ?? []).filter { $0.code == .heldRegistryChange }
-            return [.vardict([
-                "pid": .uint32(UInt32(ProcessInfo.processInfo.processIdentifier)),
-                "started-by": .string(startedBy),
-                "manifest-paths": .strings(catalog.manifestPaths),
-                "applications": .uint32(UInt32(catalog.applications().count)),
-                "running": .strings(running),
-                "unique-name": .string(connection.uniqueName?.rawValue ?? ""),
-                "registry-changes": .strings(changeLog.withLock { $0 }),
-                "held-change-files": .strings(held.map(\.file)),
-                "held-change-messages": .strings(held.map(\.message)),
-            ])]
+            return [.vardict([String: DBusValue](
+                CourierKey.pid(UInt32(ProcessInfo.processInfo.processIdentifier)),
+                CourierKey.startedBy(startedBy),
+                CourierKey.manifestPaths(catalog.manifestPaths),
+                CourierKey.applications(UInt32(catalog.applications().count)),
+                CourierKey.running(running),
+                CourierKey.uniqueName(connection.uniqueName?.rawValue ?? ""),
+                CourierKey.registryChanges(changeLog.withLock { $0 }),
+                CourierKey.heldChangeFiles(held.map(\.file)),
+                CourierKey.heldChangeMessages(held.map(\.message))
+            ))]
         }
     }
 }

@@ -1,19 +1,16 @@
 import DBus
+import CourierProtocol
 import Foundation
 
 /// The life-cycle members of `org.courier.Broker1` (docs/lifecycle.md): `ListProcesses`,
 /// `Terminate`, and the `ApplicationStateChanged` signal.
 extension BrokerService {
-    static let stateChangedSignal = DBusSignal(
-        "ApplicationStateChanged", arguments: "ssu", argumentNames: ["bundle_id", "state", "pid"]
-    )
-
     /// Emits `ApplicationStateChanged(s bundle_id, s state, u pid)` (pid 0 when unknown), for the
     /// dispatcher's `stateChanged` events: tools and tests follow an app's life without polling.
     static func emitStateChanged(on connection: DBusConnection, bundleID: String, state: AppState) {
-        try? connection.emitSignal(
-            path: BrokerNames.objectPath, interface: BrokerNames.interface, member: "ApplicationStateChanged",
-            [.string(bundleID), .string(state.name), .uint32(state.pid.map { UInt32(bitPattern: $0) } ?? 0)]
+        try? Broker1.applicationStateChanged.emit(
+            on: connection, path: Broker1.objectPath,
+            ApplicationStateChange(bundleID: bundleID, state: state.name, pid: state.pid.map { UInt32(bitPattern: $0) } ?? 0).body
         )
     }
 
@@ -22,22 +19,22 @@ extension BrokerService {
     /// `queued` (waiting plus in flight), `in-flight`, `rss-bytes` (from /proc), `failures`, and
     /// for a checked-in app `delivery`: `link` (its direct link) or `bus`.
     func listProcessesMethod() -> DBusMethod {
-        DBusMethod("ListProcesses", results: "aa{sv}", resultNames: ["processes"]) { [self] _ in
+        Broker1.listProcesses.serving { [self] _ in
             let rows: [DBusValue] = dispatcher.statuses().map { status in
-                var row: [String: DBusValue] = [
-                    "bundle-id": .string(status.bundleID), "state": .string(status.state.name),
-                    "handled": .uint64(UInt64(status.handled)), "queued": .uint32(UInt32(status.queued + (status.inFlight ? 1 : 0))),
-                    "in-flight": .boolean(status.inFlight), "failures": .uint32(UInt32(status.consecutiveFailures)),
-                ]
-                if !status.startedBy.isEmpty { row["started-by"] = .string(status.startedBy) }
+                var row: [String: DBusValue] = [String: DBusValue](
+                    CourierKey.bundleID(status.bundleID), CourierKey.state(status.state.name),
+                    CourierKey.handled(UInt64(status.handled)), CourierKey.queued(UInt32(status.queued + (status.inFlight ? 1 : 0))),
+                    CourierKey.inFlight(status.inFlight), CourierKey.failures(UInt32(status.consecutiveFailures))
+                )
+                if !status.startedBy.isEmpty { row[CourierKey.startedBy] = status.startedBy }
                 if let uniqueName = status.state.uniqueName {
-                    row["delivery"] = .string(links?.connection(for: uniqueName) != nil ? "link" : "bus")
+                    row[CourierKey.delivery] = links?.connection(for: uniqueName) != nil ? "link" : "bus"
                 }
-                if let uptime = status.uptime { row["uptime-ms"] = .uint64(uptime.milliseconds) }
-                if let idle = status.idleFor { row["idle-ms"] = .uint64(idle.milliseconds) }
+                if let uptime = status.uptime { row[CourierKey.uptimeMS] = uptime.milliseconds }
+                if let idle = status.idleFor { row[CourierKey.idleMS] = idle.milliseconds }
                 if let pid = status.state.pid {
-                    row["pid"] = .uint32(UInt32(bitPattern: pid))
-                    if let rss = ProcessMemory.residentBytes(pid: pid) { row["rss-bytes"] = .uint64(rss) }
+                    row[CourierKey.pid] = UInt32(bitPattern: pid)
+                    if let rss = ProcessMemory.residentBytes(pid: pid) { row[CourierKey.rssBytes] = rss }
                 }
                 return .vardict(row)
             }
@@ -48,7 +45,7 @@ extension BrokerService {
     /// `Terminate (s bundle_id) → ()`: terminate with notice, as the policies do (`courier quit`).
     /// Returns once the notice is under way; `ApplicationStateChanged` says when it is gone.
     func terminateMethod() -> DBusMethod {
-        DBusMethod("Terminate", arguments: "s", argumentNames: ["bundle_id"]) { [self] (call: MethodCall) async throws -> [DBusValue] in
+        Broker1.terminate.serving { [self] (call: MethodCall) async throws -> [DBusValue] in
             let bundleID = call.arguments[0].stringValue ?? ""
             do {
                 try dispatcher.terminate(bundleID: bundleID, reason: "quit by \(call.sender?.rawValue ?? "?")")

@@ -1,6 +1,7 @@
 import CourierManifest
 import CourierNames
 import DBus
+import CourierProtocol
 import Synchronization
 
 /// The registry members of `org.courier.Broker1` — `RegisterManifest`,
@@ -14,15 +15,14 @@ import Synchronization
 /// `RegistryChanged` (its `details`), and kept — the last `changeLogLimit` — for `GetStatus`
 /// `registry-changes`, which `courier dump` prints.
 extension BrokerService {
-    static let registryChangedSignal = DBusSignal("RegistryChanged", arguments: "asasasa{sv}", argumentNames: ["added", "removed", "updated", "details"])
 
     /// How many registry changes `GetStatus` keeps.
     static let changeLogLimit = 32
 
     /// `RegisterManifest (s path) → (s bundle_id)`: `RegisterManifestWithOptions` without options.
     func registerManifestMethod() -> DBusMethod {
-        DBusMethod("RegisterManifest", arguments: "s", results: "s", argumentNames: ["path"], resultNames: ["bundle_id"]) { [self] call in
-            try await register(call, path: call.arguments.decode(String.self, at: 0), replace: false, via: "RegisterManifest")
+        Broker1.registerManifest.serving { [self] call in
+            try await register(call, path: call.arguments.decode(String.self, at: 0), replace: false, via: Broker1.registerManifest.name.rawValue)
         }
     }
 
@@ -31,16 +31,11 @@ extension BrokerService {
     /// another executable, or a scheme it handles); a re-pointed app is asked to quit, so the next
     /// request launches the executable the registry now names.
     func registerManifestWithOptionsMethod() -> DBusMethod {
-        DBusMethod("RegisterManifestWithOptions", arguments: "sa{sv}", results: "s", argumentNames: ["path", "options"], resultNames: ["bundle_id"]) { [self] call in
+        Broker1.registerManifestWithOptions.serving { [self] call in
             let options = try call.arguments.decode([String: DBusValue].self, at: 1)
-            var replace = false
-            if let value = options["replace"]?.unwrapped {
-                guard case .boolean(let flag) = value else {
-                    throw CourierError(.invalidArguments, "the option 'replace' must be of D-Bus type 'b', not '\(value.type)'").dbusError
-                }
-                replace = flag
-            }
-            return try await register(call, path: call.arguments.decode(String.self, at: 0), replace: replace, via: "RegisterManifestWithOptions")
+            let replace: Bool
+            do throws(CourierError) { replace = try options.decode(CourierKey.replace) ?? false } catch { throw error.dbusError }
+            return try await register(call, path: call.arguments.decode(String.self, at: 0), replace: replace, via: Broker1.registerManifestWithOptions.name.rawValue)
         }
     }
 
@@ -65,9 +60,9 @@ extension BrokerService {
 
     /// `Unregister (s bundle_id) → ()`. A running app is asked to quit (its registration is gone).
     func unregisterMethod() -> DBusMethod {
-        DBusMethod("Unregister", arguments: "s", argumentNames: ["bundle_id"]) { [self] call in
+        Broker1.unregister.serving { [self] call in
             let bundleID = try call.arguments.decode(String.self, at: 0)
-            let origin = await registryOrigin(of: call, via: "Unregister")
+            let origin = await registryOrigin(of: call, via: Broker1.unregister.name.rawValue)
             if let refusal = RegistryAuthority(running: [], callerApp: origin.application).refusal(unregistering: bundleID) {
                 logger.notice("Unregister of \(bundleID) refused (\(origin)): \(refusal)")
                 throw CourierError(.notPermitted, refusal).dbusError
@@ -125,18 +120,18 @@ extension BrokerService {
             if log.count > Self.changeLogLimit { log.removeFirst(log.count - Self.changeLogLimit) }
         }
         registryObserver?()
-        var details: [String: DBusValue] = ["via": .string(change.origin?.via ?? "")]
+        var details: [String: DBusValue] = [String: DBusValue](CourierKey.via(change.origin?.via ?? ""))
         if let origin = change.origin {
-            if let pid = origin.pid { details["pid"] = .uint32(UInt32(bitPattern: pid)) }
-            if let uid = origin.uid { details["uid"] = .uint32(uid) }
-            if let executable = origin.executable { details["executable"] = .string(executable) }
-            if let name = origin.uniqueName { details["unique-name"] = .string(name) }
-            if let app = origin.application { details["source-application"] = .string(app) }
+            if let pid = origin.pid { details[CourierKey.pid] = UInt32(bitPattern: pid) }
+            if let uid = origin.uid { details[CourierKey.uid] = uid }
+            if let executable = origin.executable { details[CourierKey.executable] = executable }
+            if let name = origin.uniqueName { details[CourierKey.uniqueName] = name }
+            if let app = origin.application { details[CourierKey.sourceApplication] = app }
         }
-        if !held.isEmpty { details["held"] = .strings(held) }
+        if !held.isEmpty { details[CourierKey.held] = held }
         do {
-            try connection.emitSignal(
-                path: BrokerNames.objectPath, interface: BrokerNames.interface, member: "RegistryChanged",
+            try Broker1.registryChanged.emit(
+                on: connection, path: Broker1.objectPath,
                 [.strings(change.added), .strings(change.removed), .strings(change.updated), .vardict(details)]
             )
         } catch {

@@ -1,5 +1,6 @@
 import CourierNames
 import DBus
+import CourierProtocol
 
 /// The per-caller flood limit (`SenderQuota`) applied to the methods a client may call in bulk.
 ///

@@ -1,5 +1,6 @@
 public import CourierInbox
 public import DBus
+import CourierProtocol
 import CourierNames
 import Foundation
 public import Logging
@@ -114,13 +115,13 @@ public final class BrokerService: Sendable {
     /// Throws when another broker already owns the name.
     public func start() async throws {
         sweepInboxes()
-        try connection.export([brokerInterface()], at: BrokerNames.objectPath)
+        try connection.export([brokerInterface()], at: Broker1.objectPath)
         let changes = try await connection.nameOwnerChanges()
         let dispatcher = dispatcher
         let watcher = Task { [self] in
             for await change in changes {
                 // A well-known name is an app's bus name, which need not be its bundle id (`BundleIdentifier`).
-                let bundleID = change.name.isUnique ? "" : BrokerNames.bundleID(ofBusName: change.name.rawValue) { catalog.applications().map(\.bundleID) }
+                let bundleID = change.name.isUnique ? "" : ApplicationAddress.bundleID(ofBusName: change.name.rawValue) { catalog.applications().map(\.bundleID) }
                 if !change.name.isUnique { receivers.nameOwnerChanged(bundleID, newOwner: change.newOwner?.rawValue) }
                 guard let old = change.oldOwner, change.newOwner == nil else { continue }
                 if change.name.isUnique {
@@ -144,14 +145,14 @@ public final class BrokerService: Sendable {
         catalog.holdTakeovers { [weak self] in self?.runningApps() ?? [] }
         dispatcher.startTerminationPolicies()
         await adoptRunningApps()   // before the name: no request can arrive first
-        let reply = try await connection.requestName(BrokerNames.busName, flags: [.doNotQueue])
+        let reply = try await connection.requestName(Broker1.busName, flags: [.doNotQueue])
         guard reply.isOwner else {
             stop()
-            throw CourierError(.notPermitted, "another broker already owns \(BrokerNames.busName) on this bus; use it, or stop it first")
+            throw CourierError(.notPermitted, "another broker already owns \(Broker1.busName) on this bus; use it, or stop it first")
         }
         registryObserver?()
         let apps = catalog.applications().count
-        logger.info("courierd serving \(BrokerNames.interface) as \(BrokerNames.busName) (\(connection.uniqueName?.rawValue ?? "?")); \(apps) app\(apps == 1 ? "" : "s") from \(catalog.manifestPaths.joined(separator: ":"))")
+        logger.info("courierd serving \(Broker1.name) as \(Broker1.busName) (\(connection.uniqueName?.rawValue ?? "?")); \(apps) app\(apps == 1 ? "" : "s") from \(catalog.manifestPaths.joined(separator: ":"))")
     }
 
     /// `start`, then serve until the bus connection ends.

@@ -1,5 +1,6 @@
 import CourierNames
 import DBus
+import CourierProtocol
 
 /// Delivers requests with `org.courier.Application1.OpenURL`, addressed to the unique name that
 /// checked in (so a replaced instance never receives another's request). A delivery is a D-Bus
@@ -19,18 +20,18 @@ struct BusDeliverer: Deliverer {
     func deliver(_ delivery: Delivery, to endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, CourierError>) -> Void) {
         if endpoint.freedesktopApplication { return open(delivery, in: endpoint, completion: completion) }
         let path: ObjectPath
-        do { path = try BrokerNames.applicationPath(endpoint.bundleID) } catch { return completion(.failure(error)) }
+        do { path = try ApplicationAddress(bundleID: endpoint.bundleID).objectPath } catch { return completion(.failure(error)) }
         guard let destination = BusName(validating: endpoint.uniqueName) else {
             return completion(.failure(CourierError(.appFailed, "\(endpoint.bundleID) checked in with an invalid bus name")))
         }
         var options = delivery.options.dbusDictionary(facts: delivery.facts)
-        options["request-id"] = .uint64(delivery.requestID)
-        if delivery.isLaunchRequest { options["launch"] = .boolean(true) }
-        let annotation = delivery.options.annotation ?? .string("")
+        options[CourierKey.requestID] = delivery.requestID
+        if delivery.isLaunchRequest { options[CourierKey.launch] = true }
+        let request = ApplicationOpenRequest(
+            url: delivery.url, sourceApplication: delivery.sourceApplication, annotation: delivery.options.annotation, options: options)
         let link = links?.connection(for: endpoint.uniqueName)
         (link ?? connection).call(
-            link == nil ? destination : nil, path: path, interface: BrokerNames.applicationInterface, method: "OpenURL",
-            [.string(delivery.url), .string(delivery.sourceApplication), .variant(annotation), .vardict(options)],
+            link == nil ? destination : nil, path: path, interface: Application1.name, method: Application1.openURL.name, request.body,
             timeout: delivery.timeout ?? defaultTimeout
         ) { result in
             completion(Result { () throws(CourierError) in
@@ -43,23 +44,21 @@ struct BusDeliverer: Deliverer {
                 } catch {
                     throw CourierError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error)")
                 }
-                guard values.count == 2, let handled = values[0].boolValue else {
-                    throw CourierError(.appFailed, "\(endpoint.bundleID) answered OpenURL with an unexpected signature")
-                }
-                return DeliveryAnswer(handled: handled, reply: values[1].vardictValue ?? [:])
+                let answer = try ApplicationOpenReply(values)
+                return DeliveryAnswer(handled: answer.handled, reply: answer.reply)
             })
         }
     }
 
     func notifyTermination(_ endpoint: AppEndpoint, deadline: Duration, completion: @escaping @Sendable (Result<Void, CourierError>) -> Void) {
         let path: ObjectPath
-        do { path = try BrokerNames.applicationPath(endpoint.bundleID) } catch { return completion(.failure(error)) }
+        do { path = try ApplicationAddress(bundleID: endpoint.bundleID).objectPath } catch { return completion(.failure(error)) }
         guard let destination = BusName(validating: endpoint.uniqueName) else {
             return completion(.failure(CourierError(.appFailed, "\(endpoint.bundleID) checked in with an invalid bus name")))
         }
         let milliseconds = UInt32(clamping: deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000)
         // The call's own timeout is the deadline: the dispatcher's timer signals the app then anyway.
-        connection.call(destination, path: path, interface: BrokerNames.applicationInterface, method: "WillTerminate", [.uint32(milliseconds)], timeout: deadline) { result in
+        connection.call(destination, path: path, interface: Application1.name, method: Application1.willTerminate.name, [.uint32(milliseconds)], timeout: deadline) { result in
             completion(Result { () throws(CourierError) in
                 do {
                     _ = try result.get()
@@ -76,17 +75,17 @@ struct BusDeliverer: Deliverer {
     /// app cannot decline or reply: a completed call is `handled`.
     private func open(_ delivery: Delivery, in endpoint: AppEndpoint, completion: @escaping @Sendable (Result<DeliveryAnswer, CourierError>) -> Void) {
         let path: ObjectPath
-        do { path = try BrokerNames.applicationPath(endpoint.bundleID) } catch { return completion(.failure(error)) }
+        do { path = try ApplicationAddress(bundleID: endpoint.bundleID).objectPath } catch { return completion(.failure(error)) }
         guard let destination = BusName(validating: endpoint.bundleID) else {
             return completion(.failure(CourierError(.appFailed, "\(endpoint.bundleID) is not a valid bus name")))
         }
         var platformData: [String: DBusValue] = [:]
         if let token = delivery.options.activationToken {
-            platformData["activation-token"] = .string(token)
-            platformData["desktop-startup-id"] = .string(token)
+            platformData[CourierKey.activationToken] = token
+            platformData[CourierKey.desktopStartupID] = token
         }
         connection.call(
-            destination, path: path, interface: BrokerNames.freedesktopApplicationInterface, method: "Open",
+            destination, path: path, interface: FreedesktopApplication.name, method: FreedesktopApplication.open.name,
             [.strings([delivery.url]), .vardict(platformData)],
             timeout: delivery.timeout ?? defaultTimeout
         ) { result in

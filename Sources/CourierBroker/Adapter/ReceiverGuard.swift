@@ -1,5 +1,6 @@
 import CourierNames
 import DBus
+import CourierProtocol
 import Logging
 import Synchronization
 
@@ -187,7 +188,7 @@ final class ReceiverGuard: Sendable {
     /// Asks the bus who holds `bundleID` now and checks that process (after a launched app exited
     /// before checking in: was its name taken?).
     func refresh(_ bundleID: String) async {
-        guard mayAskTheBus, let name = try? BrokerNames.application(bundleID).name,
+        guard mayAskTheBus, let name = try? ApplicationAddress(bundleID: bundleID).busName,
               let descriptor = resolver.descriptor(bundleID: bundleID), !descriptor.dbusActivatable else { return }
         guard let owner = (try? await connection.nameOwner(of: name)) ?? nil else {
             state.withLock { _ = $0.holders.removeValue(forKey: bundleID) }

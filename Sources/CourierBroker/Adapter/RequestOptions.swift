@@ -1,5 +1,6 @@
 import CourierNames
 import DBus
+import CourierProtocol
 
 /// The `a{sv}` options of `OpenURL` and `DropFiles`, decoded once, each known key by its declared
 /// D-Bus type (`docs/dbus-api.md`): routing (`bundle-id`, `dry-run`, `progress-token`) for the
@@ -22,32 +23,26 @@ struct RequestOptions: Sendable {
     var caller = CallerOptions()
 
     /// What only the broker says to an app; a caller's value for these is never forwarded.
-    static let brokerKeys: Set<String> = ["source-application", "sourceApplication", "inbox", "request-id", "launch"]
+    static let brokerKeys: Set<String> = [
+        CourierKey.sourceApplication.name, CourierKey.sourceApplicationCamelCase.name, CourierKey.inbox.name,
+        CourierKey.requestID.name, CourierKey.launch.name,
+    ]
 
     init(_ options: [String: DBusValue]) throws(CourierError) {
-        bundleID = try Self.value(String.self, "bundle-id", in: options).flatMap { $0.isEmpty ? nil : $0 }
-        dryRun = try Self.value(Bool.self, "dry-run", in: options) ?? false
-        progressToken = try Self.value(String.self, "progress-token", in: options).flatMap { $0.isEmpty ? nil : $0 }
-        wait = try Self.value(Bool.self, "wait", in: options)
-        caller.annotation = options["annotation"]?.unwrapped
+        bundleID = try options.decode(CourierKey.bundleID).flatMap { $0.isEmpty ? nil : $0 }
+        dryRun = try options.decode(CourierKey.dryRun) ?? false
+        progressToken = try options.decode(CourierKey.progressToken).flatMap { $0.isEmpty ? nil : $0 }
+        wait = try options.decode(CourierKey.wait)
+        caller.annotation = try options.decode(CourierKey.annotation)
         // Refused as soon as the call is decoded, before anything is queued, launched or copied again.
         if let size = caller.annotation?.byteCount, size > CourierLimits.maximumAnnotationBytes {
             throw CourierError(.limitsExceeded, CourierLimits.annotationTooLarge(size))
         }
-        caller.background = try Self.value(Bool.self, "background", in: options) ?? false
-        let startupID = try Self.value(String.self, "desktop-startup-id", in: options)
-        caller.activationToken = try Self.value(String.self, "activation-token", in: options) ?? startupID
-        caller.deliveryTimeout = try Self.value(UInt32.self, "timeout-ms", in: options).map { .milliseconds(Int64($0)) }
-        caller.relayed = try Self.value(Bool.self, "relayed", in: options) ?? false
-    }
-
-    private static func value<T: DBusRepresentable>(_ type: T.Type, _ key: String, in options: [String: DBusValue]) throws(CourierError) -> T? {
-        guard let value = options[key]?.unwrapped else { return nil }
-        do {
-            return try T(dbusValue: value)
-        } catch {
-            throw CourierError(.invalidArguments, "the option '\(key)' must be of D-Bus type '\(T.dbusType)', not '\(value.type)'")
-        }
+        caller.background = try options.decode(CourierKey.background) ?? false
+        let startupID = try options.decode(CourierKey.desktopStartupID)
+        caller.activationToken = try options.decode(CourierKey.activationToken) ?? startupID
+        caller.deliveryTimeout = try options.decode(CourierKey.timeoutMS).map { .milliseconds(Int64($0)) }
+        caller.relayed = try options.decode(CourierKey.relayed) ?? false
     }
 }
 
@@ -56,11 +51,11 @@ extension LaunchOptions {
     /// request's caller options under the keys deliveries use, and `restoration-archive`.
     var dbusDictionary: [String: DBusValue] {
         var dictionary = options.dbusDictionary(facts: facts)
-        if let url { dictionary["url"] = .string(url) }
-        dictionary["source-application"] = .string(facts.sourceApplication)
-        if let requestID { dictionary["request-id"] = .uint64(requestID) }
-        if let annotation = options.annotation { dictionary["annotation"] = annotation }
-        if let restorationArchive { dictionary["restoration-archive"] = .bytes(restorationArchive) }
+        if let url { dictionary[CourierKey.url] = url }
+        dictionary[CourierKey.sourceApplication] = facts.sourceApplication
+        if let requestID { dictionary[CourierKey.requestID] = requestID }
+        if let annotation = options.annotation { dictionary[CourierKey.annotation] = annotation }
+        if let restorationArchive { dictionary[CourierKey.restorationArchive] = restorationArchive }
         return dictionary
     }
 }
@@ -71,12 +66,12 @@ extension CallerOptions {
     /// the file. The annotation travels as its own argument.
     func dbusDictionary(facts: BrokerFacts) -> [String: DBusValue] {
         var dictionary: [String: DBusValue] = [:]
-        if background { dictionary["background"] = .boolean(true) }
+        if background { dictionary[CourierKey.background] = true }
         if let activationToken {
-            dictionary["activation-token"] = .string(activationToken)
-            dictionary["desktop-startup-id"] = .string(activationToken)
+            dictionary[CourierKey.activationToken] = activationToken
+            dictionary[CourierKey.desktopStartupID] = activationToken
         }
-        if facts.droppedFile { dictionary["inbox"] = .boolean(true) }
+        if facts.droppedFile { dictionary[CourierKey.inbox] = true }
         return dictionary
     }
 }

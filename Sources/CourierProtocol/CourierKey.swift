@@ -1,0 +1,115 @@
+public import DBus
+import CourierNames
+
+/// Every key of the protocol's `a{sv}` dictionaries, with its D-Bus type (docs/dbus-api.md). One
+/// key keeps one meaning and one type in every dictionary it appears in.
+public enum CourierKey {
+    // MARK: OpenURL, DropFiles and OpenFiles options (what a caller sends)
+
+    /// The target app instead of the scheme's owner.
+    public static let bundleID = OptionKey<String>(CourierBusNames.OpenURLKey.bundleID)
+    /// Validate and resolve only; also set in a dry run's reply.
+    public static let dryRun = OptionKey<Bool>(CourierBusNames.OpenURLKey.dryRun)
+    /// `DropProgress` signals for this drop carry this token.
+    public static let progressToken = OptionKey<String>("progress-token")
+    /// `OpenFiles`: reply after the apps answered (default true).
+    public static let wait = OptionKey<Bool>("wait")
+    /// Any value handed to the app with the URL (at most `CourierLimits.maximumAnnotationBytes`).
+    public static let annotation = OptionKey<DBusValue>("annotation")
+    /// Open without raising the app's window; also what the app receives.
+    public static let background = OptionKey<Bool>(CourierBusNames.OpenURLKey.background)
+    /// The XDG activation token for the app's window; also what the app receives.
+    public static let activationToken = OptionKey<String>(CourierBusNames.OpenURLKey.activationToken)
+    /// The X11 startup notification id (the same token, for X11 toolkits).
+    public static let desktopStartupID = OptionKey<String>("desktop-startup-id")
+    /// How long the app may take to answer.
+    public static let timeoutMS = OptionKey<UInt32>("timeout-ms")
+    /// The caller relays a request from someone it cannot identify (`org.freedesktop.Application.Open`).
+    public static let relayed = OptionKey<Bool>("relayed")
+
+    // MARK: What the broker tells an app (Application1.OpenURL options, CheckIn's launch options)
+
+    /// The bundle id of the app that asked, "" when not a known app.
+    public static let sourceApplication = OptionKey<String>("source-application")
+    /// The camel-case spelling some callers send; the broker never forwards it.
+    public static let sourceApplicationCamelCase = OptionKey<String>("sourceApplication")
+    /// The URL names a file the broker dropped into the app's Inbox.
+    public static let inbox = OptionKey<Bool>("inbox")
+    /// The broker's id of the request (the launch request's, in CheckIn's answer).
+    public static let requestID = OptionKey<UInt64>("request-id")
+    /// The request launched the app.
+    public static let launch = OptionKey<Bool>("launch")
+    /// CheckIn: the URL the app was launched for.
+    public static let url = OptionKey<String>("url")
+    /// CheckIn: the state the app preserved when it was last terminated.
+    public static let restorationArchive = OptionKey<[UInt8]>("restoration-archive")
+    /// CheckIn: where the app attaches its direct link (`BrokerLink1`).
+    public static let linkAddress = OptionKey<String>("link-address")
+
+    // MARK: RegisterManifestWithOptions
+
+    /// The caller confirms it may take over a running app.
+    public static let replace = OptionKey<Bool>("replace")
+
+    // MARK: ListApplications rows, ListProcesses rows, a dry run's reply
+
+    public static let name = OptionKey<String>("name")
+    public static let schemes = OptionKey<[String]>("schemes")
+    /// The app has a command to launch it.
+    public static let launchable = OptionKey<Bool>("launchable")
+    /// `AppState`'s name: not-running, launching, active, idle, terminating.
+    public static let state = OptionKey<String>(CourierBusNames.OpenURLKey.state)
+    /// The manifest's file.
+    public static let path = OptionKey<String>("path")
+    public static let pid = OptionKey<UInt32>("pid")
+    /// Another process holds the app's bus name.
+    public static let squatted = OptionKey<Bool>("squatted")
+    public static let squatterPID = OptionKey<UInt32>("squatter-pid")
+    public static let squatterExecutable = OptionKey<String>("squatter-executable")
+    /// Who started the app (a bundle id, a unique name, `self`, `-`); the broker's own starter in GetStatus.
+    public static let startedBy = OptionKey<String>("started-by")
+    /// Requests answered.
+    public static let handled = OptionKey<UInt64>("handled")
+    /// Requests waiting, the one in flight included.
+    public static let queued = OptionKey<UInt32>("queued")
+    public static let inFlight = OptionKey<Bool>("in-flight")
+    /// Consecutive failures.
+    public static let failures = OptionKey<UInt32>("failures")
+    /// How requests reach the app: `link` or `bus`.
+    public static let delivery = OptionKey<String>("delivery")
+    public static let uptimeMS = OptionKey<UInt64>("uptime-ms")
+    public static let idleMS = OptionKey<UInt64>("idle-ms")
+    public static let rssBytes = OptionKey<UInt64>("rss-bytes")
+
+    // MARK: GetStatus
+
+    public static let manifestPaths = OptionKey<[String]>("manifest-paths")
+    /// The number of registered apps.
+    public static let applications = OptionKey<UInt32>("applications")
+    /// The bundle ids of the running apps.
+    public static let running = OptionKey<[String]>("running")
+    /// A bus connection's unique name (the broker's in GetStatus, the changer's in RegistryChanged).
+    public static let uniqueName = OptionKey<String>("unique-name")
+    public static let registryChanges = OptionKey<[String]>("registry-changes")
+    public static let heldChangeFiles = OptionKey<[String]>("held-change-files")
+    public static let heldChangeMessages = OptionKey<[String]>("held-change-messages")
+
+    // MARK: RegistryChanged details
+
+    /// The method or event that changed the registry.
+    public static let via = OptionKey<String>("via")
+    public static let uid = OptionKey<UInt32>("uid")
+    public static let executable = OptionKey<String>("executable")
+    /// Manifest files held back.
+    public static let held = OptionKey<[String]>("held")
+
+    // MARK: OpenFiles rows
+
+    /// The file's type identifier, and why it was chosen.
+    public static let type = OptionKey<String>("type")
+    public static let typeReason = OptionKey<String>("type-reason")
+    /// The app accepts the file's type.
+    public static let accepted = OptionKey<Bool>("accepted")
+    /// The delivered file's `file:` URL in the app's Inbox.
+    public static let inboxURL = OptionKey<String>("inbox-url")
+}

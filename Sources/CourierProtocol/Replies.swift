@@ -1,0 +1,92 @@
+public import DBus
+public import CourierNames
+
+/// `Broker1.OpenURL`'s reply: `(b handled, s bundle_id, a{sv} reply)`.
+public struct OpenURLReply: Sendable {
+    public var handled: Bool
+    /// The app that got the URL (or would, in a dry run).
+    public var bundleID: String
+    /// The app's reply, or the dry run's answer (`dry-run`, `state`, `launchable`).
+    public var reply: [String: DBusValue]
+
+    public init(handled: Bool, bundleID: String, reply: [String: DBusValue]) {
+        self.handled = handled
+        self.bundleID = bundleID
+        self.reply = reply
+    }
+
+    /// Decodes a reply body; `Bus` when it does not have the declared signature.
+    public init(_ body: [DBusValue]) throws(CourierError) {
+        try Broker1.openURL.checkReply(body)
+        self.init(handled: body[0].boolValue ?? false, bundleID: body[1].stringValue ?? "", reply: body[2].vardictValue ?? [:])
+    }
+
+    public var body: [DBusValue] { [.boolean(handled), .string(bundleID), .vardict(reply)] }
+}
+
+/// `Application1.OpenURL`'s arguments: `(s url, s source_application, v annotation, a{sv} options)`.
+public struct ApplicationOpenRequest: Sendable {
+    public var url: String
+    public var sourceApplication: String
+    /// The caller's annotation; `""` on the wire when there is none.
+    public var annotation: DBusValue?
+    /// `CourierKey.background`, `activationToken`, `inbox`, `requestID`, `launch`, …
+    public var options: [String: DBusValue]
+
+    public init(url: String, sourceApplication: String, annotation: DBusValue?, options: [String: DBusValue]) {
+        self.url = url
+        self.sourceApplication = sourceApplication
+        self.annotation = annotation
+        self.options = options
+    }
+
+    /// Decodes the arguments of a call already checked against the declared signature.
+    public init(_ arguments: [DBusValue]) {
+        let annotation = arguments[2].unwrapped
+        self.init(url: arguments[0].stringValue ?? "", sourceApplication: arguments[1].stringValue ?? "",
+                  annotation: annotation == .string("") ? nil : annotation, options: arguments[3].vardictValue ?? [:])
+    }
+
+    public var body: [DBusValue] { [.string(url), .string(sourceApplication), .variant(annotation ?? .string("")), .vardict(options)] }
+}
+
+/// `Application1.OpenURL`'s reply: `(b handled, a{sv} reply)`.
+public struct ApplicationOpenReply: Sendable {
+    public var handled: Bool
+    public var reply: [String: DBusValue]
+
+    public init(handled: Bool, reply: [String: DBusValue]) {
+        self.handled = handled
+        self.reply = reply
+    }
+
+    /// Decodes a reply body; `AppFailed` when it does not have the declared signature.
+    public init(_ body: [DBusValue]) throws(CourierError) {
+        do throws(CourierError) { try Application1.openURL.checkReply(body) } catch { throw CourierError(.appFailed, error.message) }
+        self.init(handled: body[0].boolValue ?? false, reply: body[1].vardictValue ?? [:])
+    }
+
+    public var body: [DBusValue] { [.boolean(handled), .vardict(reply)] }
+}
+
+/// `Broker1.ApplicationStateChanged`: `(s bundle_id, s state, u pid)`.
+public struct ApplicationStateChange: Sendable, Hashable {
+    public var bundleID: String
+    public var state: String
+    public var pid: UInt32
+
+    public init(bundleID: String, state: String, pid: UInt32) {
+        self.bundleID = bundleID
+        self.state = state
+        self.pid = pid
+    }
+
+    /// Decodes a signal's body; nil when it does not have the declared signature.
+    public init?(_ body: [DBusValue]) {
+        guard Broker1.applicationStateChanged.matches(body), let id = body[0].stringValue, let state = body[1].stringValue,
+              let pid = body[2].uint32Value else { return nil }
+        self.init(bundleID: id, state: state, pid: pid)
+    }
+
+    public var body: [DBusValue] { [.string(bundleID), .string(state), .uint32(pid)] }
+}
