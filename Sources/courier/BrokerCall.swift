@@ -59,7 +59,7 @@ final class BrokerCall {
     /// `OpenURL(url, options)`; with `waitForReply` false the call is sent flagged no-reply and
     /// the answer is nil (`--no-wait`).
     func openURL(_ url: String, options: [(String, Option)], waitForReply: Bool, timeoutMilliseconds: Int32) throws(Failure) -> Answer? {
-        guard let message = dbus_message_new_method_call(CourierBusNames.broker, CourierBusNames.brokerPath, CourierBusNames.brokerInterface, "OpenURL") else {
+        guard let message = dbus_message_new_method_call(CourierBusNames.broker, CourierBusNames.brokerPath, CourierBusNames.brokerInterface, CourierBusNames.openURL) else {
             throw Failure(name: "org.freedesktop.DBus.Error.NoMemory", message: "out of memory building a D-Bus message")
         }
         defer { dbus_message_unref(message) }
@@ -131,7 +131,7 @@ final class BrokerCall {
 
     /// `(b, s, a{sv})`, keeping the reply dictionary's `state` string.
     private static func decode(_ reply: OpaquePointer) -> Answer? {
-        guard String(cString: dbus_message_get_signature(reply)) == "bsa{sv}" else { return nil }
+        guard String(cString: dbus_message_get_signature(reply)) == CourierBusNames.openURLResults else { return nil }
         var iterator = DBusMessageIter()
         guard dbus_message_iter_init(reply, &iterator) != 0 else { return nil }
         var handled: dbus_bool_t = 0
@@ -148,7 +148,7 @@ final class BrokerCall {
             dbus_message_iter_recurse(&dictionary, &entry)
             var key: UnsafePointer<CChar>?
             dbus_message_iter_get_basic(&entry, &key)
-            if let key, String(cString: key) == "state" {
+            if let key, String(cString: key) == CourierBusNames.OpenURLKey.state {
                 dbus_message_iter_next(&entry)
                 var variant = DBusMessageIter()
                 dbus_message_iter_recurse(&entry, &variant)

@@ -58,11 +58,11 @@ struct OpenRunner {
     /// The `a{sv}` options, as `OpenOptions.dictionary` builds them.
     private var options: [(String, BrokerCall.Option)] {
         var options: [(String, BrokerCall.Option)] = []
-        if let bundleID = request.bundleID { options.append(("bundle-id", .string(bundleID))) }
-        if request.background { options.append(("background", .boolean(true))) }
+        if let bundleID = request.bundleID { options.append((CourierBusNames.OpenURLKey.bundleID, .string(bundleID))) }
+        if request.background { options.append((CourierBusNames.OpenURLKey.background, .boolean(true))) }
         let token = request.activationToken ?? environment("XDG_ACTIVATION_TOKEN") ?? (request.desktopEntry ? environment("DESKTOP_STARTUP_ID") : nil)
-        if let token { options.append(("activation-token", .string(token))) }
-        if request.dryRun { options.append(("dry-run", .boolean(true))) }
+        if let token { options.append((CourierBusNames.OpenURLKey.activationToken, .string(token))) }
+        if request.dryRun { options.append((CourierBusNames.OpenURLKey.dryRun, .boolean(true))) }
         return options
     }
 }

@@ -213,18 +213,18 @@ struct LifecycleBusTests {
         let ps = try await fixture.run(Products.path("courier"), ["ps", "--json"])
         #expect(ps.status == 0, "\(ps.error)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(ps.output.utf8)) as? [[String: Any]])
-        let row = try #require(rows.first { $0["bundle-id"] as? String == "com.acme.todolist" })
+        let row = try #require(rows.first { $0["bundle_id"] as? String == "com.acme.todolist" })
         #expect(row["state"] as? String == "idle")
         #expect(row["pid"] as? Int == Int(fixture.launcher.pids[0]))
         #expect(row["handled"] as? Int == 1)
         #expect(row["queued"] as? Int == 0)
-        #expect((row["rss-bytes"] as? Int ?? 0) > 0)
-        #expect((row["started-by"] as? String ?? "").hasPrefix(":"))   // the client's unique name
+        #expect((row["rss_bytes"] as? Int ?? 0) > 0)
+        #expect((row["started_by"] as? String ?? "").hasPrefix(":"))   // the client's unique name
         // The todolist is on the Courier library: it attaches its direct link after checking in.
         #expect(await eventually { !fixture.service.directlyLinked.isEmpty })
         let linked = try await fixture.run(Products.path("courier"), ["ps", "--json"])
         let linkedRows = try #require(try JSONSerialization.jsonObject(with: Data(linked.output.utf8)) as? [[String: Any]])
-        #expect(linkedRows.first { $0["bundle-id"] as? String == "com.acme.todolist" }?["delivery"] as? String == "link")
+        #expect(linkedRows.first { $0["bundle_id"] as? String == "com.acme.todolist" }?["delivery"] as? String == "link")
         let table = try await fixture.run(Products.path("courier"), ["ps"])
         #expect(table.output.split(separator: "\n").first?.hasPrefix("BUNDLE-ID") == true)
         #expect(table.output.split(separator: "\n").first { $0.hasPrefix("com.acme.todolist") }?.hasSuffix("link") == true, "\(table.output)")
