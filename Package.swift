@@ -32,7 +32,7 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierStaticExecutable", targets: ["CourierStaticExecutable"]),
         .executable(name: "courierd", targets: ["courierd"]),
-        .executable(name: "courier", targets: ["courier"]),
+        .executable(name: "courier", targets: ["CourierFront"]),
         .executable(name: "courier-tool", targets: ["courier-tool"]),
         .executable(name: "todolist", targets: ["todolist"]),
         .executable(name: "courier-nearby", targets: ["courier-nearby"]),
@@ -107,12 +107,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // `courier`: answers `courier open URL…` itself (one blocking libdbus call: no Foundation, no
+        // The `courier` command (the product's name; the folder is not `Sources/courier`, which a
+        // case-insensitive file system takes for `Sources/Courier`): answers `courier open URL…` itself (one blocking libdbus call: no Foundation, no
         // ArgumentParser, no Swift concurrency) and execs `courier-tool` for everything else; linked
         // fully static, so the one command that must be fast costs ~0.8 ms of CPU (docs/broker.md,
         // "`courier open` start-up").
         .executableTarget(
-            name: "courier",
+            name: "CourierFront",
             dependencies: ["CDBus", "CourierNames", "CourierStaticExecutable"],
             linkerSettings: [.unsafeFlags(["-static-executable"] + StaticExecutable.wrapFlags)]
         ),

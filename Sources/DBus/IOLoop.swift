@@ -4,32 +4,6 @@ internal import CDBus
 import Glibc
 #endif
 
-/// What the I/O loop asks of its owner on every iteration.
-protocol IOLoopClient: AnyObject, Sendable {
-    /// Called on the loop thread after each wake-up: expire deadlines that passed, and return the
-    /// next deadline (monotonic ns), or `UInt64.max`.
-    func loopCheckDeadlines(now: UInt64) -> UInt64
-    /// The earliest deadline `loopCheckDeadlines` could act on (or earlier), `UInt64.max` for none:
-    /// with none, the loop neither reads the clock nor calls it.
-    var loopEarliestDeadline: UInt64 { get }
-    /// Called once on the loop thread when it stops, after the connection was closed and dispatched.
-    func loopDidStop()
-    /// Handles one incoming message (borrowed for the duration of the call) on the loop thread.
-    func loopHandle(_ message: OpaquePointer)
-    /// Registers calls other threads handed over (`IOLoop.buildCall`) as pending, on the loop
-    /// thread, under the lock that `IOLoop.withdrawCall` takes: never call back into the loop.
-    func loopRegisterCalls(_ calls: [UnbuiltCall])
-    /// Builds and sends a call registered by `loopRegisterCalls`, on the loop thread.
-    func loopBuildCall(_ call: UnbuiltCall)
-}
-
-/// Monotonic clock in nanoseconds.
-func monotonicNanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-}
-
 /// One thread per connection that owns all of libdbus's I/O for it: it polls the connection's
 /// watches (and an eventfd to be woken), handles libdbus timeouts, dispatches incoming messages,
 /// and runs Swift jobs as a `TaskExecutor` — so handlers and replies started here need no thread
@@ -48,8 +22,8 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     /// True from the loop's announcing its sleep until it wakes: a caller checks it before taking
     /// any lock (`borrowSocket`), so that calls made while the loop is busy cost nothing more.
     private let mayBeIdle = Atomic<Bool>(false)
-    /// What other threads hand the loop, and whether it sleeps in `poll` (see `Inbox`).
-    private let inbox = Mutex(Inbox())
+    /// What other threads hand the loop, and whether it sleeps in `poll` (see `LoopHandOff`).
+    private let inbox = Mutex(LoopHandOff())
     /// Empty buffers for `runJobs`, `buildCalls` and `flushSends` to swap with the inbox's (loop
     /// thread only).
     private var spareJobs: [UnownedJob] = []
@@ -222,7 +196,7 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
     ///
     /// Threads that send while the loop sleeps do not contend with each other either: the first
     /// becomes the direct sender, and messages other threads send meanwhile are queued for it to
-    /// send after its own (`Inbox.directSender`; the loop flushes nothing while it is on). Pool
+    /// send after its own (`LoopHandOff.directSender`; the loop flushes nothing while it is on). Pool
     /// threads resumed by a batch of replies used to meet on libdbus's lock here, a futex wait
     /// and wake for one call in ten of a pipelined caller.
     ///
@@ -645,93 +619,4 @@ private let ioWakeup: DBusWakeupMainFunction = { data in
 }
 private let ioDispatchStatus: DBusDispatchStatusFunction = { _, status, data in
     if status == DBUS_DISPATCH_DATA_REMAINS { loop(data).wakeForIncoming() }
-}
-
-/// A libdbus watch or timeout pointer. Only the loop thread uses it outside the callbacks that
-/// hand it over, and libdbus keeps it valid until the matching remove callback.
-struct LibdbusHandle: @unchecked Sendable, Hashable {
-    let pointer: OpaquePointer
-}
-
-/// What other threads hand the I/O loop, under one lock with the loop's sleeping state.
-struct Inbox: ~Copyable {
-    var jobs: [UnownedJob] = []
-    /// Calls for the loop to register, build and send (`IOLoop.buildCall`), in order.
-    var calls: [UnbuiltCall] = []
-    var sends: [OutgoingMessage] = []
-    /// Messages a borrower of the socket popped and handed over, in order (`IOLoop.handOver`).
-    var received: [OutgoingMessage] = []
-    /// True while a thread has borrowed the socket (`IOLoop.borrowSocket`): `readFDs` are then out
-    /// of the epoll set.
-    var lent = false
-    /// The descriptors the watches want read (in the epoll set, armed unless lent).
-    var readFDs: [Int32] = []
-    /// True while the loop sleeps without polling the epoll set (it was lent when the loop went
-    /// to sleep): returning the socket must wake it.
-    var sleepsBlind = false
-    /// True while the loop sleeps in `poll` (or is about to): work handed over must wake it.
-    var sleeping = false
-    /// Set when the loop has stopped: jobs go to the global executor, sends are made directly.
-    var stopped = false
-    /// True while a thread other than the loop sends directly (`IOLoop.send`): it also sends
-    /// what is queued in `sends` until they are empty, and the loop leaves them to it.
-    var directSender = false
-
-    /// Whoever hands the loop work while it sleeps wakes it, once: true for the first caller.
-    mutating func takeSleeper() -> Bool {
-        guard sleeping else { return false }
-        sleeping = false
-        return true
-    }
-
-    /// The loop is about to sleep: true (and `sleeping` set) when nothing is queued.
-    mutating func announceSleep() -> Bool {
-        guard jobs.isEmpty, calls.isEmpty, sends.isEmpty || directSender, received.isEmpty else { return false }
-        sleeping = true
-        return true
-    }
-
-    /// Brings the epoll set `epoll` in line with the watches' read interest `fds` (a descriptor
-    /// added while the socket is lent stays disarmed until `returnSocket`).
-    mutating func setReadInterest(_ fds: [Int32], epoll: Int32) {
-        if fds == readFDs { return }
-        for fd in readFDs where !fds.contains(fd) { _ = cdbus_epoll_remove(epoll, fd) }
-        for fd in fds where !readFDs.contains(fd) {
-            _ = cdbus_epoll_add_readable(epoll, fd)
-            if lent { _ = cdbus_epoll_arm(epoll, fd, 0) }
-        }
-        readFDs = fds
-    }
-}
-
-/// A complete libdbus message on its way to the loop, which sends it (or, handed over by a
-/// borrower of the socket, routes it). The sender took a reference for the queue and never
-/// touches the message again, and libdbus locks a message once it is sent: one thread at a
-/// time uses it.
-struct OutgoingMessage: @unchecked Sendable {
-    let pointer: OpaquePointer
-
-    /// Takes a reference of its own.
-    init(_ message: OpaquePointer) {
-        dbus_message_ref(message)
-        pointer = message
-    }
-
-    /// Takes over the caller's reference.
-    init(adopting message: OpaquePointer) {
-        pointer = message
-    }
-
-    func release() { dbus_message_unref(pointer) }
-}
-
-/// A reply held until the loop is about to sleep (`IOLoop.resumeWhenIdle`).
-struct HeldReply {
-    let continuation: UnsafeContinuation<DBusMessage, any Error>
-    let result: Result<DBusMessage, any Error>
-}
-
-struct TimeoutEntry: Sendable {
-    let timeout: LibdbusHandle
-    var deadline: UInt64
 }

@@ -1,3 +1,4 @@
+import BusTestSupport
 import Foundation
 import Testing
 
@@ -57,6 +58,8 @@ import Testing
 
         let service = String(decoding: home.read(prefix + "/share/dbus-1/services/org.courier.Broker.service") ?? Data(), as: UTF8.self)
         #expect(service.contains("\nName=org.courier.Broker\nExec=\(prefix)/bin/courierd --started-by=bus-activation\n"))
+        // The substitution is made in Exec only: no comment names the folder, none keeps the placeholder.
+        #expect(service.components(separatedBy: prefix + "/bin").count == 2 && !service.contains("@bindir@"), "\(service)")
         let unit = String(decoding: home.read(prefix + "/share/systemd/user/courierd.service") ?? Data(), as: UTF8.self)
         #expect(unit.contains("\nType=dbus\nBusName=org.courier.Broker\nExecStart=\(prefix)/bin/courierd --started-by=systemd\n"))
         let syntax = try await run("/bin/bash", ["-n", prefix + "/share/bash-completion/completions/courier"], environment: environment)
@@ -93,8 +96,11 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: home.directories.dataHome + "/applications/courier-com.acme.todolist.desktop"))
         #expect(String(decoding: home.read(mimeapps) ?? Data(), as: UTF8.self) != mine)
 
-        let uninstall = try await run("/bin/bash", [Self.repository + "/scripts/uninstall", "--prefix", prefix], environment: environment)
+        let uninstall = try await BackgroundProcess.run("/bin/bash", [Self.repository + "/scripts/uninstall", "--prefix", prefix], environment: environment)
         #expect(uninstall.status == 0)
+        // It names what it stopped, and only that: no courier-nearby ran.
+        #expect(uninstall.errors.contains("uninstall: stopped courierd, the apps it launched"), "\(uninstall.errors)")
+        #expect(!uninstall.errors.contains("courier-nearby"), "\(uninstall.errors)")
         #expect(Self.processes(runningFrom: prefix + "/bin/").isEmpty)
         for pid in running.keys { #expect(kill(pid, 0) != 0, "pid \(pid) still runs") }
         #expect(!FileManager.default.fileExists(atPath: home.directories.dataHome + "/applications/courier-com.acme.todolist.desktop"))
