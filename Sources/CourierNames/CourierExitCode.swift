@@ -31,9 +31,41 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
     /// An output file cannot be written (EX_CANTCREAT).
     case cannotWrite = 73
 
+    /// No such app: a bundle id no manifest registers, whichever command names it (`quit`,
+    /// `unregister`, `drop --to`, `default`, `log`, `open -b`): the status of "no handler".
+    public static let unknownApp = CourierExitCode.noHandler
     /// A question answered "nothing" (`courier default SCHEME` when no default is set): status 1,
     /// like grep(1) finding no match. The same number as `declined`, the app's "no".
     public static let notSet = CourierExitCode.declined
+
+    /// What the status means, one line (docs/cli.md's table is generated from it).
+    public var meaning: String {
+        switch self {
+        case .handled: "done: handled (`--dry-run`: resolvable); `quit` of an app that is not running"
+        case .declined: "declined by the app; a question answered \"nothing\" (`courier default --show` with no default set)"
+        case .invalidURL: "invalid URL"
+        case .noHandler: "no app handles it, or no such app (a bundle id nothing registers, in any command)"
+        case .launchFailed: "launch failed"
+        case .launchTimeout: "launch timeout"
+        case .appFailed: "the app failed while handling"
+        case .notPermitted: "not permitted (a caller rule, a type the app does not declare, or the app's bus name is held by another process)"
+        case .brokerUnavailable: "no broker reachable (`ps`, `quit`, `status`: none is running)"
+        case .otherError: "any other error"
+        case .invalidFile: "a FILE is not a readable regular file (folder, pipe, socket, device, deleted)"
+        case .limitsExceeded: "limits exceeded (too many files, a file or the drop too large)"
+        case .noSpace: "not enough free space (or inodes) for the drop"
+        case .unsafeContainer: "the app's container is unsafe (a symbolic link on the way to its Inbox)"
+        case .usage: "usage error"
+        case .refused: "the input was read and refused (a manifest with errors, an invalid scheme, type or bundle id)"
+        case .cannotOpen: "an input file cannot be opened (a FILE, a manifest, an app's log)"
+        case .cannotWrite: "an output file cannot be written (the user's manifests or defaults)"
+        }
+    }
+
+    /// The Markdown table of every status, as docs/cli.md shows it.
+    public static var markdownTable: String {
+        "| exit | meaning |\n|---|---|\n" + allCases.map { "| \($0.rawValue) | \($0.meaning) |\n" }.joined()
+    }
 
     /// `courier open`'s status for a failure (also every command's that talks to the broker):
     /// the drop's own refusals count as `otherError` here.

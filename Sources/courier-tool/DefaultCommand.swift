@@ -20,7 +20,7 @@ struct DefaultCommand: AsyncParsableCommand {
             Saved in $XDG_CONFIG_HOME/courier/defaults.json and applied at once by a running broker. For a \
             scheme that belongs to the system (http, mailto, …) this is also the permission for that app to \
             handle it. Exit status: 0 done; 1 no default is set (when asked for one); 65 invalid scheme, type or app (not \
-            a candidate); 73 the defaults cannot be saved; 64 usage error.
+            a candidate); 3 no such app; 73 the defaults cannot be saved; 64 usage error.
 
               courier default SCHEME BUNDLE_ID          courier default --type UTI BUNDLE_ID
               courier default --show [SCHEME]           courier default --show --type UTI
@@ -38,7 +38,8 @@ struct DefaultCommand: AsyncParsableCommand {
     @Flag(help: "Forget the default for SCHEME (or --type UTI).")
     var unset = false
 
-    @Argument(help: "SCHEME BUNDLE_ID, or BUNDLE_ID alone with --type; SCHEME alone with --unset and --show.")
+    @Argument(help: "SCHEME BUNDLE_ID, or BUNDLE_ID alone with --type; SCHEME alone with --unset and --show.",
+              completion: .custom(RegisteredNames.schemesAndBundleIdentifiers))
     var arguments: [String] = []
 
     func validate() throws {
@@ -70,7 +71,12 @@ struct DefaultCommand: AsyncParsableCommand {
             line = try change(&registry)
         } catch {
             reportRegistryError("courier: \(error.message)")
-            throw (error.code == .stateNotWritable ? CourierExitCode.cannotWrite : .refused).exitCode
+            let status: CourierExitCode = switch error.code {
+            case .stateNotWritable: .cannotWrite
+            case .unknownApplication: .unknownApp
+            default: .refused
+            }
+            throw status.exitCode
         }
         preferences = registry.preferences
         do {

@@ -65,7 +65,7 @@ struct HandlersCommand: AsyncParsableCommand {
                 let ids = try await brokerHandlers(broker, url: text.contains(":") ? text : scheme + ":")
                 ids.forEach { print($0) }
                 if ids.isEmpty {
-                    reportRegistryError("courier: no app can handle \(HandlerKey.scheme(scheme.lowercased()))")
+                    reportRegistryError("courier: no app can handle \(HandlerKey.scheme(scheme.lowercased()))\(hint(forScheme: scheme))")
                     throw CourierExitCode.noHandler.exitCode
                 }
                 return
@@ -82,13 +82,22 @@ struct HandlersCommand: AsyncParsableCommand {
             for id in resolution.bundleIdentifiers { print(id) }
         }
         if resolution.chosen == nil {
-            if !explain { reportRegistryError("courier: no app can handle \(resolution.key)") }
+            if !explain {
+                let scheme = type == nil ? urlOrScheme.flatMap(Registry.scheme(fromURLOrScheme:)) : nil
+                reportRegistryError("courier: no app can handle \(resolution.key)\(scheme.map { hint(forScheme: $0) } ?? "")")
+            }
             throw CourierExitCode.noHandler.exitCode
         }
     }
 }
 
 extension HandlersCommand {
+    /// What to try instead when nothing handles `scheme` (`Registry.noHandlerAdvice`: "did you
+    /// mean", or how a reserved scheme reaches a Courier app), from the manifests on disk.
+    func hint(forScheme scheme: String) -> String {
+        "; " + manifests.service().snapshot.noHandlerAdvice(forScheme: scheme)
+    }
+
     /// The broker's registry (`BrokerRegistry`), else the files (`--manifests`, or no broker).
     private func registry(_ broker: BrokerRegistry?) async throws -> Registry {
         guard let broker else { return manifests.service().snapshot }

@@ -12,7 +12,7 @@ struct LogCommand: AsyncParsableCommand {
         discussion: """
             Reads $XDG_STATE_HOME/courier/logs/BUNDLE_ID.log (and BUNDLE_ID.log.1, the log before the \
             last rotation, first). An app you start yourself prints to your terminal instead. Exit \
-            status: 0; 65 the bundle id is invalid; 66 there is no log (Courier never launched the app).
+            status: 0; 3 no such app; 65 the bundle id is invalid; 66 there is no log (Courier never launched the app).
             """
     )
 
@@ -34,6 +34,10 @@ struct LogCommand: AsyncParsableCommand {
         let file = layout.log(for: app)
         let previous = FileManager.default.contents(atPath: layout.previousLog(for: app)) ?? Data()
         guard let current = FileManager.default.contents(atPath: file) else {
+            if await !RegisteredNames.isRegistered(bundleID) {
+                report("courier log: no app \(bundleID) is registered; `courier status` lists the registered apps")
+                throw CourierExitCode.unknownApp.exitCode
+            }
             guard follow else {
                 report("courier log: no log for \(bundleID) at \(file): Courier has not launched it (an app you start yourself prints to your terminal)")
                 throw CourierExitCode.cannotOpen.exitCode

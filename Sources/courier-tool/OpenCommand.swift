@@ -58,7 +58,7 @@ struct OpenCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Fail with NoHandler instead of handing a URL or file no Courier app handles to the desktop (gio open, xdg-open).")
     var noFallback = false
 
-    @Flag(name: .long, help: "Set by Courier's desktop entries: the desktop started this command, so a URL is never handed back to it.")
+    @Flag(name: .long, help: ArgumentHelp("Set by Courier's desktop entries: the desktop started this command, so a URL is never handed back to it.", visibility: .private))
     var desktopEntry = false
 
     func validate() throws {
@@ -129,7 +129,13 @@ struct OpenCommand: AsyncParsableCommand {
         let fallback = options.bundleID == nil && !noFallback && !desktopEntry
         // A folder is no document (drops refuse it): like macOS `open DIR`, the desktop shows it.
         var isFolder: ObjCBool = false
-        if fallback, FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            guard fallback else {
+                let message = "\(path) is a folder, not a file: Courier apps open files (without -a, -b or --no-fallback, the desktop shows a folder)"
+                if json { JSONOutput.print(OpenOutcome(file: path, handled: false, error: JSONError(name: CourierError.Code.invalidFile.dbusName, message: message))) }
+                FileHandle.standardError.write(Data("courier open: \(message)\n".utf8))
+                return CourierExitCode.invalidFile.rawValue
+            }
             guard !dryRun else {
                 if json { JSONOutput.print(OpenOutcome(file: path, dryRun: true, desktop: .bool(true))) } else { print("\(path): a folder; would go to the desktop's handler") }
                 return 0

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Courier
 import CourierNames
+import CourierProtocol
 import Foundation
 
 /// `courier quit BUNDLE_ID`: terminate an app with notice, as the broker's policies do — it gets
@@ -9,10 +10,10 @@ struct QuitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quit",
         abstract: "Terminate a running app with notice (it may save its state first); waits until it is gone.",
-        discussion: "Requests for the app that arrive meanwhile wait and are delivered to its next launch. Exit status: 0 gone; 9 not running or another error; 8 no broker."
+        discussion: "Requests for the app that arrive meanwhile wait and are delivered to its next launch. Exit status: 0 gone, or not running; 3 no such app; 8 no broker; 9 another error."
     )
 
-    @Argument(help: "The bundle id of the app, as `courier ps` lists it.")
+    @Argument(help: "The bundle id of the app, as `courier ps` lists it.", completion: .custom(RegisteredNames.bundleIdentifiers))
     var bundleID: String
 
     @Flag(name: .long, help: "Return once the notice is sent, without waiting for the app to be gone.")
@@ -24,7 +25,18 @@ struct QuitCommand: AsyncParsableCommand {
         }) { client in
             // Subscribed first, so the end cannot be missed between the call and the wait.
             let changes = try await client.stateChanges(of: bundleID)
-            try await client.terminate(bundleID: bundleID)
+            do throws(CourierError) {
+                try await client.terminate(bundleID: bundleID)
+            } catch where error.code == .notRunning {
+                // Already what quit asks for, when the app is registered; else there is no such app.
+                guard try await client.listApplications().contains(where: { $0[CourierKey.bundleID] == bundleID }) else {
+                    throw CourierError(.noHandler, "no app \(bundleID) is registered; `courier status` lists the registered apps")
+                }
+                print("\(bundleID) is not running")
+                return
+            } catch {
+                throw error
+            }
             if noWait { return }
             for await change in changes where change.state == "not-running" || change.state == "launching" { return }
         }

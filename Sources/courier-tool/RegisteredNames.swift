@@ -1,4 +1,6 @@
+import Courier
 import CourierManifest
+import CourierProtocol
 
 /// What the shell completions offer (`courier ---completion …`, called by the scripts that
 /// `--generate-completion-script` writes): the bundle ids and schemes registered in the manifest
@@ -12,9 +14,23 @@ enum RegisteredNames {
         registry().claimedSchemes.filter { $0.hasPrefix(prefix.lowercased()) }
     }
 
+    /// `courier default`'s words: a scheme, then a bundle id (either, as the flags move them).
+    @Sendable static func schemesAndBundleIdentifiers(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
+        schemes(words, index, prefix) + bundleIdentifiers(words, index, prefix)
+    }
+
     /// Schemes as the start of a URL (`todolist://`).
     @Sendable static func urls(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
         registry().claimedSchemes.map { $0 + "://" }.filter { $0.hasPrefix(prefix.lowercased()) }
+    }
+
+    /// Whether `bundleID` is registered: with the running broker when one runs (never starting
+    /// one), else by a manifest on disk.
+    static func isRegistered(_ bundleID: String) async -> Bool {
+        if let client = try? BrokerClient.session(), await client.brokerIsRunning(), let apps = try? await client.listApplications() {
+            return apps.contains { $0[CourierKey.bundleID] == bundleID }
+        }
+        return registry().sortedApplications.contains { $0.bundleIdentifier.rawValue == bundleID }
     }
 
     private static func registry() -> Registry {

@@ -68,7 +68,35 @@ import Testing
         let spaced = try await run(["handlers", "todolist://www.acme.com?Quarterly Report", "--manifests", schemesFolder], config: config)
         #expect(spaced.status == 65)
         #expect(spaced.error.contains("offset"))
-        #expect(try await run(["handlers", "mailto", "--manifests", schemesFolder], config: config).status == 3)
+        let mailto = try await run(["handlers", "mailto", "--manifests", schemesFolder], config: config)
+        #expect(mailto.status == 3 && mailto.error.contains("mailto is reserved") && mailto.error.contains("courier default mailto"), "\(mailto.error)")
+        let typo = try await run(["handlers", "todolst", "--manifests", schemesFolder], config: config)
+        #expect(typo.status == 3 && typo.error.contains("did you mean todolist:?"), "\(typo.error)")
+    }
+
+    /// `quit` and `default` complete registered bundle ids; the desktop entries' internal flag is
+    /// not shown to people.
+    @Test(.enabled(if: courier != nil)) func completionsOfferBundleIDsAndHelpHidesTheInternalFlag() async throws {
+        let config = TemporaryFolder()
+        let script = try await run(["--generate-completion-script", "bash"], config: config)
+        #expect(script.output.contains("---completion quit -- positional@0"))
+        #expect(script.output.contains("---completion default -- positional@0"))
+        let help = try await run(["open", "--help"], config: config)
+        #expect(help.status == 0 && !help.output.contains("desktop-entry"), "\(help.output)")
+    }
+
+    /// A folder is not a document: without the desktop to show it, `open` says so (10, as `drop`).
+    @Test(.enabled(if: courier != nil)) func openingAFolderWithoutTheDesktopSaysItIsAFolder() async throws {
+        let config = TemporaryFolder()
+        let r = try await run(["open", config.path, "--no-fallback"], config: config)
+        #expect(r.status == 10 && r.error.contains("is a folder, not a file") && !r.error.contains("public.data"), "\(r.error)")
+    }
+
+    /// An app nothing registers is "no such app" (3) for `default` as for every command.
+    @Test(.enabled(if: courier != nil)) func defaultForAnUnknownAppIsNoSuchApp() async throws {
+        let config = TemporaryFolder()
+        let r = try await run(["default", "todolist", "com.acme.nothing", "--manifests", schemesFolder], config: config)
+        #expect(r.status == 3 && r.error.contains("com.acme.nothing"), "\(r.error)")
     }
 
     @Test(.enabled(if: courier != nil)) func handlersForAFileUseItsContent() async throws {

@@ -45,7 +45,7 @@ struct AppLogTests {
         #expect(follow.output.components(separatedBy: "echo://three").count == 2)
 
         let none = try await runProduct("courier", ["log", "com.acme.never"], fixture.environment)
-        #expect(none.status == 66 && none.error.contains("Courier has not launched it"), "\(none)")
+        #expect(none.status == 3 && none.error.contains("no app com.acme.never is registered"), "\(none)")
         let invalid = try await runProduct("courier", ["log", "../etc"], fixture.environment)
         #expect(invalid.status == 65, "\(invalid)")
 

@@ -150,7 +150,7 @@ public struct FileDropService: Sendable {
         let homeless = routes.filter { $0.bundleID.isEmpty }
         if !homeless.isEmpty {
             let list = homeless.map { "\($0.name.debugDescription) (file \($0.index + 1), \($0.identification))" }.joined(separator: "; ")
-            throw CourierError(.noHandler, "no app declares a document type for \(list); nothing was sent — name an app with --to, or register one that declares the type")
+            throw CourierError(.noHandler, "no app declares a document type for \(list); nothing was sent — name the app (courier drop --to BUNDLE_ID, courier open -b BUNDLE_ID), or register one that declares the type")
         }
         try checkCallers(request, routes: routes, in: registry)
         for bundleID in Set(routes.map(\.bundleID)).sorted() {
