@@ -51,6 +51,26 @@ import Testing
         #expect(missing.output.contains("has no ```sh block under '## Quick start for app developers'"), "\(missing.output)")
     }
 
+    /// A block that exits 0 but prints an error (here what an unquoted heredoc's `courier open`
+    /// substitution printed) fails the run; progress on standard error and the `-x` trace do not.
+    @Test func anErrorOnStandardErrorFailsABlock() async throws {
+        let home = try TemporaryDesktopHome()
+        try home.write("+ cat\nError: Missing expected argument '<url>...'\n", to: home.root + "/bad.txt")
+        try home.write("+ scripts/install\ninstall: building in release mode\n[3/5] Compiling hello Hello.swift\nBuild complete! (3.10s)\n", to: home.root + "/good.txt")
+        let bad = try await run("/bin/bash", [Self.script, "--check-stderr", home.root + "/bad.txt"], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(bad.status == 1 && bad.output.contains("Missing expected argument"), "\(bad.output)")
+        let good = try await run("/bin/bash", [Self.script, "--check-stderr", home.root + "/good.txt"], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(good.status == 0, "\(good.output)")
+    }
+
+    /// The quick starts write files with quoted heredocs only: in an unquoted one the shell runs
+    /// `…` and expands $… while writing the file.
+    @Test func theReadmesHeredocsAreQuoted() async throws {
+        let result = try await blocks(InstallScriptTests.repository + "/README.md")
+        let unquoted = result.output.split(separator: "\n").filter { $0.range(of: #"<<-?[A-Za-z_]"#, options: .regularExpression) != nil }
+        #expect(unquoted.isEmpty, "\(unquoted)")
+    }
+
     @Test func theRepositorysReadmeHasTheBlocks() async throws {
         let result = try await blocks(InstallScriptTests.repository + "/README.md")
         #expect(result.status == 0, "\(result.output)")
