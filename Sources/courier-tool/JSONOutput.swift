@@ -49,8 +49,14 @@ enum JSONValue: Encodable, Equatable {
         }
     }
 
-    /// A vardict (`a{sv}`) as a JSON object.
+    /// A vardict (`a{sv}`) as a JSON object, its keys as they are (an app's own reply).
     static func object(_ dictionary: [String: DBusValue]) -> [String: JSONValue] { dictionary.mapValues(JSONValue.init) }
+
+    /// A broker's `a{sv}` (its option keys are kebab-case, `bundle-id`) as a JSON object in the
+    /// CLI's one key style, snake_case (`bundle_id`: docs/cli.md).
+    static func fields(_ dictionary: [String: DBusValue]) -> [String: JSONValue] {
+        Dictionary(uniqueKeysWithValues: dictionary.map { ($0.key.replacingOccurrences(of: "-", with: "_"), JSONValue($0.value)) })
+    }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()

@@ -211,7 +211,7 @@ struct OpenCommand: AsyncParsableCommand {
 
     private func report(_ url: String, handled: Bool, bundleID: String, reply: [String: DBusValue], note: String?) {
         if json {
-            JSONOutput.print(OpenOutcome(url: url, bundleID: bundleID, handled: handled, dryRun: dryRun ? true : nil, reply: JSONValue.object(reply)))
+            JSONOutput.print(OpenOutcome(url: url, bundleID: bundleID, handled: handled, dryRun: dryRun ? true : nil, reply: dryRun ? JSONValue.fields(reply) : JSONValue.object(reply)))
         } else if let note {
             print("\(url): \(note)")
         } else if !handled {

@@ -23,7 +23,7 @@ struct StatusCommand: AsyncParsableCommand {
             let status = try await client.status()
             let apps = try await client.listApplications()
             if json {
-                JSONOutput.print(StatusOutcome(running: true, broker: JSONValue.object(status), applications: apps.map(JSONValue.object)))
+                JSONOutput.print(StatusOutcome(running: true, broker: JSONValue.fields(status), applications: apps.map(JSONValue.fields)))
                 return
             }
             print("broker: pid \(status[CourierKey.pid].map(String.init) ?? "?") as \(status[CourierKey.uniqueName] ?? "?"), started by \(status[CourierKey.startedBy] ?? "?")")

@@ -41,7 +41,7 @@ import Testing
         #expect(schemes["todolist"]?.first == "com.acme.todolist")
         #expect(schemes["mailto"] == [])
         let apps = try #require(json["applications"] as? [[String: Any]])
-        #expect(apps.compactMap { $0["bundleIdentifier"] as? String }.contains("com.acme.todolist"))
+        #expect(apps.compactMap { $0["bundle_id"] as? String }.contains("com.acme.todolist"))
         #expect(FileManager.default.fileExists(atPath: config.path + "/courier/claims.json"))
     }
 

@@ -202,15 +202,15 @@ import CourierTypes
         let json = try JSONSerialization.jsonObject(with: Data(RegistryDump(registry: r).json().utf8)) as! [String: Any]
         #expect(Set(json.keys) == ["applications", "schemes", "diagnostics"])
         let apps = json["applications"] as! [[String: Any]]
-        #expect(Set(apps[0].keys) == ["bundleIdentifier", "name", "schemes", "documentTypes", "manifest"])
-        #expect(apps[0]["bundleIdentifier"] as? String == "com.acme.todolist")
+        #expect(Set(apps[0].keys) == ["bundle_id", "name", "schemes", "document_types", "manifest"])
+        #expect(apps[0]["bundle_id"] as? String == "com.acme.todolist")
         #expect(apps[0]["manifest"] as? String == "/m/todo.plist")
-        let doc = (apps[0]["documentTypes"] as! [[String: Any]])[0]
-        #expect(Set(doc.keys) == ["name", "contentTypes", "rank"])
+        let doc = (apps[0]["document_types"] as! [[String: Any]])[0]
+        #expect(Set(doc.keys) == ["name", "content_types", "rank"])
         #expect(doc["rank"] as? String == "Owner")
         #expect((json["schemes"] as! [String: [String]])["todolist"] == ["com.acme.todolist", "com.z.rival"])
         let diagnostics = json["diagnostics"] as! [[String: Any]]
         #expect(diagnostics.count == 1)
-        #expect(Set(diagnostics[0].keys) == ["file", "keyPath", "message"])
+        #expect(Set(diagnostics[0].keys) == ["file", "key_path", "message"])
     }
 }

@@ -4,13 +4,18 @@ import Foundation
 /// Everything in the registry, for `courier dump` (like `lsregister -dump`) and `ListApplications`.
 ///
 /// The JSON form is exactly:
-/// `{"applications":[{"bundleIdentifier","name","schemes","documentTypes":[{"name","contentTypes","rank"}],"manifest"}],
-///   "schemes":{"scheme":[candidates in decision order]},"diagnostics":[{"file","keyPath","message"}]}`.
+/// `{"applications":[{"bundle_id","name","schemes","document_types":[{"name","content_types","rank"}],"manifest"}],
+///   "schemes":{"scheme":[candidates in decision order]},"diagnostics":[{"file","key_path","message"}]}`
+/// (the keys in snake_case, as every `courier … --json`: docs/cli.md).
 public struct RegistryDump: Sendable, Codable, Hashable {
     public struct DocumentType: Sendable, Codable, Hashable {
         public var name: String
         public var contentTypes: [String]
         public var rank: String
+
+        enum CodingKeys: String, CodingKey {
+            case name, contentTypes = "content_types", rank
+        }
     }
 
     public struct Application: Sendable, Codable, Hashable {
@@ -19,12 +24,20 @@ public struct RegistryDump: Sendable, Codable, Hashable {
         public var schemes: [String]
         public var documentTypes: [DocumentType]
         public var manifest: String
+
+        enum CodingKeys: String, CodingKey {
+            case bundleIdentifier = "bundle_id", name, schemes, documentTypes = "document_types", manifest
+        }
     }
 
     public struct Diagnostic: Sendable, Codable, Hashable {
         public var file: String
         public var keyPath: String
         public var message: String
+
+        enum CodingKeys: String, CodingKey {
+            case file, keyPath = "key_path", message
+        }
     }
 
     public var applications: [Application]
@@ -55,10 +68,10 @@ public struct RegistryDump: Sendable, Codable, Hashable {
         text = Self.render(registry: registry, apps: apps, diagnostics: all)
     }
 
-    /// Pretty-printed JSON with sorted keys.
+    /// One line of JSON with sorted keys, as every `courier … --json` prints.
     public func json() -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding plain strings and arrays cannot fail.
         return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
     }
