@@ -10,7 +10,7 @@ let strictSettings: [SwiftSetting] = [
 /// How a Courier app is linked to start like a native tool (docs/PERFORMANCE.md, "Cold open"):
 /// fully static (`-static-executable`), so no dynamic loader runs at launch — no libswiftCore,
 /// Foundation, ICU, libdbus, libsystemd and their libraries to map, and no symbol look-ups or
-/// relocations (before: about half an app's start-up instructions). The target also depends on
+/// relocations (about half a dynamically linked app's start-up instructions). The target also depends on
 /// the `CourierStaticExecutable` product (libsystemd's two symbols libdbus.a names, and the stubs
 /// of `StaticExecutable.wrappedSymbols`). SwiftPM compiles the modules against the shared
 /// Foundation, whose objects name only libFoundation for the linker: the static archives it needs
@@ -127,7 +127,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // LocalSend protocol v2 (issue 14): the wire model, sessions, consent, the HTTPS server and
+        // LocalSend protocol v2: the wire model, sessions, consent, the HTTPS server and
         // client, multicast discovery. Network-facing: only `courier-nearby` links it, never courierd.
         .target(
             name: "CourierNearby",

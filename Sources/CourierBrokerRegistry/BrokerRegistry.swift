@@ -4,7 +4,6 @@ public import CourierNames
 public import DBus
 import CourierProtocol
 
-// Imports and a documented struct head, alike in shape to BrokerClient only.
 /// What `courier dump` and `courier handlers` read when a broker runs: the registry as the broker
 /// routes with it, so what they print is what `courier open` will do — including manifests
 /// registered at runtime (`courier register` of a file outside the manifest folders) and without

@@ -1,5 +1,3 @@
-// Alike in shape to DeliveredFile (documented stored properties): different facts, nothing to
-// share.
 /// Bounds on one drop, checked before anything is written, so a drop is refused whole rather than
 /// failing half-way with a disk full.
 public struct DropLimits: Sendable, Equatable {

@@ -83,8 +83,6 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
         }
     }
 
-    // The drop's statuses: a second mapping over the same codes, a table alike in shape to
-    // init(_:).
     /// `courier drop`'s status for a failure: the drop's own refusals by name, else as `open`.
     public init(dropping code: CourierErrorCode) {
         switch code {

@@ -28,8 +28,6 @@ public struct NearbySender: Sendable, Equatable, CustomStringConvertible {
         case trusted, pin, asked
     }
 
-    // Stored properties and their memberwise init: other value types have the same shape (the
-    // duplicates tool pairs them); different fields, nothing to share.
     public init(alias: String, fingerprint: String, fingerprintVerified: Bool, address: String, admission: Admission) {
         self.alias = alias
         self.fingerprint = fingerprint

@@ -30,8 +30,6 @@ public final class NearbyReceiver: Sendable {
         public var pinAttempts = 3
         public var pinLockout: Duration = .seconds(60)
 
-        // Stored properties and their memberwise init: other value types have the same shape
-        // (the duplicates tool pairs them); different fields, nothing to share.
         public init(device: NearbyDevice, pin: String?, trustList: @escaping @Sendable () -> TrustList,
                     prompt: (any ConsentPrompt)?, stagingFolder: String) {
             self.device = device

@@ -3,8 +3,6 @@ import Crypto
 import Foundation
 import NIOHTTP1
 
-// Stored properties and their memberwise init: other value types have the same shape (the
-// duplicates tool pairs them); different fields, nothing to share.
 /// The sending half of protocol v2: `prepare-upload` with every file's name, size, MIME type and
 /// SHA-256, then one streamed `upload` per file the receiver accepted; `cancel` if an upload fails.
 public struct NearbyUploader: Sendable {

@@ -10,7 +10,6 @@ public struct PrepareUploadRequest: Codable, Sendable {
     }
 }
 
-// The request and its response: two wire types of LocalSend, alike in shape only.
 /// The answer to an accepted `prepare-upload`: the session, and one token per accepted file id.
 public struct PrepareUploadResponse: Codable, Sendable {
     public var sessionId: String

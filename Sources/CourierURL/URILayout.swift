@@ -16,8 +16,7 @@ struct URILayout: Sendable, Hashable {
         lanes = SIMD16(-1, -1, -1, -1, -1, -1, -1, 0, 0, -1, -1, 0, -1, -1, 0, 0)
     }
 
-    // One accessor per lane of the SIMD layout: named offsets over one vector, alike by design (the
-    // duplicates tool pairs them).
+    // One accessor per lane of the SIMD layout: named offsets over one vector.
     /// Offset of the `:` ending the scheme, or -1.
     @inlinable var schemeEnd: Int32 { get { lanes[0] } set { lanes[0] = newValue } }
     /// Offset just after `//`, or -1 when there is no authority.

@@ -14,8 +14,7 @@ public struct URLFormatViolation: Error, Sendable, Hashable, CustomStringConvert
     /// What to do.
     public let advice: String
 
-    // Stored properties and their memberwise init: other value types have the same shape (the
-    // duplicates tool pairs them); different fields, nothing to share. Its description follows
+    // Its description follows
     // URIError's "reason; advice" form on purpose.
     public init(component: URIComponent, queryItem: String? = nil, offset: Int?, reason: String, advice: String) {
         self.component = component

@@ -23,7 +23,7 @@ extension DBusConnection {
     /// thread takes for every reply. Pool threads pipelining calls met the I/O thread on all of
     /// them, and each meeting moves cache lines between CPUs. Registered, built and sent on the I/O
     /// thread, which is awake for the replies of the other calls anyway, they stay on one thread;
-    /// the caller's part is one queue append (docs/dbus-binding.md, "Session 11"). The order of one
+    /// the caller's part is one queue append (docs/dbus-binding.md, "Calls built on the I/O thread"). The order of one
     /// task's messages is kept: the task waits for this call's reply, which cannot come before the
     /// call is out.
     ///

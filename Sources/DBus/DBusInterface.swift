@@ -6,8 +6,6 @@ public struct DBusInterface: Sendable {
     public var signals: [DBusSignal]
     public var properties: [DBusProperty]
 
-    // Stored properties and their memberwise init: other value types have the same shape (the
-    // duplicates tool pairs them); different fields, nothing to share.
     public init(
         _ name: InterfaceName, methods: [DBusMethod] = [], signals: [DBusSignal] = [],
         properties: [DBusProperty] = []

@@ -8,7 +8,7 @@ enum Introspection {
         """
 
     // The standard interfaces as their specification writes them (Properties' Get and Set differ in
-    // one direction): text to serve, alike in shape only.
+    // one direction).
     static let standard = """
           <interface name="org.freedesktop.DBus.Peer">
             <method name="Ping"/>

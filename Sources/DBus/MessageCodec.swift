@@ -259,7 +259,6 @@ enum MessageCodec {
     /// The basic type of a type code (nil for containers and anything else).
     private static func basicType(_ code: UInt8) -> DBusType? {
         switch code {
-        // The D-Bus type codes, one row each: a table, alike in shape only.
         case UInt8(ascii: "y"): .byte
         case UInt8(ascii: "b"): .boolean
         case UInt8(ascii: "n"): .int16

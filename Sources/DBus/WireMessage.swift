@@ -6,7 +6,7 @@ internal import CDBus
 /// Why: libdbus's append iterator rewrites the header's `SIGNATURE` field after every top-level
 /// argument (`_dbus_header_set_field_basic` re-marshals the header fields and drops their cache).
 /// Built through the iterator, the broker's `ssva{sv}` delivery cost 112 k instructions, 82 k of
-/// them those rewrites (callgrind, docs/dbus-binding.md "Session 8"). Here the signature is known
+/// them those rewrites (callgrind, docs/dbus-binding.md "Building messages"). Here the signature is known
 /// before the first byte, the bytes cost a few thousand instructions, and libdbus's demarshal —
 /// which validates header and body exactly as it does every message it receives — about 45 k
 /// whatever the shape. One- and two-argument bodies stay on the iterator, which is cheaper for them.

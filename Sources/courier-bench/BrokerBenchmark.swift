@@ -12,7 +12,7 @@ import Synchronization
 /// in the same run on the same private dbus-daemon.
 ///
 /// 1. Warm `OpenURL` round trip (client → broker → app → broker → client, app in process, already
-///    checked in) vs a bare ping (client → echo service → client): p50 ratio, target ≤ 2.3 (issue 18).
+///    checked in) vs a bare ping (client → echo service → client): p50 ratio, target ≤ 2.3.
 ///    The app attaches its direct link (docs/broker.md), as every app on the Courier library does.
 ///    Then again with the broker logging every open as courierd does at its default level (info,
 ///    swift-log's stream handler; the lines go to /dev/null), and with `--no-direct-links` (every

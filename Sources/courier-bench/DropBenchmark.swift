@@ -29,8 +29,7 @@ enum DropBenchmark {
     static func run(arguments: [String]) throws {
         var sizeMiB = 1024, runs = 7
         var directory = NSTemporaryDirectory()
-        // Each courier-bench section reads its own few options by hand (as RegistryBenchmark and
-        // NearbyBenchmark do): alike in shape, different options.
+        // Each courier-bench section reads its own few options by hand: the harness links no ArgumentParser.
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
             switch argument {

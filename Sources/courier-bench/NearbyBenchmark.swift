@@ -5,7 +5,7 @@ import Foundation
 import Glibc
 #endif
 
-/// `courier-bench nearby [--size-mib N] [--runs N] [--dir PATH]`: issue 14's measurements, every
+/// `courier-bench nearby [--size-mib N] [--runs N] [--dir PATH]`: the LocalSend measurements, every
 /// ratio against a baseline measured in the same run.
 ///
 /// - **Upload** of one file (1 GiB by default) with `curl` over HTTPS on loopback into

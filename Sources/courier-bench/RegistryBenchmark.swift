@@ -20,9 +20,7 @@ enum RegistryBenchmark {
     static func run(arguments: [String]) throws {
         var apps = 10_000, runs = 5
         var directory = NSTemporaryDirectory()
-        // Each courier-bench section reads its own few options by hand (the harness has no
-        // ArgumentParser dependency, and each section has its own owner): alike in shape, different
-        // options.
+        // Each courier-bench section reads its own few options by hand: the harness links no ArgumentParser.
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
             switch argument {

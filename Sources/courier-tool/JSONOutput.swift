@@ -78,7 +78,6 @@ struct JSONError: Encodable, Equatable {
     var message: String
 }
 
-// Codable output fields: alike in shape to any list of optional strings, nothing to share.
 /// One line of `courier open --json` (a URL or a file), and each file of `courier drop --json`.
 /// Only the fields that apply are present.
 struct OpenOutcome: Encodable {

@@ -45,7 +45,6 @@ struct CourierDaemonCommand: AsyncParsableCommand {
     var idleTimeout: Double?
 
     @Option(name: .long, help: "Under memory pressure (PSI 'some avg10' in /proc/pressure/memory at or above this percent), terminate the least recently used idle apps (default: off; also memory-pressure in courierd.conf).")
-    // Option declarations: ArgumentParser's shape, like every command's; nothing to share.
     var memoryPressure: Double?
 
     @Option(name: .long, help: "Seconds an app has to answer WillTerminate (and save its state) before SIGTERM (default 5; also termination-notice in courierd.conf).")

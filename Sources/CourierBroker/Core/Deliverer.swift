@@ -50,8 +50,6 @@ public struct AppEndpoint: Sendable, Hashable {
     /// `org.courier.Application1.OpenURL`.
     public var freedesktopApplication: Bool
 
-    // Stored properties and their memberwise init: other value types have the same shape (the
-    // duplicates tool pairs them); different fields, nothing to share.
     public init(bundleID: String, uniqueName: String, freedesktopApplication: Bool = false) {
         self.bundleID = bundleID
         self.uniqueName = uniqueName

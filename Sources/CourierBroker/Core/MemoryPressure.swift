@@ -1,7 +1,5 @@
 public import CourierNames
 
-// Stored properties and their memberwise init: other value types have the same shape (the
-// duplicates tool pairs them); different fields, nothing to share.
 /// The kernel's pressure stall information for memory (`/proc/pressure/memory`, PSI): the share of
 /// time in which some (or all) tasks were stalled waiting for memory, averaged over 10 s.
 public struct MemoryPressure: Sendable, Hashable {

@@ -38,8 +38,6 @@ public struct OpenRequest: Sendable {
     public var deliveryTimeout: Duration? { options.deliveryTimeout }
 }
 
-// Stored properties and their memberwise init: other value types have the same shape (the
-// duplicates tool pairs them); different fields, nothing to share.
 /// What the bus vouches for about a caller: its unique name and, when known, its pid.
 public struct CallerIdentity: Sendable, Hashable {
     public var uniqueName: String

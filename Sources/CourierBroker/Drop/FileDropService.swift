@@ -62,8 +62,6 @@ public struct FileDropService: Sendable {
         public var whenAnswered: (@Sendable () -> Void)?
 
         public init(files: [DropFile], bundleID: String = "", sourceApplication: String = "", caller: String = "",
-                    // Stored properties and their memberwise init: other value types have the same shape
-                    // (the duplicates tool pairs them); different fields, nothing to share.
                     options: CallerOptions = .init(), waitsForAnswers: Bool = true) {
             self.files = files
             self.bundleID = bundleID

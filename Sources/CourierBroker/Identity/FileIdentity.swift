@@ -2,8 +2,6 @@
 import Glibc
 #endif
 
-// Stored properties and their memberwise init: other value types have the same shape (the
-// duplicates tool pairs them); different fields, nothing to share.
 /// A file as the kernel knows it: device and inode, never its name.
 ///
 /// Two paths name the same executable exactly when their identities are equal, whatever the

@@ -4,7 +4,6 @@
 public func jsonStringLiteral(_ value: String) -> String {
     var out = "\""
     for scalar in value.unicodeScalars {
-        // JSON escapes; DBus/Introspection.swift escapes XML: two languages, alike in shape only.
         switch scalar {
         case "\"": out += "\\\""
         case "\\": out += "\\\\"
