@@ -78,7 +78,7 @@ import BusTestSupport
     @Test func missingExtensionUsesTheContent() {
         #expect(resolver.identify(suggestedName: "scan", contents: Self.pdf).typeIdentifier == "com.adobe.pdf")
         #expect(resolver.identify(suggestedName: "data", contents: Array("{\"tasks\": [\"a\", \"b\"]}\n".utf8)).typeIdentifier == "public.json")
-        #expect(resolver.identify(suggestedName: "README", contents: Array("Buy milk\nCall Bob\n".utf8)).typeIdentifier == "public.utf8-plain-text")
+        #expect(resolver.identify(suggestedName: "list", contents: Array("Buy milk\nCall Bob\n".utf8)).typeIdentifier == "public.plain-text")
     }
 
     @Test func agreeingOrSilentContentKeepsTheExtension() {
@@ -97,5 +97,58 @@ import BusTestSupport
         defer { close(fd) }
         #expect(resolver.identify(suggestedName: "photo.txt", fileDescriptor: fd).typeIdentifier == "public.png")
         #expect(lseek(fd, 0, SEEK_CUR) == 0)
+    }
+
+    // MARK: - The shared-mime-info checking order
+
+    let database = MIMEDatabase.system
+
+    @Test(arguments: [
+        ("a.tar.xz", "application/x-xz-compressed-tar"), ("a.xz", "application/x-xz"), ("doc.ps.gz", "application/x-gzpostscript"),
+        ("a.gz", "application/gzip"), ("meson_options.txt", "text/x-meson"), ("notes.txt", "text/plain"),
+        ("SConstruct", "text/x-scons"), ("SConscript", "text/x-scons"), ("x.C", "text/x-c++src"), ("x.c", "text/x-csrc"),
+        ("PHOTO.PNG", "image/png"), ("libz.so.1", "application/x-sharedlib"), ("Makefile", "text/x-makefile"), ("drawing.kra", "application/x-krita"),
+    ])
+    func globsFollowTheSpecification(_ pair: (String, String)) {
+        #expect(database.mimeTypes(forFileName: pair.0).first == pair.1)
+    }
+
+    @Test func ambiguousNamesAreDecidedByTheContent() throws {
+        // `.ts` is Qt Linguist (XML) and an MPEG transport stream: the content decides.
+        #expect(database.mimeTypes(forFileName: "a.ts").count >= 2)
+        let linguist = Array("<?xml version=\"1.0\"?>\n<!DOCTYPE TS>\n<TS version=\"2.1\"></TS>\n".utf8)
+        #expect(linguist.withUnsafeBytes { database.guess(fileName: "a.ts", contents: $0) }.mimeType == "text/vnd.trolltech.linguist")
+        // No name: the magic rules (a feed, a C file with a leading comment), then text or binary.
+        let feed = Array("<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel/></rss>\n".utf8)
+        #expect(feed.withUnsafeBytes { database.guess(fileName: "feed", contents: $0) }.mimeType == "application/rss+xml")
+        #expect([UInt8]([0, 1, 2, 3]).withUnsafeBytes { database.guess(fileName: nil, contents: $0) }.mimeType == "application/octet-stream")
+    }
+
+    @Test func magicRulesReadFromTheDatabase() {
+        // PNG's rule has priority 50; the parser keeps indents, masks and ranges.
+        #expect(database.magic.rules.count > 400)
+        #expect(SampleContent.png.withUnsafeBytes { database.magic.match($0) }?.mimeType == "image/png")
+        #expect(database.sniffLength == 4096)
+        #expect(database.magic.rules.contains { $0.matchlets.contains { $0.mask != nil } })
+        #expect(database.magic.rules.contains { $0.matchlets.contains { !$0.children.isEmpty } })
+        #expect(database.magic.rules.contains { $0.matchlets.contains { $0.range > 1 } })
+    }
+
+    /// The names other tools use map to the database's; each entry is needed and leads somewhere.
+    @Test func otherToolsMIMENamesMapToTheDatabasesTypes() {
+        for (other, ours) in MIMEDatabase.otherNames {
+            #expect(!database.knows(other), "\(other) is known to the database itself")
+            #expect(database.knows(ours), "\(ours) is not in the database")
+            #expect(database.canonical(other) == database.canonical(ours))
+        }
+        #expect(graph.type(forMIMEType: "font/sfnt") == graph.type(forFilenameExtension: "ttf"))
+        #expect(graph.type(forMIMEType: "image/x-portable-greymap") == graph.type(forFilenameExtension: "pgm"))
+    }
+
+    @Test func aBinaryUnderATextNameIsNotTakenForAnExecutable() throws {
+        let elf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "/usr/bin/true")).prefix(8192))
+        let id = resolver.identify(suggestedName: "notes.txt", contents: elf)
+        #expect(id.typeIdentifier == "public.plain-text")
+        #expect(id.departure == nil)
     }
 }
