@@ -61,8 +61,8 @@ enum FileTypeBenchmark {
         now()
         var beforeTimes: [Double] = [], nowTimes: [Double] = []
         for _ in 0..<runs {
-            beforeTimes.append(time(before))
-            nowTimes.append(time(now))
+            beforeTimes.append(RegistryBenchmark.time(before))
+            nowTimes.append(RegistryBenchmark.time(now))
         }
         let ratios = zip(nowTimes, beforeTimes).map { $0 / $1 }.sorted()
         func perFile(_ t: [Double]) -> String { String(format: "%.1f µs", t.sorted()[t.count / 2] / Double(files) * 1e6) }
@@ -87,13 +87,5 @@ enum FileTypeBenchmark {
             result += [("file.\(ext)", bytes), ("file.mp3", bytes), ("file", bytes)]
         }
         return result
-    }
-
-    static func time(_ body: () -> Void) -> Double {
-        var start = timespec(), end = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
-        body()
-        clock_gettime(CLOCK_MONOTONIC, &end)
-        return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
     }
 }
