@@ -30,6 +30,9 @@ struct MIMEMagic: Sendable {
 
     /// In the order they are tried.
     let rules: [Rule]
+    /// Deeper nesting than any real database uses marks a section as unreadable (matching recurses
+    /// once per level).
+    static let maximumIndent = 32
     /// How many leading bytes any rule can look at (GIO reads at most 4096 of them).
     let extent: Int
 
@@ -88,7 +91,7 @@ struct MIMEMagic: Sendable {
             var lines: [(Int, Matchlet)] = []
             var valid = true
             while parser.position < bytes.count, bytes[parser.position] != UInt8(ascii: "[") {
-                guard let line = parser.matchlet() else {
+                guard let line = parser.matchlet(), line.0 <= maximumIndent else {
                     valid = false
                     parser.skipToNextSection()
                     break
@@ -126,18 +129,18 @@ struct MIMEMagic: Sendable {
         let bytes: [UInt8]
         var position: Int
 
+        /// The next `[priority:type]` header; sections whose header cannot be read are skipped.
         mutating func sectionHeader() -> (Int, String)? {
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "[") else { return nil }
-            guard let close = bytes[position...].firstIndex(of: UInt8(ascii: "]")),
-                  close + 1 < bytes.count, bytes[close + 1] == UInt8(ascii: "\n") else { return nil }
-            let text = String(decoding: bytes[(position + 1)..<close], as: UTF8.self)
-            position = close + 2
-            let parts = text.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, let priority = Int(parts[0]) else {
+            while position < bytes.count, bytes[position] == UInt8(ascii: "[") {
+                guard let close = bytes[position...].firstIndex(of: UInt8(ascii: "]")),
+                      close + 1 < bytes.count, bytes[close + 1] == UInt8(ascii: "\n") else { return nil }
+                let text = String(decoding: bytes[(position + 1)..<close], as: UTF8.self)
+                position = close + 2
+                let parts = text.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, let priority = Int(parts[0]) { return (priority, parts[1].lowercased()) }
                 skipToNextSection()
-                return sectionHeader()
             }
-            return (priority, parts[1].lowercased())
+            return nil
         }
 
         mutating func number() -> Int? {

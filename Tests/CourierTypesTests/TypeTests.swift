@@ -151,4 +151,28 @@ import BusTestSupport
         #expect(id.typeIdentifier == "public.plain-text")
         #expect(id.departure == nil)
     }
+
+    /// `$XDG_DATA_HOME/mime` is the user's to write: a damaged or hostile `magic` file loses its bad
+    /// sections and never stops the reader (truncations, flipped bytes, absurd lengths and nesting).
+    @Test func aDamagedMagicFileIsReadAsFarAsItMakesSense() throws {
+        let real = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "/usr/share/mime/magic")))
+        var rng = SystemRandomNumberGenerator()
+        let sample = SampleContent.png + Array("<?xml version=\"1.0\"?>\n<svg/>".utf8)
+        for round in 0..<300 {
+            var bytes = real
+            switch round % 3 {
+            case 0: bytes = Array(bytes.prefix(Int.random(in: 12..<bytes.count, using: &rng)))
+            case 1: for _ in 0..<20 { bytes[Int.random(in: 12..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
+            default: bytes.insert(contentsOf: Array("1>0=".utf8) + [0xFF, 0xFF], at: Int.random(in: 12..<bytes.count, using: &rng))
+            }
+            let magic = try #require(MIMEMagic.parse(bytes))
+            _ = sample.withUnsafeBytes { magic.match($0) }
+        }
+        let deep = Array("MIME-Magic\0\n[50:x/deep]\n".utf8) + (0..<100_000).flatMap { Array("\($0)>0=".utf8) + [0, 1, 65, 10] }
+        let parsed = try #require(MIMEMagic.parse(deep))
+        #expect(parsed.rules.isEmpty)
+        let headers = Array("MIME-Magic\0\n".utf8) + (0..<100_000).flatMap { _ in Array("[bad]\n".utf8) }
+        #expect(MIMEMagic.parse(headers)?.rules.isEmpty == true)
+        #expect(MIMEMagic.parse(Array("not magic".utf8)) == nil)
+    }
 }
