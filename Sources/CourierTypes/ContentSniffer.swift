@@ -3,10 +3,11 @@ import Foundation
 
 /// Content sniffing with libmagic (the library behind file(1)), through its C API.
 ///
-/// Why libmagic and not the shared-mime-info magic rules: libmagic also recognises what has no
-/// magic bytes — plain text and its encoding, JSON, source code — which is exactly what a drop
-/// with a missing or lying extension needs; shared-mime-info still supplies the MIME tree and
-/// the extension globs (``MIMEDatabase``).
+/// The shared-mime-info database's own rules decide a file's type (``MIMEDatabase``,
+/// ``FileTypeResolver``); libmagic is asked only where the database has no rule and libmagic has
+/// one: JSON, which has no magic bytes, and bytes under a text name that the database's text test
+/// rejects (UTF-16 text, a binary format it lacks). Its MIME names are translated to the
+/// database's (``MIMEDatabase/canonical(_:)``).
 ///
 /// A libmagic cookie is not thread-safe: every call takes `lock` (the invariant behind
 /// `@unchecked Sendable`). The cookie is opened

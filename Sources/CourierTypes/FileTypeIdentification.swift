@@ -21,6 +21,19 @@ public struct FileTypeIdentification: Sendable, Hashable, CustomStringConvertibl
     public var typeByContent: String?
     /// One sentence for people (shown by `courier handlers --type FILE`).
     public var reason: String
+    /// Where Courier decided otherwise than GIO would, if it did (``FileTypeResolver/Departure``).
+    public var departure: FileTypeResolver.Departure?
+
+    public init(typeIdentifier: String, mimeType: String?, source: Source, typeByExtension: String?, typeByContent: String?,
+                reason: String, departure: FileTypeResolver.Departure? = nil) {
+        self.typeIdentifier = typeIdentifier
+        self.mimeType = mimeType
+        self.source = source
+        self.typeByExtension = typeByExtension
+        self.typeByContent = typeByContent
+        self.reason = reason
+        self.departure = departure
+    }
 
     public var description: String { "\(typeIdentifier) (\(reason))" }
 }

@@ -1,13 +1,14 @@
 import CourierNames
 import Glibc
 
-/// Decides a file's uniform type identifier from its suggested name and its content.
+/// Decides a file's uniform type identifier from its suggested name and its first bytes.
 ///
-/// By extension through the type graph (declared types, then shared-mime-info); by content through
-/// libmagic. When both speak: the extension wins if its type conforms to what the content shows
-/// (`.docx` over "zip"), if the content is plain text and the extension names a text type
-/// (`.md`, `.json`), or if the content is unrecognised binary and the extension does not claim text; the content wins if it is more specific (`.xml` that is SVG) or
-/// if the two disagree — the extension lied (`photo.txt` that is a PNG).
+/// The MIME type comes from the shared-mime-info database in the specification's checking order,
+/// as GIO decides it (``MIMEDatabase/guess(fileName:contents:)``): one type by name decides; the
+/// database's magic rules choose among several or decide alone; then text or binary. A name only a
+/// declared type knows (an app's `.acmenote`) counts like a glob. Courier departs from GIO on
+/// purpose in the cases ``Departure`` lists (docs/manifest.md keeps the same table), and otherwise
+/// maps the MIME type to the one identifier Courier uses (``TypeGraph/type(forMIMEType:)``).
 public struct FileTypeResolver: Sendable {
     public var types: TypeGraph
     public var sniffer: ContentSniffer?
@@ -17,14 +18,28 @@ public struct FileTypeResolver: Sendable {
         self.sniffer = sniffer
     }
 
+    /// Where Courier decides otherwise than GIO, and why. The raw values are the table's first column
+    /// in docs/manifest.md.
+    public enum Departure: String, Sendable, CaseIterable {
+        /// The name says text, the content is something else by a magic rule (a PNG named
+        /// `photo.txt`): a text handler would get bytes it cannot show. Never for programs and
+        /// launchers (an ELF file named `notes.txt` stays text).
+        case binaryContentUnderTextName = "binary-content-under-text-name"
+        /// The name says text, no rule matched and the bytes are not text (nor text libmagic
+        /// recognises, such as UTF-16): `application/octet-stream`, or libmagic's type.
+        case unreadableContentUnderTextName = "unreadable-content-under-text-name"
+        /// No name type, no rule, text: libmagic recognises JSON, which has no magic bytes.
+        case jsonWithoutName = "json-without-name"
+        /// A name the database has no glob for, but a declared type lists (Courier's `.swift` and
+        /// `.plist`, an app's exported `.acmenote`): the declared type.
+        case declaredExtension = "declared-extension"
+        /// An empty file: its name decides (GIO's `gio info` says `application/x-zerosize`).
+        case emptyFile = "empty-file"
+    }
+
     /// Identifies from a name and the first bytes of the content (nil: content not available).
     public func identify(suggestedName name: String, contents: [UInt8]?) -> FileTypeIdentification {
-        let byName = typeForName(name)
-        var byContent: (uti: String, mime: String)?
-        if let contents, let sniffer, let sniffed = sniffer.sniff(contents) {
-            byContent = typeForSniffed(sniffed.mimeType, charset: sniffed.charset)
-        }
-        return decide(name: name, byName: byName, byContent: byContent)
+        identify(suggestedName: name, empty: contents?.isEmpty ?? false) { limit in contents.map { Array($0.prefix(limit)) } }
     }
 
     /// Identifies from a name and an open descriptor. Reads at most ``ContentSniffer/maximumBytes``
@@ -35,7 +50,7 @@ public struct FileTypeResolver: Sendable {
     public func identify(suggestedName name: String, fileDescriptor fd: Int32) -> FileTypeIdentification {
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return identify(suggestedName: name, contents: nil) }
-        return identify(suggestedName: name, contents: Self.prefix(of: fd))
+        return identify(suggestedName: name, empty: st.st_size == 0) { Self.prefix(of: fd, count: $0) }
     }
 
     /// Identifies a file by path (the CLI). Opens with `O_NONBLOCK` and examines content only for
@@ -54,8 +69,8 @@ public struct FileTypeResolver: Sendable {
         return identify(suggestedName: Paths.lastComponent(of: path), fileDescriptor: fd)
     }
 
-    static func prefix(of fd: Int32) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: ContentSniffer.maximumBytes)
+    static func prefix(of fd: Int32, count wanted: Int) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: wanted)
         var count = 0
         while count < buffer.count {
             let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + count, $0.count - count, off_t(count)) }
@@ -69,66 +84,124 @@ public struct FileTypeResolver: Sendable {
         return Array(buffer[..<count])
     }
 
-    private func typeForName(_ name: String) -> String? {
+    /// The decision. `read(n)` returns up to the first n bytes (nil: not available); it is called
+    /// for the database's sniff length, and again for libmagic's longer prefix only when libmagic
+    /// is asked.
+    private func identify(suggestedName name: String, empty: Bool, read: (Int) -> [UInt8]?) -> FileTypeIdentification {
+        let db = types.mimeDatabase
         let base = Paths.lastComponent(of: name)
-        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else {
-            return types.type(forFileName: base)
+        let head = empty ? nil : read(db.sniffLength)
+        var guess = head.withOptionalBytes { db.guess(fileName: base.isEmpty ? nil : base, contents: $0) }
+        // A name only a declared type knows counts as one type by name.
+        var declared: String?
+        if guess.nameCandidates.isEmpty, let id = types.declaredType(forFileName: base) {
+            declared = id
+            guess.mimeType = types.preferredMIMEType(for: id) ?? "application/octet-stream"
+            guess.evidence = .name
         }
-        if let known = types.type(forFileName: base) { return known }
-        let ext = String(base[base.index(after: dot)...]).lowercased()
+        let nameType: String? = declared ?? guess.nameCandidates.first.map { types.type(forMIMEType: $0) } ?? Self.unknownExtensionType(base)
+
+        func result(_ mime: String, _ source: FileTypeIdentification.Source, _ reason: String,
+                    uti: String? = nil, byContent: String? = nil, departure: Departure? = nil) -> FileTypeIdentification {
+            FileTypeIdentification(
+                typeIdentifier: uti ?? types.type(forMIMEType: mime), mimeType: mime, source: source,
+                typeByExtension: nameType, typeByContent: byContent, reason: reason, departure: departure)
+        }
+
+        if empty {
+            if nameType != nil, guess.evidence == .name || guess.evidence == .nameAmongSeveral {
+                return result(guess.mimeType, .filenameExtension, "by its name; the file is empty", uti: declared, departure: .emptyFile)
+            }
+            return result("application/octet-stream", .fallback, "an empty file with no known name", departure: .emptyFile)
+        }
+        switch guess.evidence {
+        case .name, .nameAmongSeveral:
+            if let head, db.isSubclass(guess.mimeType, of: "text/plain"), let contrary = contentContradictingText(head, read: read) {
+                return result(contrary.mime, .content, "by its content (\(contrary.evidence)): the name says \(guess.mimeType), which the content contradicts",
+                              byContent: types.type(forMIMEType: contrary.mime), departure: contrary.departure)
+            }
+            let byContent = guess.magicMatch.map { types.type(forMIMEType: $0) }
+            if let declared {
+                return result(guess.mimeType, .filenameExtension, "by its name, which \(declared) declares", uti: declared, byContent: byContent, departure: .declaredExtension)
+            }
+            if guess.evidence == .name {
+                return result(guess.mimeType, .filenameExtension, "by its name (\(guess.mimeType))", byContent: byContent)
+            }
+            let among = guess.nameCandidates.joined(separator: ", ")
+            let how = guess.magicMatch.map { "the content (\($0)) chose" } ?? (head == nil ? "the content is not available: the first taken" : "the content did not decide: the first taken")
+            return result(guess.mimeType, .filenameExtension, "by its name, which means \(among); \(how)", byContent: byContent)
+        case .magic:
+            return result(guess.mimeType, .content, "by its content (\(guess.mimeType), priority \(guess.magicPriority))", byContent: types.type(forMIMEType: guess.mimeType))
+        case .text:
+            if let sniffed = libmagic(read), sniffed == "application/json" {
+                return result(sniffed, .content, "by its content (JSON, recognised by libmagic)", byContent: types.type(forMIMEType: sniffed), departure: .jsonWithoutName)
+            }
+            return result("text/plain", .content, "by its content: text", byContent: "public.plain-text")
+        case .binary:
+            if let nameType {
+                return result("application/octet-stream", .filenameExtension, "by its name; the content is not recognised", uti: nameType, byContent: "public.data")
+            }
+            return result("application/octet-stream", .content, "by its content: binary data nothing recognises", byContent: "public.data")
+        case .nothing:
+            if let nameType { return result("application/octet-stream", .filenameExtension, "by its name", uti: nameType) }
+            return result("application/octet-stream", .fallback, "no known name and no content", uti: "public.data")
+        }
+    }
+
+    /// What the content is when a name says text but the content is not: bytes with control
+    /// characters that a magic rule names a type that is not text, or that neither the database's
+    /// text test nor libmagic takes for text.
+    private func contentContradictingText(_ head: [UInt8], read: (Int) -> [UInt8]?) -> (mime: String, evidence: String, departure: Departure)? {
+        let db = types.mimeDatabase
+        let data = head.prefix(db.sniffLength)
+        // Text (PEM, AFM, XML) is never contradicted, whatever rule its first line meets.
+        guard !data.withUnsafeBytes({ MIMEDatabase.hasNoControlBytes($0) }) else { return nil }
+        let matched = data.withUnsafeBytes { db.magic.match($0) }
+        if let matched {
+            guard !db.isSubclass(matched.mimeType, of: "text/plain"), !isLaunchable(matched.mimeType) else { return nil }
+            return (matched.mimeType, "\(matched.mimeType), priority \(matched.priority)", .binaryContentUnderTextName)
+        }
+        guard !data.withUnsafeBytes({ MIMEDatabase.looksLikeText($0) }) else { return nil }
+        let sniffed = libmagic(read)
+        if let sniffed, sniffed.hasPrefix("text/") || db.isSubclass(sniffed, of: "text/plain") { return nil }
+        if let sniffed, isLaunchable(sniffed) { return nil }
+        if let sniffed, db.knows(sniffed), sniffed != "application/octet-stream" {
+            return (db.canonical(sniffed), "\(sniffed), recognised by libmagic", .unreadableContentUnderTextName)
+        }
+        return ("application/octet-stream", "binary data", .unreadableContentUnderTextName)
+    }
+
+    /// Programs and launchers are never taken by content over a name that says text: a hostile
+    /// sender would otherwise route `notes.txt` to whatever runs programs (GIO refuses to sniff
+    /// desktop entries for the same reason).
+    private func isLaunchable(_ mime: String) -> Bool {
+        let db = types.mimeDatabase
+        return ["application/x-executable", "application/x-pie-executable", "application/x-sharedlib", "application/x-desktop", "application/x-ms-dos-executable",
+                "application/x-msdownload", "application/vnd.microsoft.portable-executable", "application/x-object", "application/x-core"]
+            .contains { db.isSubclass(mime, of: $0) }
+    }
+
+    /// libmagic's MIME type for the first ``ContentSniffer/maximumBytes``, in the database's spelling.
+    private func libmagic(_ read: (Int) -> [UInt8]?) -> String? {
+        guard let sniffer, let bytes = read(ContentSniffer.maximumBytes), let sniffed = sniffer.sniff(bytes) else { return nil }
+        if sniffed.mimeType == "text/plain", sniffed.charset?.hasPrefix("utf-16") == true { return "text/plain" }
+        return types.mimeDatabase.canonical(sniffed.mimeType)
+    }
+
+    /// `dyn.ext.<extension>` for a name with an extension nothing knows.
+    private static func unknownExtensionType(_ base: String) -> String? {
+        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return nil }
+        let ext = MIMEGlobs.asciiLowercased(String(base[base.index(after: dot)...]))
         guard !ext.isEmpty, ext.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) else { return nil }
         return TypeGraph.dynamicExtensionPrefix + ext
     }
+}
 
-    private func typeForSniffed(_ mime: String, charset: String?) -> (uti: String, mime: String)? {
-        switch mime {
-        case "application/x-empty", "inode/x-empty":
-            return nil
-        case "text/plain":
-            switch charset {
-            case "utf-8", "us-ascii": return ("public.utf8-plain-text", mime)
-            case "utf-16le", "utf-16be": return ("public.utf16-plain-text", mime)
-            default: return ("public.plain-text", mime)
-            }
-        case "inode/directory":
-            return ("public.folder", mime)
-        default:
-            return (types.type(forMIMEType: mime), mime)
-        }
-    }
-
-    private static let genericText: Set<String> = ["public.text", "public.plain-text", "public.utf8-plain-text", "public.utf16-plain-text"]
-
-    private func decide(name: String, byName: String?, byContent: (uti: String, mime: String)?) -> FileTypeIdentification {
-        func result(_ uti: String, _ source: FileTypeIdentification.Source, _ reason: String, mime: String? = nil) -> FileTypeIdentification {
-            FileTypeIdentification(
-                typeIdentifier: uti, mimeType: mime ?? types.preferredMIMEType(for: uti), source: source,
-                typeByExtension: byName, typeByContent: byContent?.uti, reason: reason)
-        }
-        switch (byName, byContent) {
-        case (nil, nil):
-            return result("public.data", .fallback, "no known extension and no recognisable content")
-        case (let n?, nil):
-            return result(n, .filenameExtension, "by its name")
-        case (nil, let c?):
-            return result(c.uti, .content, "by its content (\(c.mime))", mime: c.mime)
-        case (let n?, let c?):
-            if n == c.uti || types.conforms(n, to: c.uti) {
-                return result(n, .filenameExtension, "by its name; the content (\(c.mime)) agrees")
-            }
-            if Self.genericText.contains(c.uti), types.conforms(n, to: "public.text") {
-                return result(n, .filenameExtension, "by its name; the content is text, as the name says")
-            }
-            if types.conforms(c.uti, to: n) {
-                return result(c.uti, .content, "by its content (\(c.mime)), more specific than its name says", mime: c.mime)
-            }
-            if c.uti == "public.data", !types.conforms(n, to: "public.text") {
-                return result(n, .filenameExtension, "by its name; the content is not recognised")
-            }
-            if Self.genericText.contains(c.uti), n.hasPrefix(TypeGraph.dynamicExtensionPrefix) {
-                return result(c.uti, .content, "by its content (\(c.mime)); the extension is unknown", mime: c.mime)
-            }
-            return result(c.uti, .content, "by its content (\(c.mime)): the name says \(n), which the content contradicts", mime: c.mime)
+extension Optional where Wrapped == [UInt8] {
+    fileprivate func withOptionalBytes<R>(_ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        switch self {
+        case .some(let bytes): return bytes.withUnsafeBytes { body($0) }
+        case .none: return body(nil)
         }
     }
 }

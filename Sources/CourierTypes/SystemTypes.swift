@@ -1,8 +1,9 @@
 /// The system-declared uniform type identifiers that matter for files, as Apple declares them
 /// (identifiers, parents, extensions and MIME types from Apple's UTType documentation).
 ///
-/// This is the UTI layer only; what an unknown extension or MIME type means comes from the
-/// freedesktop shared-mime-info database (``MIMEDatabase``), and content sniffing from libmagic.
+/// This is the UTI layer only; what a file name or content means comes from the freedesktop
+/// shared-mime-info database (``MIMEDatabase``); these declarations give its MIME types their
+/// identifiers, and their extensions count only for names the database does not know.
 enum SystemTypes {
     static func d(_ id: String, _ parents: [String], _ exts: [String] = [], _ mimes: [String] = [], text: String) -> TypeDeclaration {
         TypeDeclaration(identifier: id, conformsTo: parents, filenameExtensions: exts, mimeTypes: mimes, description: text)

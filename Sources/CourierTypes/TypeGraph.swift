@@ -1,3 +1,5 @@
+import CourierNames
+
 /// Uniform type identifiers and their conformance: the system `public.*` hierarchy plus the types
 /// apps export and import, with lookups by filename extension and MIME type.
 ///
@@ -55,7 +57,11 @@ public struct TypeGraph: Sendable {
     private mutating func index(_ declaration: TypeDeclaration) {
         declarations[declaration.identifier] = declaration
         for ext in declaration.filenameExtensions where extensionIndex[ext] == nil { extensionIndex[ext] = declaration.identifier }
-        for mime in declaration.mimeTypes where mimeIndex[mime] == nil { mimeIndex[mime] = declaration.identifier }
+        for mime in declaration.mimeTypes {
+            // The spelling declared, and the database's own spelling of it, so that an alias
+            // (`application/x-gzip`) and its canonical type meet.
+            for key in [mime, mimeDatabase.canonical(mime)] where mimeIndex[key] == nil { mimeIndex[key] = declaration.identifier }
+        }
     }
 
     /// The app that declared `identifier`, nil for system and undeclared types.
@@ -77,25 +83,32 @@ public struct TypeGraph: Sendable {
         return declarations[id] != nil || id.hasPrefix(Self.dynamicMIMEPrefix) || id.hasPrefix(Self.dynamicExtensionPrefix)
     }
 
-    /// The type of a filename extension (no dot, any case): declared types first, then the MIME
-    /// database; nil when neither knows it.
+    /// The type of a filename extension (no dot, any case), as a file named `*.ext` gets it: what
+    /// the shared-mime-info globs say first (the desktop's meaning of a name), then the extensions of
+    /// declared types (an app's own `.acmenote`); nil when neither knows it.
     public func type(forFilenameExtension ext: String) -> String? {
-        let ext = ext.lowercased()
-        if let id = extensionIndex[ext] { return id }
         if let mime = mimeDatabase.mimeType(forExtension: ext) { return type(forMIMEType: mime) }
-        return nil
+        return extensionIndex[ext.lowercased()]
     }
 
-    /// The type of a file name by its extension(s) or literal name; nil when nothing knows it.
+    /// The type of a file name by the shared-mime-info globs (the best of them; a file's content may
+    /// choose another of several: ``FileTypeResolver``), else by the longest extension a declared
+    /// type lists; nil when nothing knows it.
     public func type(forFileName name: String) -> String? {
-        let lower = name.lowercased()
+        if let mime = mimeDatabase.mimeType(forFileName: name) { return type(forMIMEType: mime) }
+        return declaredType(forFileName: name)
+    }
+
+    /// The declared type whose extension is the longest suffix of `name` after a dot (`.tar.gz`
+    /// before `.gz`), if any.
+    public func declaredType(forFileName name: String) -> String? {
+        let lower = MIMEGlobs.asciiLowercased(Paths.lastComponent(of: name))
         var index = lower.startIndex
         while let dot = lower[index...].firstIndex(of: ".") {
             let ext = String(lower[lower.index(after: dot)...])
             if !ext.isEmpty, dot != lower.startIndex || index != lower.startIndex, let id = extensionIndex[ext] { return id }
             index = lower.index(after: dot)
         }
-        if let mime = mimeDatabase.mimeType(forFileName: name) { return type(forMIMEType: mime) }
         return nil
     }
 
@@ -138,6 +151,14 @@ public struct TypeGraph: Sendable {
         while next < result.count {
             let (id, distance) = result[next]
             next += 1
+            // An app's type tagged with a MIME type is that MIME type: it also is `dyn.mime.<type>`
+            // (what an app that names only the MIME type declares) and sits under its parents.
+            if owners[id] != nil, let declaration = declarations[id] {
+                for mime in declaration.mimeTypes {
+                    let same = Self.dynamicMIMEPrefix + mimeDatabase.canonical(mime)
+                    if seen.insert(same).inserted { result.append((same, distance)) }
+                }
+            }
             for parent in parents(of: id) where seen.insert(parent).inserted {
                 result.append((parent, distance + 1))
             }

@@ -125,4 +125,38 @@ import CourierTypes
         let textHandlers = registry.handlers(forType: registry.fileTypes.identify(path: text).typeIdentifier).bundleIdentifiers
         #expect(Set(textHandlers.prefix(2)) == ["org.gnu.Aquamacs", "com.barebones.textwrangler"])
     }
+
+    /// A type with only a MIME name (`application/x-krita`, a zip inside): an app naming it in
+    /// `CFBundleTypeMIMETypes`, or through a type it declares with that MIME tag, gets `.kra`
+    /// files ahead of an app that declares `public.zip-archive`.
+    @Test func anAppNamingAMIMETypeGetsItsFilesAheadOfTheContainersApp() throws {
+        let folder = TemporaryFolder()
+        func documentTypes(_ body: String) -> String {
+            "<key>CFBundleDocumentTypes</key><array><dict>\(body)</dict></array>"
+        }
+        folder.write("zip.plist", appPlist("org.example.unzip", extra: documentTypes("<key>LSItemContentTypes</key><array><string>public.zip-archive</string></array>")))
+        folder.write("paint.plist", appPlist("org.example.paint", extra: documentTypes("<key>CFBundleTypeMIMETypes</key><array><string>application/x-krita</string></array>")))
+        let kra = folder.write("drawing.kra", bytes: Array("PK\u{3}\u{4}".utf8) + [UInt8](repeating: 0, count: 26) + Array("mimetypeapplication/x-krita".utf8))
+        let zip = folder.write("files.zip", bytes: Array("PK\u{3}\u{4}".utf8) + [UInt8](repeating: 0, count: 40))
+        var loaded = ManifestLoader().load(folders: [folder.path])
+        var registry = Registry.build(files: loaded.files, previous: Registry()).registry
+        let type = registry.fileTypes.identify(path: kra)
+        #expect(type.mimeType == "application/x-krita")
+        #expect(registry.handlers(forType: type.typeIdentifier).bundleIdentifiers.first == "org.example.paint")
+        #expect(registry.handlers(forType: registry.fileTypes.identify(path: zip).typeIdentifier).bundleIdentifiers == ["org.example.unzip"])
+
+        // The same through an imported declaration carrying the MIME tag (a name of the app's choosing).
+        folder.write("krita.plist", appPlist("org.kde.krita", extra: documentTypes("<key>LSItemContentTypes</key><array><string>org.kde.krita.document</string></array>") + """
+            <key>UTImportedTypeDeclarations</key><array><dict>
+            <key>UTTypeIdentifier</key><string>org.kde.krita.document</string>
+            <key>UTTypeTagSpecification</key><dict><key>public.mime-type</key><string>application/x-krita</string></dict>
+            </dict></array>
+            """))
+        loaded = ManifestLoader().load(folders: [folder.path])
+        registry = Registry.build(files: loaded.files, previous: Registry()).registry
+        let declared = registry.fileTypes.identify(path: kra)
+        #expect(declared.typeIdentifier == "org.kde.krita.document")
+        let handlers = registry.handlers(forType: declared.typeIdentifier).bundleIdentifiers
+        #expect(Set(handlers.prefix(2)) == ["org.kde.krita", "org.example.paint"])
+    }
 }

@@ -78,7 +78,7 @@ import BusTestSupport
     @Test func missingExtensionUsesTheContent() {
         #expect(resolver.identify(suggestedName: "scan", contents: Self.pdf).typeIdentifier == "com.adobe.pdf")
         #expect(resolver.identify(suggestedName: "data", contents: Array("{\"tasks\": [\"a\", \"b\"]}\n".utf8)).typeIdentifier == "public.json")
-        #expect(resolver.identify(suggestedName: "README", contents: Array("Buy milk\nCall Bob\n".utf8)).typeIdentifier == "public.utf8-plain-text")
+        #expect(resolver.identify(suggestedName: "list", contents: Array("Buy milk\nCall Bob\n".utf8)).typeIdentifier == "public.plain-text")
     }
 
     @Test func agreeingOrSilentContentKeepsTheExtension() {
@@ -97,5 +97,82 @@ import BusTestSupport
         defer { close(fd) }
         #expect(resolver.identify(suggestedName: "photo.txt", fileDescriptor: fd).typeIdentifier == "public.png")
         #expect(lseek(fd, 0, SEEK_CUR) == 0)
+    }
+
+    // MARK: - The shared-mime-info checking order
+
+    let database = MIMEDatabase.system
+
+    @Test(arguments: [
+        ("a.tar.xz", "application/x-xz-compressed-tar"), ("a.xz", "application/x-xz"), ("doc.ps.gz", "application/x-gzpostscript"),
+        ("a.gz", "application/gzip"), ("meson_options.txt", "text/x-meson"), ("notes.txt", "text/plain"),
+        ("SConstruct", "text/x-scons"), ("SConscript", "text/x-scons"), ("x.C", "text/x-c++src"), ("x.c", "text/x-csrc"),
+        ("PHOTO.PNG", "image/png"), ("libz.so.1", "application/x-sharedlib"), ("Makefile", "text/x-makefile"), ("drawing.kra", "application/x-krita"),
+    ])
+    func globsFollowTheSpecification(_ pair: (String, String)) {
+        #expect(database.mimeTypes(forFileName: pair.0).first == pair.1)
+    }
+
+    @Test func ambiguousNamesAreDecidedByTheContent() throws {
+        // `.ts` is Qt Linguist (XML) and an MPEG transport stream: the content decides.
+        #expect(database.mimeTypes(forFileName: "a.ts").count >= 2)
+        let linguist = Array("<?xml version=\"1.0\"?>\n<!DOCTYPE TS>\n<TS version=\"2.1\"></TS>\n".utf8)
+        #expect(linguist.withUnsafeBytes { database.guess(fileName: "a.ts", contents: $0) }.mimeType == "text/vnd.trolltech.linguist")
+        // No name: the magic rules (a feed, a C file with a leading comment), then text or binary.
+        let feed = Array("<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel/></rss>\n".utf8)
+        #expect(feed.withUnsafeBytes { database.guess(fileName: "feed", contents: $0) }.mimeType == "application/rss+xml")
+        #expect([UInt8]([0, 1, 2, 3]).withUnsafeBytes { database.guess(fileName: nil, contents: $0) }.mimeType == "application/octet-stream")
+    }
+
+    @Test func magicRulesReadFromTheDatabase() {
+        // PNG's rule has priority 50; the parser keeps indents, masks and ranges.
+        #expect(database.magic.rules.count > 400)
+        #expect(SampleContent.png.withUnsafeBytes { database.magic.match($0) }?.mimeType == "image/png")
+        #expect(database.sniffLength == 4096)
+        #expect(database.magic.rules.contains { $0.matchlets.contains { $0.mask != nil } })
+        #expect(database.magic.rules.contains { $0.matchlets.contains { !$0.children.isEmpty } })
+        #expect(database.magic.rules.contains { $0.matchlets.contains { $0.range > 1 } })
+    }
+
+    /// The names other tools use map to the database's; each entry is needed and leads somewhere.
+    @Test func otherToolsMIMENamesMapToTheDatabasesTypes() {
+        for (other, ours) in MIMEDatabase.otherNames {
+            #expect(!database.knows(other), "\(other) is known to the database itself")
+            #expect(database.knows(ours), "\(ours) is not in the database")
+            #expect(database.canonical(other) == database.canonical(ours))
+        }
+        #expect(graph.type(forMIMEType: "font/sfnt") == graph.type(forFilenameExtension: "ttf"))
+        #expect(graph.type(forMIMEType: "image/x-portable-greymap") == graph.type(forFilenameExtension: "pgm"))
+    }
+
+    @Test func aBinaryUnderATextNameIsNotTakenForAnExecutable() throws {
+        let elf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "/usr/bin/true")).prefix(8192))
+        let id = resolver.identify(suggestedName: "notes.txt", contents: elf)
+        #expect(id.typeIdentifier == "public.plain-text")
+        #expect(id.departure == nil)
+    }
+
+    /// `$XDG_DATA_HOME/mime` is the user's to write: a damaged or hostile `magic` file loses its bad
+    /// sections and never stops the reader (truncations, flipped bytes, absurd lengths and nesting).
+    @Test func aDamagedMagicFileIsReadAsFarAsItMakesSense() throws {
+        let real = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "/usr/share/mime/magic")))
+        var rng = SystemRandomNumberGenerator()
+        let sample = SampleContent.png + Array("<?xml version=\"1.0\"?>\n<svg/>".utf8)
+        for round in 0..<300 {
+            var bytes = real
+            switch round % 3 {
+            case 0: bytes = Array(bytes.prefix(Int.random(in: 12..<bytes.count, using: &rng)))
+            case 1: for _ in 0..<20 { bytes[Int.random(in: 12..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
+            default: bytes.insert(contentsOf: Array("1>0=".utf8) + [0xFF, 0xFF], at: Int.random(in: 12..<bytes.count, using: &rng))
+            }
+            let magic = try #require(MIMEMagic.parse(bytes))
+            _ = sample.withUnsafeBytes { magic.match($0) }
+        }
+        let deep = Array("MIME-Magic\0\n[50:x/deep]\n".utf8) + (0..<100_000).flatMap { Array("\($0)>0=".utf8) + [0, 1, 65, 10] }
+        let parsed = try #require(MIMEMagic.parse(deep))
+        #expect(parsed.rules.isEmpty)
+        let headers = Array("MIME-Magic\0\n".utf8) + (0..<100_000).flatMap { _ in Array("[bad]\n".utf8) }
+        #expect(MIMEMagic.parse(headers)?.rules.isEmpty == true)
+        #expect(MIMEMagic.parse(Array("not magic".utf8)) == nil)
     }
 }
