@@ -82,7 +82,7 @@ public struct NearbyClient: Sendable {
             // certificate has been seen and, when one is expected, matched.
             try await handshake.get()
             let fingerprint = usesTLS ? await Self.serverFingerprint(connection.channel) : nil
-            if usesTLS, let expectedFingerprint, fingerprint != expectedFingerprint {
+            if usesTLS, let expectedFingerprint, !NearbyIdentity.same(fingerprint ?? "", expectedFingerprint) {
                 throw NearbyError(403, "\(host):\(port) presented the certificate \(fingerprint ?? "none"), not the \(expectedFingerprint) it announced; nothing was sent")
             }
             var headers = HTTPHeaders()

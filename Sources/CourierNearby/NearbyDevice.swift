@@ -1,3 +1,5 @@
+import CourierNames
+
 /// A LocalSend device as the protocol describes it: the body of a multicast announcement, of
 /// `register` and `info`, and the `info` of `prepare-upload` (protocol v2, sections 3 and 4.1).
 ///
@@ -32,6 +34,10 @@ public struct NearbyDevice: Codable, Sendable, Hashable {
         self.download = download
         self.announce = announce
     }
+
+    /// The alias as a terminal may show it: every character that could act on the terminal or
+    /// reorder the line escaped (`\u{1B}`). Any peer on the network chooses its alias.
+    public var printableAlias: String { CleanText.escaped(alias) }
 
     /// A copy with `announce` set (multicast) or cleared (HTTP bodies).
     public func announcing(_ announce: Bool?) -> NearbyDevice {

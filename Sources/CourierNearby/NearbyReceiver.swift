@@ -1,4 +1,5 @@
 public import CourierInbox
+import CourierNames
 import Foundation
 public import Logging
 import Synchronization
@@ -8,8 +9,8 @@ import Synchronization
 /// tests drive both.
 ///
 /// Order of checks in `prepare-upload`, chosen so that a peer learns as little as possible before
-/// it is let in: the body (400), the session slot (409), PIN attempts (429), consent by trust or
-/// PIN (401), the apps that would take the files (403), free space (403), and only then, in the
+/// it is let in: the body (400), the session slot (409), the PIN budget (403) and back-off (429),
+/// consent by trust or PIN (401), the apps that would take the files (403), free space (403), and only then, in the
 /// default mode, the user's answer (403 when declined or when nobody can be asked).
 public final class NearbyReceiver: Sendable {
     public struct Configuration: Sendable {
@@ -26,9 +27,17 @@ public final class NearbyReceiver: Sendable {
         public var limits: DropLimits = .standard
         /// A session with no upload running for this long is dropped (the sender went away).
         public var idleSessionTimeout: Duration = .seconds(120)
-        /// Wrong PINs from one address before it must wait ``pinLockout``.
-        public var pinAttempts = 3
-        public var pinLockout: Duration = .seconds(60)
+        /// Wrong PINs the receiver takes in all, from every address together, before it accepts no
+        /// PIN until it is restarted. Counted for the receiver as a whole: an attacker on the
+        /// network has as many source addresses as it likes (127.0.0.0/8 locally, a /64 on IPv6).
+        /// With a generated PIN (``NearbyPIN``) the budget leaves a guess no real chance.
+        public var pinBudget = NearbyPIN.budget
+        /// After each wrong PIN, no PIN from anyone is checked for this long (429): guesses cannot
+        /// come faster than one per back-off, whatever their source.
+        public var pinBackoff: Duration = .seconds(1)
+        /// Called once, when the last wrong PIN of the budget has been tried, with what to tell the
+        /// user (anyone on the network can spend the budget, and lock real senders out with it).
+        public var onPINBudgetSpent: (@Sendable (String) -> Void)?
 
         // Stored properties and their memberwise init: other value types have the same shape
         // (the duplicates tool pairs them); different fields, nothing to share.
@@ -54,7 +63,9 @@ public final class NearbyReceiver: Sendable {
         var session: ReceiveSession?
         /// A `prepare-upload` is being decided (the user is being asked): the slot is taken.
         var deciding = false
-        var pinFailures: [String: (count: Int, last: ContinuousClock.Instant)] = [:]
+        /// Wrong PINs so far (every address together) and when the last was tried.
+        var pinFailures = 0
+        var lastPINFailure: ContinuousClock.Instant?
     }
 
     public let configuration: Configuration
@@ -81,13 +92,14 @@ public final class NearbyReceiver: Sendable {
 
     private func decide(body: [UInt8], pin: String?, address: String, verifiedFingerprint: String?) async throws(NearbyError) -> PrepareUploadResponse {
         let request = try Self.decode(body)
+        try Self.validate(request.info)
         let files = try validate(request.files)
 
         try takeSlot(address: address)
         var admitted = false
         defer { if !admitted { state.withLock { $0.deciding = false } } }
 
-        let fingerprint = verifiedFingerprint ?? request.info.fingerprint.lowercased()
+        let fingerprint = verifiedFingerprint ?? request.info.fingerprint
         let admission = try admit(fingerprint: fingerprint, pin: pin, address: address)
 
         var targets: [String: String] = [:]
@@ -140,6 +152,17 @@ public final class NearbyReceiver: Sendable {
         keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
     }
 
+    /// What the user is shown of the sender (its alias, its declared fingerprint) must be clean
+    /// text: a newline or an escape sequence could fake the prompt's text, a bidi override reorder it.
+    static func validate(_ sender: NearbyDevice) throws(NearbyError) {
+        for (key, value) in [("alias", sender.alias), ("fingerprint", sender.fingerprint)] {
+            guard !value.isEmpty, value.count <= 256 else { throw .invalid("info.\(key) must be 1 to 256 characters") }
+            if let unclean = CleanText.firstUnclean(in: value) {
+                throw .invalid("info.\(key) \(CleanText.escaped(value.prefix(60)).debugDescription) contains \(unclean) at character \(unclean.offset + 1); only printable text is shown to the user")
+            }
+        }
+    }
+
     /// The files, in a stable order, each checked: ids, names, sizes, hashes, limits.
     private func validate(_ files: [String: NearbyFile]) throws(NearbyError) -> [NearbyFile] {
         let limits = configuration.limits
@@ -190,20 +213,31 @@ public final class NearbyReceiver: Sendable {
     private func admit(fingerprint: String, pin: String?, address: String) throws(NearbyError) -> NearbySender.Admission {
         if configuration.trustList().contains(fingerprint) { return .trusted }
         guard let expected = configuration.pin else { return .asked }
+        let budget = configuration.pinBudget
+        var spent = false
+        defer {
+            if spent {
+                configuration.onPINBudgetSpent?("""
+                    \(budget) wrong PINs have been tried (the last from \(address)): this receiver accepts no PIN until \
+                    `courier nearby receive` is restarted. Someone on the network may be guessing it. To go on, restart \
+                    it with a new PIN (--generate-pin), or let known senders in with `courier nearby trust FINGERPRINT`.
+                    """)
+            }
+        }
         try state.withLock { (state) throws(NearbyError) in
-            if let failures = state.pinFailures[address], failures.count >= configuration.pinAttempts {
-                if ContinuousClock.now - failures.last < configuration.pinLockout {
-                    throw NearbyError(429, "too many wrong PINs from \(address); wait a minute before trying again")
-                }
-                state.pinFailures[address] = nil
+            guard state.pinFailures < budget else {
+                throw .rejected("this receiver accepts no more PINs: \(budget) wrong PINs were tried; its user must restart it")
             }
             guard let pin, !pin.isEmpty else { throw NearbyError(401, "PIN required: this receiver asks for its PIN (?pin=…)") }
+            if let last = state.lastPINFailure, ContinuousClock.now - last < configuration.pinBackoff {
+                throw NearbyError(429, "a wrong PIN was tried less than \(configuration.pinBackoff) ago; try again in a moment")
+            }
             guard Self.constantTimeEqual(pin, expected) else {
-                state.pinFailures[address, default: (0, .now)].count += 1
-                state.pinFailures[address]?.last = .now
+                state.pinFailures += 1
+                state.lastPINFailure = .now
+                spent = state.pinFailures == budget
                 throw NearbyError(401, "wrong PIN")
             }
-            state.pinFailures[address] = nil
         }
         return .pin
     }

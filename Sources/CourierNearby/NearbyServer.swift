@@ -10,7 +10,9 @@ import Synchronization
 /// certificate, routing protocol v2's routes to ``NearbyReceiver``. Bodies are streamed (an upload
 /// goes from the socket to its staging file in 1 MiB writes, with NIO's back-pressure: nothing is
 /// held whole in memory); JSON bodies are read up to 4 MiB. A connection silent for the idle
-/// timeout is closed; at most `maximumConnections` are served at once, more are closed at accept.
+/// timeout is closed; the TLS handshake and each request head have shorter deadlines of their own
+/// (``ConnectionDeadlines``); at most `maximumConnections` are served at once and
+/// `maximumConnectionsPerAddress` from one address (one /64 for IPv6), more are closed at accept.
 ///
 /// TLS asks the client for a certificate without requiring one: a v2.2 peer that sends its own
 /// (mutual TLS) has its fingerprint proven; any other peer's fingerprint is only what it declares.
@@ -21,7 +23,13 @@ public final class NearbyServer: Sendable {
         public var host = "0.0.0.0"
         public var port = NearbyProtocol.defaultPort
         public var idleTimeout: TimeAmount = .seconds(60)
+        /// The TLS handshake must be done, and each request head in, within these (half-open
+        /// connections would otherwise hold a slot for the whole idle timeout).
+        public var handshakeTimeout: TimeAmount = .seconds(5)
+        public var headTimeout: TimeAmount = .seconds(10)
         public var maximumConnections = 64
+        /// From one IPv4 address, or one IPv6 /64 (what one LAN host can take for itself).
+        public var maximumConnectionsPerAddress = 8
         public var maximumJSONBytes = 4 << 20
 
         public init() {}
@@ -37,6 +45,8 @@ public final class NearbyServer: Sendable {
     /// Called for each `register` (the peers that answered an announcement: `scan`).
     let onRegister: @Sendable (NearbyDevice, String) -> Void
     private let connections = Atomic<Int>(0)
+    /// Open connections by ``addressKey(_:)``.
+    private let connectionsByAddress = Mutex<[String: Int]>([:])
 
     init(channel: NIOAsyncChannel<(Connection, ConnectionFacts), Never>, device: NearbyDevice, receiver: NearbyReceiver?, options: Options, logger: Logger,
          onRegister: @escaping @Sendable (NearbyDevice, String) -> Void) {
@@ -67,6 +77,7 @@ public final class NearbyServer: Sendable {
         tls.certificateVerification = .optionalVerification
         let context = try NIOSSLContext(configuration: tls)
         let idle = options.idleTimeout
+        let (handshake, head) = (options.handshakeTimeout, options.headTimeout)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -82,6 +93,7 @@ public final class NearbyServer: Sendable {
                         NIOSSLServerHandler(context: context) { _, promise in promise.succeed(.certificateVerified) }
                     })
                     try sync.configureHTTPServerPipeline(withErrorHandling: true)
+                    try sync.addHandler(ConnectionDeadlines(handshake: handshake, head: head))
                     return (try Connection(wrappingChannelSynchronously: channel, configuration: Self.streaming), facts)
                 }
             }
@@ -93,20 +105,51 @@ public final class NearbyServer: Sendable {
         try await withThrowingDiscardingTaskGroup { group in
             try await channel.executeThenClose { inbound in
                 for try await (connection, facts) in inbound {
-                    let open = self.connections.wrappingAdd(1, ordering: .relaxed).newValue
-                    guard open <= options.maximumConnections else {
-                        self.connections.wrappingSubtract(1, ordering: .relaxed)
-                        self.logger.notice("nearby: refused a connection from \(facts.address): \(self.options.maximumConnections) are open")
+                    let key = Self.addressKey(facts.address)
+                    if let refusal = admitConnection(from: key) {
+                        self.logger.notice("nearby: refused a connection from \(facts.address): \(refusal)")
                         try? await connection.channel.close()
                         continue
                     }
                     group.addTask {
-                        defer { self.connections.wrappingSubtract(1, ordering: .relaxed) }
+                        defer { self.releaseConnection(from: key) }
                         await self.serve(connection, facts)
                     }
                 }
             }
         }
+    }
+
+    /// Takes a connection slot for `key`, or says why there is none.
+    private func admitConnection(from key: String) -> String? {
+        connectionsByAddress.withLock { byAddress in
+            guard byAddress[key, default: 0] < options.maximumConnectionsPerAddress else {
+                return "\(options.maximumConnectionsPerAddress) are open from that address"
+            }
+            guard connections.load(ordering: .relaxed) < options.maximumConnections else {
+                return "\(options.maximumConnections) are open"
+            }
+            byAddress[key, default: 0] += 1
+            connections.wrappingAdd(1, ordering: .relaxed)
+            return nil
+        }
+    }
+
+    private func releaseConnection(from key: String) {
+        connectionsByAddress.withLock { byAddress in
+            byAddress[key, default: 1] -= 1
+            if byAddress[key] == 0 { byAddress[key] = nil }
+            connections.wrappingSubtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// What the per-address cap counts: the IPv4 address, or an IPv6 address's /64 (a host on
+    /// an IPv6 LAN has a whole /64 to pick source addresses from).
+    static func addressKey(_ address: String) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        if bytes[0..<12] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] { return bytes[12...].map(String.init).joined(separator: ".") }
+        return bytes[0..<8].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
     }
 
     // MARK: - One connection

@@ -23,8 +23,11 @@ struct ReceiveCommand: AsyncParsableCommand {
     @Option(name: .customLong("to"), help: "The bundle id of the app to receive every file (default: by each file's type).")
     var bundleID: String?
 
-    @Option(help: "PIN mode: senders that give this PIN are let in without asking.")
+    @Option(help: "PIN mode: senders that give this PIN are let in without asking (after \(NearbyPIN.budget) wrong PINs from anyone, none until restarted).")
     var pin: String?
+
+    @Flag(help: "PIN mode with a PIN of \(NearbyPIN.generatedLength) random digits, printed at start.")
+    var generatePin = false
 
     @Flag(help: "Let in only trusted senders (and --pin senders): never ask.")
     var trustedOnly = false
@@ -48,7 +51,8 @@ struct ReceiveCommand: AsyncParsableCommand {
     var askTimeout: Int = 45
 
     func validate() throws {
-        if let pin, pin.isEmpty || pin.count > 64 { throw ValidationError("--pin must be 1 to 64 characters") }
+        if let pin, let problem = NearbyPIN.problem(with: pin) { throw ValidationError("--pin \(problem)") }
+        if pin != nil && generatePin { throw ValidationError("give --pin or --generate-pin, not both") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard (1...3600).contains(askTimeout) else { throw ValidationError("--ask-timeout must be 1…3600 seconds") }
     }
@@ -64,7 +68,8 @@ struct ReceiveCommand: AsyncParsableCommand {
             throw NearbyCommandError("courier nearby receive: the Courier broker is not running and could not be started; start courierd")
         }
 
-        let prompt = try await choosePrompt(logger: logger)
+        let pin = generatePin ? NearbyPIN.generate() : self.pin
+        let prompt = try await choosePrompt(pin: pin, logger: logger)
         let trustListPath = context.trustListPath
         var configuration = NearbyReceiver.Configuration(
             device: context.device(alias: alias, identity: identity, port: port),
@@ -72,6 +77,16 @@ struct ReceiveCommand: AsyncParsableCommand {
             trustList: { (try? TrustList.load(from: trustListPath)) ?? TrustList() },
             prompt: prompt,
             stagingFolder: context.folders.staging)
+        if let pin {
+            if generatePin { logger.notice("nearby: the PIN is \(pin)") }
+            if let weakness = NearbyPIN.weakness(of: pin) { logger.warning("nearby: \(weakness)") }
+            let notifications = (try? BrokerClient.session().connection).map { DesktopNotificationPrompt(connection: $0) }
+            configuration.onPINBudgetSpent = { message in
+                logger.critical("nearby: \(message)")
+                guard let notifications else { return }
+                Task { await notifications.tell("Courier Nearby stopped accepting PINs", message) }
+            }
+        }
         let receiver = NearbyReceiver(configuration: configuration, delivery: BrokerDelivery(client: client, bundleID: bundleID), logger: logger)
         for path in receiver.sweepStaging() { logger.info("nearby: removed the leftover upload \(path)") }
         var options = NearbyServer.Options()
@@ -85,7 +100,7 @@ struct ReceiveCommand: AsyncParsableCommand {
             throw NearbyCommandError("courier nearby receive: cannot listen on \(bind):\(port): \(error); is another LocalSend receiver running? Choose another --port")
         }
         configuration.device.port = server.port
-        logger.notice("nearby: receiving as \(configuration.device.alias.debugDescription) on https://\(bind):\(server.port), fingerprint \(identity.fingerprint); consent: \(consentDescription(prompt))")
+        logger.notice("nearby: receiving as \(configuration.device.alias.debugDescription) on https://\(bind):\(server.port), fingerprint \(identity.fingerprint); consent: \(consentDescription(prompt, pin: pin))")
         let discovery = noDiscovery ? nil : NearbyDiscovery(device: configuration.device, port: server.port,
                                                                    interfaceAddress: bind == "0.0.0.0" ? nil : bind, identity: identity, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -98,7 +113,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         }
     }
 
-    private func choosePrompt(logger: Logger) async throws -> (any ConsentPrompt)? {
+    private func choosePrompt(pin: String?, logger: Logger) async throws -> (any ConsentPrompt)? {
         if trustedOnly || pin != nil { return nil }
         let timeout = Duration.seconds(askTimeout)
         if TerminalPrompt.isAvailable { return TerminalPrompt(timeout: timeout) }
@@ -110,7 +125,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         return nil
     }
 
-    private func consentDescription(_ prompt: (any ConsentPrompt)?) -> String {
+    private func consentDescription(_ prompt: (any ConsentPrompt)?, pin: String?) -> String {
         var modes = ["trusted senders"]
         if pin != nil { modes.append("PIN") }
         if prompt is TerminalPrompt { modes.append("asking on this terminal") }
