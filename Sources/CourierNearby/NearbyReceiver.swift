@@ -66,6 +66,10 @@ public final class NearbyReceiver: Sendable {
         /// Wrong PINs so far (every address together) and when the last was tried.
         var pinFailures = 0
         var lastPINFailure: ContinuousClock.Instant?
+        /// Uploads delivered lately, by session id, file id and token: a sender that retries one
+        /// (it missed the answer) hears success, and the file is not stored twice.
+        var delivered: [String: (address: String, path: String)] = [:]
+        var deliveredOrder: [String] = []
     }
 
     public let configuration: Configuration
@@ -79,9 +83,10 @@ public final class NearbyReceiver: Sendable {
         self.logger = logger
     }
 
-    /// `POST prepare-upload`: decides, and on acceptance opens the session.
+    /// `POST prepare-upload`: decides, and on acceptance opens the session; nil (204, "no file
+    /// transfer needed") when the request lists no files.
     /// `verifiedFingerprint` is the client certificate's, when the peer sent one (mutual TLS).
-    public func prepareUpload(body: [UInt8], pin: String?, address: String, verifiedFingerprint: String?) async throws(NearbyError) -> PrepareUploadResponse {
+    public func prepareUpload(body: [UInt8], pin: String?, address: String, verifiedFingerprint: String?) async throws(NearbyError) -> PrepareUploadResponse? {
         do {
             return try await decide(body: body, pin: pin, address: address, verifiedFingerprint: verifiedFingerprint)
         } catch {
@@ -90,9 +95,13 @@ public final class NearbyReceiver: Sendable {
         }
     }
 
-    private func decide(body: [UInt8], pin: String?, address: String, verifiedFingerprint: String?) async throws(NearbyError) -> PrepareUploadResponse {
+    private func decide(body: [UInt8], pin: String?, address: String, verifiedFingerprint: String?) async throws(NearbyError) -> PrepareUploadResponse? {
         let request = try Self.decode(body)
         try Self.validate(request.info)
+        if request.files.isEmpty {
+            logger.info("nearby: prepare-upload from \(address) lists no files: 204, nothing to transfer")
+            return nil
+        }
         let files = try validate(request.files)
 
         try takeSlot(address: address)
@@ -155,8 +164,8 @@ public final class NearbyReceiver: Sendable {
     /// What the user is shown of the sender (its alias, its declared fingerprint) must be clean
     /// text: a newline or an escape sequence could fake the prompt's text, a bidi override reorder it.
     static func validate(_ sender: NearbyDevice) throws(NearbyError) {
-        for (key, value) in [("alias", sender.alias), ("fingerprint", sender.fingerprint)] {
-            guard !value.isEmpty, value.count <= 256 else { throw .invalid("info.\(key) must be 1 to 256 characters") }
+        for (key, value, least) in [("alias", sender.alias, 1), ("fingerprint", sender.fingerprint, 0)] {
+            guard (least...256).contains(value.count) else { throw .invalid("info.\(key) must be \(least) to 256 characters") }
             if let unclean = CleanText.firstUnclean(in: value) {
                 throw .invalid("info.\(key) \(CleanText.escaped(value.prefix(60)).debugDescription) contains \(unclean) at character \(unclean.offset + 1); only printable text is shown to the user")
             }
@@ -166,7 +175,6 @@ public final class NearbyReceiver: Sendable {
     /// The files, in a stable order, each checked: ids, names, sizes, hashes, limits.
     private func validate(_ files: [String: NearbyFile]) throws(NearbyError) -> [NearbyFile] {
         let limits = configuration.limits
-        guard !files.isEmpty else { throw .invalid("prepare-upload lists no files") }
         guard files.count <= limits.maximumFileCount else {
             throw .invalid("prepare-upload lists \(files.count) files; at most \(limits.maximumFileCount) are accepted in one session, send the rest in another")
         }
@@ -264,13 +272,19 @@ public final class NearbyReceiver: Sendable {
 
     // MARK: - Uploads
 
+    /// The open session's id: v1's `send` and `cancel` name none, there being only one.
+    public var openSessionID: String? { state.withLock { $0.session?.id } }
+
     /// `POST upload`: checks the parameters against the session; the upload may then stream.
     public func beginUpload(sessionID: String?, fileID: String?, token: String?, address: String, contentLength: Int64?) throws(NearbyError) -> UploadTicket {
         guard let sessionID, let fileID, let token, !sessionID.isEmpty, !fileID.isEmpty, !token.isEmpty else {
-            throw .invalid("upload needs sessionId, fileId and token")
+            throw .invalid("upload needs sessionId, fileId and token (v1's send: fileId and token)")
         }
         do throws(NearbyError) {
             let ticket = try state.withLock { (state) throws(NearbyError) -> UploadTicket in
+                if let done = state.delivered[Self.deliveryKey(sessionID, fileID, token)], done.address == address {
+                    throw NearbyError.alreadyDelivered(done.path)
+                }
                 guard var session = state.session else { throw .rejected("no session is open; start with prepare-upload") }
                 guard session.id == sessionID else { throw NearbyError(409, "blocked by another session") }
                 guard session.sender.address == address else { throw .rejected("invalid token or IP address") }
@@ -292,10 +306,22 @@ public final class NearbyReceiver: Sendable {
                 throw refusal
             }
             return ticket
+        } catch where error.status == 200 {
+            throw error
         } catch {
             logger.notice("nearby: upload from \(address) refused: \(error)")
             throw error
         }
+    }
+
+    private static func deliveryKey(_ sessionID: String, _ fileID: String, _ token: String) -> String {
+        "\(sessionID)\u{0}\(fileID)\u{0}\(token)"
+    }
+
+    /// Whether `ticket`'s session is still open (the sender has not cancelled it): checked as the
+    /// body streams, and once more before the file is delivered.
+    func isOpen(_ ticket: UploadTicket) -> Bool {
+        state.withLock { $0.session?.id == ticket.sessionID }
     }
 
     /// A staging file for `ticket`'s body.
@@ -306,9 +332,13 @@ public final class NearbyReceiver: Sendable {
     /// The body has ended: checks it, delivers it, removes the staging file; returns the Inbox path.
     func finishUpload(_ ticket: UploadTicket, staged: StagedUpload) async throws(NearbyError) -> String {
         defer { staged.discard() }
-        do {
+        do throws(NearbyError) {
             try staged.complete(sha256: ticket.file.sha256)
+            guard isOpen(ticket) else { throw NearbyError.cancelled }
             let path = try await delivery.deliver(descriptor: staged.descriptor, name: ticket.file.fileName, to: ticket.bundleID, from: ticket.sender)
+            if !isOpen(ticket) {
+                logger.notice("nearby: \(ticket.file.fileName.debugDescription) from \(ticket.sender.address) was delivered to \(path) while the sender cancelled the session (the cancel came after the file was complete)")
+            }
             settle(ticket, .delivered(path))
             return path
         } catch {
@@ -326,6 +356,12 @@ public final class NearbyReceiver: Sendable {
         let finished: ReceiveSession? = state.withLock { state in
             guard var session = state.session, session.id == ticket.sessionID else { return nil }
             session.files[ticket.file.id]?.state = outcome
+            if case .delivered(let path) = outcome, let token = session.files[ticket.file.id]?.token {
+                let key = Self.deliveryKey(ticket.sessionID, ticket.file.id, token)
+                state.delivered[key] = (ticket.sender.address, path)
+                state.deliveredOrder.append(key)
+                if state.deliveredOrder.count > 256 { state.delivered[state.deliveredOrder.removeFirst()] = nil }
+            }
             session.lastActivity = .now
             state.session = session.isFinished ? nil : session
             return session.isFinished ? session : nil
@@ -344,7 +380,8 @@ public final class NearbyReceiver: Sendable {
             state.session = nil
             return session
         }
-        if let cancelled { logger.notice("nearby: \(cancelled.summary) (cancelled by the sender)") }
+        // An upload in flight sees the session gone at its next chunk, stops, and leaves nothing.
+        if let cancelled { logger.notice("nearby: \(cancelled.summary) (cancelled by the sender\(cancelled.isUploading ? "; the upload in flight is stopped, nothing of it is kept" : ""))") }
     }
 
     /// Removes uploads a killed receiver left in the staging folder (call before serving).

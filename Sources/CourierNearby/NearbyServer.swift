@@ -7,7 +7,7 @@ import NIOSSL
 import Synchronization
 
 /// The HTTPS side of a receiver: swift-nio's HTTP/1.1 codec over swift-nio-ssl, with this device's
-/// certificate, routing protocol v2's routes to ``NearbyReceiver``. Bodies are streamed (an upload
+/// certificate, routing the protocol's routes (v2, and v1's beside them) to ``NearbyReceiver``. Bodies are streamed (an upload
 /// goes from the socket to its staging file in 1 MiB writes, with NIO's back-pressure: nothing is
 /// held whole in memory); JSON bodies are read up to 4 MiB. A connection silent for the idle
 /// timeout is closed; the TLS handshake and each request head have shorter deadlines of their own
@@ -31,6 +31,9 @@ public final class NearbyServer: Sendable {
         /// From one IPv4 address, or one IPv6 /64 (what one LAN host can take for itself).
         public var maximumConnectionsPerAddress = 8
         public var maximumJSONBytes = 4 << 20
+        /// Plain-HTTP mode (opt-in, `receive --plain-http`): requests without TLS are served too,
+        /// for peers that speak only HTTP. A client that starts TLS still gets it.
+        public var plainHTTP = false
 
         public init() {}
     }
@@ -200,15 +203,17 @@ public final class NearbyServer: Sendable {
         let components = URLComponents(string: head.uri)
         let path = components?.percentEncodedPath ?? head.uri
         let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
-        guard tls else {
+        guard tls || options.plainHTTP else {
             _ = try await readBody(&parts, limit: 0)
             logger.notice("nearby: plain HTTP request \(head.method) \(path.prefix(80)) from \(address) on the HTTPS port refused")
             return .error(.invalid("this is a LocalSend HTTPS port: use https://, not http://"), bodyConsumed: false)
         }
-        guard let route = NearbyProtocol.Route(path: path) else {
+        guard let (route, api) = NearbyProtocol.Route.parse(path) else {
             let consumed = try await readBody(&parts, limit: 0) != nil
-            return .error(NearbyError(404, "no such route: \(path.prefix(80)); the LocalSend v2 API is under \(NearbyProtocol.apiPrefix)"), bodyConsumed: consumed)
+            return .error(NearbyError(404, "no such route: \(path.prefix(80)); the LocalSend API is under \(NearbyProtocol.API.v2.prefix) (and \(NearbyProtocol.API.v1.prefix))"), bodyConsumed: consumed)
         }
+        // v1 names no session: there is only ever one.
+        let sessionID = api == .v1 ? query["sessionId"] ?? receiver?.openSessionID : query["sessionId"]
         guard let receiver, ![.info, .register].contains(route) else {
             return try await answerDiscovery(head, route: route, path: path, parts: &parts, address: address)
         }
@@ -220,16 +225,20 @@ public final class NearbyServer: Sendable {
             }
             let verified = await Self.clientFingerprint(channel)
             do {
-                return .ok(try await receiver.prepareUpload(body: body, pin: query["pin"], address: address, verifiedFingerprint: verified))
+                guard let accepted = try await receiver.prepareUpload(body: body, pin: query["pin"], address: address, verifiedFingerprint: verified) else {
+                    return Answer(status: 204, json: Data())
+                }
+                // v1's send-request answers the tokens alone.
+                return api == .v1 ? .ok(accepted.files) : .ok(accepted)
             } catch {
                 return .error(error)
             }
         case (.POST, .upload):
-            return try await upload(receiver, head: head, query: query, parts: &parts, address: address)
+            return try await upload(receiver, head: head, sessionID: sessionID, query: query, parts: &parts, address: address)
         case (.POST, .cancel):
             _ = try await readBody(&parts, limit: 0)
             do {
-                try receiver.cancel(sessionID: query["sessionId"], address: address)
+                try receiver.cancel(sessionID: sessionID, address: address)
                 return Answer(status: 200, json: Data())
             } catch {
                 return .error(error)
@@ -266,13 +275,16 @@ public final class NearbyServer: Sendable {
     /// Streams an upload's body into its staging file, then delivers it. A broken connection (the
     /// stream throws) is rethrown after the upload is abandoned: nothing is written to it, as
     /// NIO's HTTP error handling may already have answered a request it could not parse.
-    private func upload(_ receiver: NearbyReceiver, head: HTTPRequestHead, query: [String: String],
+    private func upload(_ receiver: NearbyReceiver, head: HTTPRequestHead, sessionID: String?, query: [String: String],
                         parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator, address: String) async throws -> Answer {
         let length = head.headers.first(name: "content-length").flatMap { Int64($0) }
         let ticket: NearbyReceiver.UploadTicket
         let staged: StagedUpload
         do {
-            ticket = try receiver.beginUpload(sessionID: query["sessionId"], fileID: query["fileId"], token: query["token"], address: address, contentLength: length)
+            ticket = try receiver.beginUpload(sessionID: sessionID, fileID: query["fileId"], token: query["token"], address: address, contentLength: length)
+        } catch where error.status == 200 {
+            logger.info("nearby: upload from \(address) retried: \(error.message)")
+            return Answer(status: 200, json: Data(), bodyConsumed: false)
         } catch {
             return .error(error, bodyConsumed: false)
         }
@@ -287,6 +299,10 @@ public final class NearbyServer: Sendable {
             reading: while true {
                 switch try await parts.next() {
                 case .body(let buffer):
+                    guard receiver.isOpen(ticket) else {
+                        refusal = .cancelled
+                        break reading
+                    }
                     buffer.withUnsafeReadableBytes { bytes in
                         do throws(NearbyError) { try staged.append(bytes) } catch { refusal = error }
                     }
@@ -337,7 +353,7 @@ public final class NearbyServer: Sendable {
     private func write(_ answer: Answer, keepAlive: Bool, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws {
         var headers = HTTPHeaders()
         if !answer.json.isEmpty { headers.add(name: "content-type", value: "application/json") }
-        headers.add(name: "content-length", value: String(answer.json.count))
+        if answer.status != 204 { headers.add(name: "content-length", value: String(answer.json.count)) }
         if !keepAlive { headers.add(name: "connection", value: "close") }
         let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
         var parts: [HTTPServerResponsePart] = [.head(head)]

@@ -41,6 +41,9 @@ struct ReceiveCommand: AsyncParsableCommand {
     @Option(help: "The name other devices show (default: \"Courier on HOSTNAME\").")
     var alias: String?
 
+    @Flag(help: "Serve plain HTTP too, and announce \"protocol\": \"http\", for peers without HTTPS. Off by default: without TLS nothing sent is private on the network (PINs included) and no fingerprint is proven.")
+    var plainHttp = false
+
     @Flag(help: "Do not announce this device or answer discovery (senders must know the address).")
     var noDiscovery = false
 
@@ -72,7 +75,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         let prompt = try await choosePrompt(pin: pin, logger: logger)
         let trustListPath = context.trustListPath
         var configuration = NearbyReceiver.Configuration(
-            device: context.device(alias: alias, identity: identity, port: port),
+            device: context.device(alias: alias, identity: identity, port: port, plainHTTP: plainHttp),
             pin: pin,
             trustList: { (try? TrustList.load(from: trustListPath)) ?? TrustList() },
             prompt: prompt,
@@ -93,6 +96,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         options.host = bind
         options.port = port
         options.idleTimeout = .seconds(Int64(idleTimeout))
+        options.plainHTTP = plainHttp
         let server: NearbyServer
         do {
             server = try await NearbyServer.bind(device: configuration.device, receiver: receiver, identity: identity, options: options, logger: logger)
@@ -100,7 +104,10 @@ struct ReceiveCommand: AsyncParsableCommand {
             throw NearbyCommandError("courier nearby receive: cannot listen on \(bind):\(port): \(error); is another LocalSend receiver running? Choose another --port")
         }
         configuration.device.port = server.port
-        logger.notice("nearby: receiving as \(configuration.device.alias.debugDescription) on https://\(bind):\(server.port), fingerprint \(identity.fingerprint); consent: \(consentDescription(prompt, pin: pin))")
+        if plainHttp {
+            logger.warning("nearby: plain HTTP is on: what senders send without TLS (files, PINs) can be read on the network, and their fingerprints are only declared")
+        }
+        logger.notice("nearby: receiving as \(configuration.device.alias.debugDescription) on \(plainHttp ? "http" : "https")://\(bind):\(server.port), fingerprint \(identity.fingerprint); consent: \(consentDescription(prompt, pin: pin))")
         let discovery = noDiscovery ? nil : NearbyDiscovery(device: configuration.device, port: server.port,
                                                                    interfaceAddress: bind == "0.0.0.0" ? nil : bind, identity: identity, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in

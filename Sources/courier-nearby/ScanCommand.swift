@@ -27,7 +27,7 @@ struct ScanCommand: AsyncParsableCommand {
         if json {
             printJSON(["devices": found.map { device, address in
                 ["alias": device.alias, "address": address, "port": device.port ?? port, "fingerprint": device.fingerprint,
-                 "deviceType": device.deviceType ?? "", "deviceModel": device.deviceModel ?? "", "protocol": device.protocol ?? "https",
+                 "deviceType": device.deviceType ?? "", "deviceModel": device.deviceModel ?? "", "protocol": device.protocol ?? NearbyProtocol.https,
                  "version": device.version ?? ""] as [String: Any]
             }])
         } else if found.isEmpty {

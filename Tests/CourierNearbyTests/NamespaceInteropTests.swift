@@ -110,6 +110,8 @@ struct NamespaceInteropTests {
         #expect(wrong.status != 0, "\(wrong.output)\(wrong.errors)")
         #expect(network.fixture.contents(of: network.fixture.inbox()).isEmpty)
 
+        // After a wrong PIN, no PIN is checked for a second (the back-off).
+        try await Task.sleep(for: .seconds(1.2))
         let right = try await network.fixture.run(control, ["--socket", socket, "send", file, "--to", network.hosts.addressA, "--pin", "4711", "--wait", "--quiet"])
         #expect(right.status == 0, "\(right.output)\(right.errors)")
         let landed = network.fixture.inbox().appendingPathComponent("list.txt").path
