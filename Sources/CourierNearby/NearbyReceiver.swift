@@ -23,6 +23,10 @@ public final class NearbyReceiver: Sendable {
         /// Who is asked when the sender is neither trusted nor in PIN mode; nil: nobody, refused.
         public var prompt: (any ConsentPrompt)?
         public var stagingFolder: String
+        /// The Inboxes (the broker's containers root): each upload is streamed into an unnamed
+        /// file in its app's Inbox, which the broker links into place — one write of each byte.
+        /// Nil, or a file system without unnamed files: the staging folder, and the broker copies.
+        public var inboxes: Inbox?
         /// Files per session, bytes per file and per session (the Inbox's own limits by default).
         public var limits: DropLimits = .standard
         /// A session with no upload running for this long is dropped (the sender went away).
@@ -70,6 +74,7 @@ public final class NearbyReceiver: Sendable {
         /// (it missed the answer) hears success, and the file is not stored twice.
         var delivered: [String: (address: String, path: String)] = [:]
         var deliveredOrder: [String] = []
+        var toldAboutStaging = false
     }
 
     public let configuration: Configuration
@@ -256,15 +261,17 @@ public final class NearbyReceiver: Sendable {
         return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
-    /// Twice the session's bytes (staging, then the Inbox's copy) plus the Inbox's reserve.
+    /// The session's bytes plus the Inbox's reserve; twice the bytes when uploads go through the
+    /// staging folder (staging, then the Inbox's copy).
     private func checkFreeSpace(for files: [NearbyFile]) throws(NearbyError) {
         let total = files.reduce(Int64(0)) { $0 + $1.size }
+        let copies: Int64 = configuration.inboxes == nil ? 2 : 1
         var folder = configuration.stagingFolder
         while !FileManager.default.fileExists(atPath: folder), folder.count > 1 { folder = (folder as NSString).deletingLastPathComponent }
         var stats = statvfs()
         guard statvfs(folder, &stats) == 0 else { return }
         let free = Int64(stats.f_bavail) * Int64(stats.f_frsize)
-        let needed = 2 * total + configuration.limits.reservedFreeBytes
+        let needed = copies * total + configuration.limits.reservedFreeBytes
         guard needed <= free else {
             throw .rejected("not enough free space: receiving \(ByteCount(total)) needs \(ByteCount(needed)) free, \(ByteCount(free)) are")
         }
@@ -324,9 +331,20 @@ public final class NearbyReceiver: Sendable {
         state.withLock { $0.session?.id == ticket.sessionID }
     }
 
-    /// A staging file for `ticket`'s body.
+    /// Where `ticket`'s body goes: an unnamed file in its app's Inbox, else the staging folder
+    /// (said once in the log, with why).
     func stage(_ ticket: UploadTicket) throws(NearbyError) -> StagedUpload {
-        try StagedUpload(in: configuration.stagingFolder, expectedSize: ticket.file.size, hashing: ticket.file.sha256 != nil)
+        let hashing = ticket.file.sha256 != nil
+        if let inboxes = configuration.inboxes {
+            do {
+                return try StagedUpload(unnamedIn: inboxes, bundleID: ticket.bundleID, expectedSize: ticket.file.size, hashing: hashing)
+            } catch {
+                if state.withLock({ state in defer { state.toldAboutStaging = true }; return !state.toldAboutStaging }) {
+                    logger.notice("nearby: uploads go through \(configuration.stagingFolder) and are copied into the Inbox: \(error.message)")
+                }
+            }
+        }
+        return try StagedUpload(in: configuration.stagingFolder, expectedSize: ticket.file.size, hashing: hashing)
     }
 
     /// The body has ended: checks it, delivers it, removes the staging file; returns the Inbox path.

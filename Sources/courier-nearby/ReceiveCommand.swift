@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierInbox
 import CourierNearby
 import Foundation
 import Logging
@@ -80,6 +81,7 @@ struct ReceiveCommand: AsyncParsableCommand {
             trustList: { (try? TrustList.load(from: trustListPath)) ?? TrustList() },
             prompt: prompt,
             stagingFolder: context.folders.staging)
+        configuration.inboxes = Inbox(containersRoot: context.folders.layout.containersRoot)
         if let pin {
             if generatePin { logger.notice("nearby: the PIN is \(pin)") }
             if let weakness = NearbyPIN.weakness(of: pin) { logger.warning("nearby: \(weakness)") }

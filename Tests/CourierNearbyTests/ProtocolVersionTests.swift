@@ -165,3 +165,23 @@ struct ProtocolVersionTests {
         #expect(tls.status != 0 && tls.errors.contains("does not speak HTTPS") && tls.errors.contains("http://127.0.0.1:\(port)"), "\(tls.errors)")
     }
 }
+
+extension ProtocolVersionTests {
+    /// The body goes straight into an unnamed file in the Inbox, which the broker links into
+    /// place after its checks: no staging file is ever made (one write of each byte), and the file
+    /// is read-only there as any dropped file.
+    @Test func anUploadIsWrittenOnceIntoTheInbox() async throws {
+        let receiver = try await Receiver()
+        defer { receiver.tearDown() }
+        let data = Data("written once\n".utf8)
+        let (session, token) = try await receiver.session(name: "once.txt", size: data.count)
+        let sent = try await receiver.upload(session, token: token, data: data)
+        #expect(sent.status == 200, "\(sent)")
+        #expect(NearbyFixture.sha256(receiver.fixture.inbox().appendingPathComponent("once.txt").path) == NearbyFixture.sha256(try receiver.fixture.file("once.txt", data)))
+        #expect(!FileManager.default.fileExists(atPath: receiver.fixture.staging.path), "no staging file was made: \(receiver.fixture.contents(of: receiver.fixture.staging))")
+        #expect(!receiver.process.errors.contains("copied into the Inbox"), "\(receiver.process.errors)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: receiver.fixture.inbox().appendingPathComponent("once.txt").path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o444)
+
+    }
+}
