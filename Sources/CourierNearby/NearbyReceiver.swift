@@ -353,7 +353,11 @@ public final class NearbyReceiver: Sendable {
         do throws(NearbyError) {
             try staged.complete(sha256: ticket.file.sha256)
             guard isOpen(ticket) else { throw NearbyError.cancelled }
-            let path = try await delivery.deliver(descriptor: staged.descriptor, name: ticket.file.fileName, to: ticket.bundleID, from: ticket.sender)
+            let delivered = try await delivery.deliver(descriptor: staged.descriptor, name: ticket.file.fileName, to: ticket.bundleID, from: ticket.sender)
+            let path = delivered.path
+            if let problem = delivered.appProblem {
+                logger.notice("nearby: \(ticket.file.fileName.debugDescription) is in the Inbox (\(path)), but \(ticket.bundleID)'s open of it went wrong: \(problem); the sender is told it was delivered")
+            }
             if !isOpen(ticket) {
                 logger.notice("nearby: \(ticket.file.fileName.debugDescription) from \(ticket.sender.address) was delivered to \(path) while the sender cancelled the session (the cancel came after the file was complete)")
             }

@@ -92,7 +92,7 @@ struct ReceiveCommand: AsyncParsableCommand {
                 Task { await notifications.tell("Courier Nearby stopped accepting PINs", message) }
             }
         }
-        let receiver = NearbyReceiver(configuration: configuration, delivery: BrokerDelivery(client: client, bundleID: bundleID), logger: logger)
+        let receiver = NearbyReceiver(configuration: configuration, delivery: BrokerDelivery(client: client, bundleID: bundleID, inboxes: configuration.inboxes), logger: logger)
         for path in receiver.sweepStaging() { logger.info("nearby: removed the leftover upload \(path)") }
         var options = NearbyServer.Options()
         options.host = bind
