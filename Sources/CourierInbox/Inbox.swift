@@ -96,13 +96,17 @@ public struct Inbox: Sendable {
         // A file without a name is taken only as an unnamed file made in this very Inbox
         // (`openUnnamedFile(for:)`), linked into place: anything else without a name was deleted.
         // (An Inbox that does not exist yet holds no such file.)
+        // One made in a mount namespace of its own (another mount of the same file system) cannot
+        // be linked here (`EXDEV`): it is copied as any file.
         let unnamed = sources.filter(\.isUnnamed)
+        var linkable: Set<Int> = []
         if !unnamed.isEmpty {
             var madeHere: Set<Int> = []
             if let existing = try? ContainerPath.openInbox(root: containersRoot, bundleIdentifier: app, create: false) {
                 let device = (try? Sys.fileStatus(existing.rawValue)).map { UInt64($0.st_dev) }
                 for source in unnamed where source.device == device && Self.isUnnamedFile(source.descriptor, madeIn: existing.rawValue) {
                     madeHere.insert(source.index)
+                    if let mount = Self.mountID(source.descriptor), mount == Self.mountID(existing.rawValue) { linkable.insert(source.index) }
                 }
             }
             if let source = unnamed.first(where: { !madeHere.contains($0.index) }) {
@@ -118,7 +122,7 @@ public struct Inbox: Sendable {
         let inboxPath = inboxPath(for: bundleIdentifier)
 
         // 3. Room for all of it, plus the reserve (a file taken as it is needs none).
-        try checkFreeSpace(on: inbox, for: sources.filter { !$0.isUnnamed }, inboxPath: inboxPath)
+        try checkFreeSpace(on: inbox, for: sources.filter { !linkable.contains($0.index) }, inboxPath: inboxPath)
 
         // 4. Copy into staged files.
         var staged: [StagedFile] = []
@@ -127,7 +131,7 @@ public struct Inbox: Sendable {
         copier.writesBack = synchronizesToDisk
         copier.clones = clonesWhereSupported
         for source in sources {
-            if source.isUnnamed {
+            if linkable.contains(source.index) {
                 let file: StagedFile
                 do {
                     file = try StagedFile.adopting(source.descriptor, in: inbox.rawValue)
@@ -209,6 +213,12 @@ public struct Inbox: Sendable {
               let file = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"),
               let status = try? Sys.fileStatus(fd) else { return false }
         return file == "\(folder)/#\(status.st_ino) (deleted)"
+    }
+
+    /// The mount `fd` is on (`mnt_id` in `/proc/self/fdinfo`): `linkat` works within one mount only.
+    private static func mountID(_ fd: Int32) -> String? {
+        guard let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8) else { return nil }
+        return info.split(separator: "\n").first { $0.hasPrefix("mnt_id:") }.map { $0.dropFirst("mnt_id:".count).trimmingCharacters(in: .whitespaces) }
     }
 
     /// An unnamed file (`O_TMPFILE`, mode 0600) in the Inbox of `bundleIdentifier`, for a writer
