@@ -268,8 +268,8 @@ struct BadInputTests {
         // Text (the todolist takes text only, checked by content too): 64-byte lines.
         let twelveMiB = Data((0..<(12 << 20)).map { (index: Int) -> UInt8 in index % 64 == 63 ? 10 : UInt8(97 + index % 26) })
 
-        // Announced larger than the file system could take (twice, staging then the Inbox, plus
-        // the Inbox's 64 MiB reserve): refused at prepare-upload, before a byte is sent.
+        // Announced larger than the file system could take (with the Inbox's 64 MiB reserve):
+        // refused at prepare-upload, before a byte is sent.
         let tooBig = try await receiver.post("prepare-upload?pin=\(Self.pin)", json: Receiver.prepare([Receiver.file("f1", "big.txt", size: 50 << 20)]))
         #expect(tooBig.status == 403 && tooBig.body.contains("not enough free space"), "\(tooBig)")
 
@@ -282,7 +282,7 @@ struct BadInputTests {
         #expect(receiver.fixture.contents(of: receiver.fixture.inbox()).isEmpty)
         try FileManager.default.removeItem(atPath: filler)
 
-        // The staging copy fits, the Inbox's copy (and its reserve) does not: the broker refuses.
+        // The body fits, the Inbox's reserve does not any more: the broker refuses.
         (session, token) = try await receiver.session(name: "staged.txt", size: twelveMiB.count)
         try Self.fill(filler, leaving: 20 << 20)
         let noRoom = try await receiver.upload(session, token: token, data: twelveMiB)
