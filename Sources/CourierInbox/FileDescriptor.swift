@@ -16,4 +16,11 @@ struct OwnedDescriptor: ~Copyable {
     init(adopting rawValue: Int32) { self.rawValue = rawValue }
 
     deinit { _ = Glibc.close(rawValue) }
+
+    /// Hands the descriptor to the caller, who closes it from then on.
+    consuming func release() -> Int32 {
+        let fd = rawValue
+        discard self
+        return fd
+    }
 }

@@ -12,7 +12,9 @@ import Glibc
 /// 2. the Inbox is reached from the containers root without following links;
 /// 3. free space is checked (`fstatvfs`);
 /// 4. each file is copied into an unnamed (`O_TMPFILE`) or hidden temporary file in the Inbox,
-///    set to mode 0444 and `fsync`ed;
+///    set to mode 0444 and `fsync`ed — except an unnamed file the caller already wrote on the
+///    Inbox's file system (``openUnnamedFile(for:)``), which is taken as it is: one write of each
+///    byte (the nearby receiver streams a network upload into one);
 /// 5. only then are the files published under their names, in order, with no-replace semantics;
 ///    if one fails, those already published are removed again.
 ///
@@ -91,6 +93,27 @@ public struct Inbox: Sendable {
         for source in sources {
             try typePolicy.check(source.candidate)
         }
+        // A file without a name is taken only as an unnamed file made in this very Inbox
+        // (`openUnnamedFile(for:)`), linked into place: anything else without a name was deleted.
+        // (An Inbox that does not exist yet holds no such file.)
+        // One made in a mount namespace of its own (another mount of the same file system) cannot
+        // be linked here (`EXDEV`): it is copied as any file.
+        let unnamed = sources.filter(\.isUnnamed)
+        var linkable: Set<Int> = []
+        if !unnamed.isEmpty {
+            var madeHere: Set<Int> = []
+            if let existing = try? ContainerPath.openInbox(root: containersRoot, bundleIdentifier: app, create: false) {
+                let device = (try? Sys.fileStatus(existing.rawValue)).map { UInt64($0.st_dev) }
+                for source in unnamed where source.device == device && Self.isUnnamedFile(source.descriptor, madeIn: existing.rawValue) {
+                    madeHere.insert(source.index)
+                    if let mount = Self.mountID(source.descriptor), mount == Self.mountID(existing.rawValue) { linkable.insert(source.index) }
+                }
+            }
+            if let source = unnamed.first(where: { !madeHere.contains($0.index) }) {
+                throw InboxError(code: .deletedFile, message: "\(source.label) has been deleted (it has no name on disk any more); drop a file that still exists, or save it first.",
+                                 fileIndex: source.index)
+            }
+        }
 
         // 2. The Inbox, reached without following links.
         guard let inbox = try ContainerPath.openInbox(root: containersRoot, bundleIdentifier: app, create: true) else {
@@ -98,8 +121,8 @@ public struct Inbox: Sendable {
         }
         let inboxPath = inboxPath(for: bundleIdentifier)
 
-        // 3. Room for all of it, plus the reserve.
-        try checkFreeSpace(on: inbox, for: sources, inboxPath: inboxPath)
+        // 3. Room for all of it, plus the reserve (a file taken as it is needs none).
+        try checkFreeSpace(on: inbox, for: sources.filter { !linkable.contains($0.index) }, inboxPath: inboxPath)
 
         // 4. Copy into staged files.
         var staged: [StagedFile] = []
@@ -108,6 +131,21 @@ public struct Inbox: Sendable {
         copier.writesBack = synchronizesToDisk
         copier.clones = clonesWhereSupported
         for source in sources {
+            if linkable.contains(source.index) {
+                let file: StagedFile
+                do {
+                    file = try StagedFile.adopting(source.descriptor, in: inbox.rawValue)
+                    try Sys.changeMode(file.descriptor.rawValue, to: 0o444)
+                    if synchronizesToDisk { try Sys.synchronize(file.descriptor.rawValue) }
+                } catch {
+                    throw InboxError.io(error, "taking the unnamed file into \(inboxPath.debugDescription)", file: source.label, index: source.index)
+                }
+                staged.append(file)
+                doneBefore += source.size
+                progress(DropProgress(fileIndex: source.index, fileCount: sources.count, fileBytesCopied: source.size,
+                                      fileBytes: source.size, bytesCopied: doneBefore, totalBytes: totalBytes))
+                continue
+            }
             let file: StagedFile
             do {
                 file = try StagedFile.create(in: inbox.rawValue, strategy: staging)
@@ -165,6 +203,41 @@ public struct Inbox: Sendable {
         // The names themselves must survive a crash too.
         if synchronizesToDisk { try? Sys.synchronize(inbox.rawValue) }
         return delivered
+    }
+
+    /// Whether `fd` is an `O_TMPFILE` file made in the folder `directory`: the kernel names such a
+    /// file `<folder>/#<inode> (deleted)` in `/proc/self/fd` (a file deleted after it had a name
+    /// keeps that name instead).
+    private static func isUnnamedFile(_ fd: Int32, madeIn directory: Int32) -> Bool {
+        guard let folder = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(directory)"),
+              let file = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"),
+              let status = try? Sys.fileStatus(fd) else { return false }
+        return file == "\(folder)/#\(status.st_ino) (deleted)"
+    }
+
+    /// The mount `fd` is on (`mnt_id` in `/proc/self/fdinfo`): `linkat` works within one mount only.
+    private static func mountID(_ fd: Int32) -> String? {
+        guard let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8) else { return nil }
+        return info.split(separator: "\n").first { $0.hasPrefix("mnt_id:") }.map { $0.dropFirst("mnt_id:".count).trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// An unnamed file (`O_TMPFILE`, mode 0600) in the Inbox of `bundleIdentifier`, for a writer
+    /// that fills it and then drops it (through the broker's `DropFiles`, or ``drop(_:to:typePolicy:progress:)``):
+    /// the drop links it into place instead of copying it, so each byte is written once. If the
+    /// writer dies or gives up, closing it leaves nothing. The caller owns the descriptor.
+    /// - Throws: `InboxError` when the Inbox cannot be reached or its file system has no unnamed
+    ///   files (`EOPNOTSUPP`).
+    public func openUnnamedFile(for bundleIdentifier: String) throws(InboxError) -> Int32 {
+        let app = try ContainerPath.validate(bundleIdentifier: bundleIdentifier)
+        let path = inboxPath(for: bundleIdentifier)
+        guard let inbox = try ContainerPath.openInbox(root: containersRoot, bundleIdentifier: app, create: true) else {
+            throw InboxError(code: .ioFailure, message: "the Inbox of \(bundleIdentifier) could not be created under \(containersRoot.debugDescription).")
+        }
+        do {
+            return try Sys.openUnnamedFile(in: inbox.rawValue, mode: 0o600).release()
+        } catch {
+            throw InboxError.io(error, "creating an unnamed file in \(path.debugDescription)", file: nil)
+        }
     }
 
     /// Removes files this Inbox delivered to `bundleIdentifier` (a drop that spans several apps

@@ -14,6 +14,12 @@ struct SourceFile {
     /// what its blocks hold.
     let allocatedBytes: Int64
     let leadingBytes: [UInt8]
+    /// The file has no name (`st_nlink` 0): an unnamed (`O_TMPFILE`) file its writer filled for
+    /// this drop, which the Inbox links into place instead of copying when it is on the Inbox's
+    /// file system (``Inbox/openUnnamedFile(for:)``), or a deleted file, refused.
+    let isUnnamed: Bool
+    /// The file system it is on (`st_dev`).
+    let device: UInt64
 
     var label: String { fileLabel(index: index, suggestedName: suggestedName) }
 
@@ -64,9 +70,6 @@ struct SourceFile {
             }
             throw refuse(.notRegularFile, what, "only regular files can be dropped (for a folder, drop the files in it).")
         }
-        if status.st_nlink == 0 {
-            throw refuse(.deletedFile, "has been deleted (it has no name on disk any more)", "drop a file that still exists, or save it first.")
-        }
 
         // Reading the head both proves the descriptor readable and feeds the type check.
         let headLength = Int(min(Int64(DropCandidate.sniffLength), Int64(status.st_size)))
@@ -91,5 +94,7 @@ struct SourceFile {
         self.size = Int64(status.st_size)
         self.allocatedBytes = min(Int64(status.st_size), Int64(status.st_blocks) * 512)
         self.leadingBytes = head
+        self.isUnnamed = status.st_nlink == 0
+        self.device = UInt64(status.st_dev)
     }
 }

@@ -61,6 +61,12 @@ final class StagedFile {
         }
     }
 
+    /// An unnamed file a writer already filled (`O_TMPFILE` on the Inbox's file system), taken as
+    /// it is; a duplicate of `descriptor` is kept (the caller's stays the caller's).
+    static func adopting(_ descriptor: Int32, in directory: Int32) throws(Errno) -> StagedFile {
+        StagedFile(descriptor: try Sys.duplicateOwned(descriptor), directory: directory, temporaryName: nil)
+    }
+
     /// Gives the file the first free name among `name.candidate(0)`, `candidate(1)`, … and returns it.
     /// - Throws: a system error, or `namesExhausted` when `attempts` names in a row are taken.
     func publish(as name: InboxFileName, attempts: Int = 10_000) throws(PublishFailure) -> String {

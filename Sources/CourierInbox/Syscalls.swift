@@ -43,6 +43,11 @@ enum Sys {
         return OwnedDescriptor(adopting: fd)
     }
 
+    /// `fcntl(F_DUPFD_CLOEXEC)`: a new descriptor for the same open file, owned by the caller.
+    static func duplicateOwned(_ fd: Int32) throws(Errno) -> OwnedDescriptor {
+        OwnedDescriptor(adopting: try retrying { fcntl(fd, F_DUPFD_CLOEXEC, 0) })
+    }
+
     // MARK: Inspecting
 
     /// `fcntl(F_GETFL)`: the access mode and status flags of an open file description.

@@ -1,4 +1,6 @@
 public import Courier
+public import CourierInbox
+import Foundation
 import CourierBrokerRegistry
 import CourierManifest
 import CourierNames
@@ -14,13 +16,33 @@ import DBus
 /// file's type (by its name, else its announced MIME type), read from the broker's registry at
 /// `prepare-upload` — where a file no app accepts is refused (403), before any byte is sent.
 /// The broker checks again by content when the file arrives: a `.txt` that is a PNG is refused then.
+/// `DropFiles` answers once the app has answered its open; when the file was placed (an unnamed
+/// file the broker linked into the Inbox has a name now) and only the app's open failed or timed
+/// out, the file counts as delivered and the app's problem is returned to be logged.
 public struct BrokerDelivery: NearbyDelivery {
     public let client: BrokerClient
     public let bundleID: String?
 
-    public init(client: BrokerClient, bundleID: String?) {
+    /// Where the broker's Inboxes are (to name a file the broker placed but could not report).
+    public let inboxes: Inbox?
+
+    public init(client: BrokerClient, bundleID: String?, inboxes: Inbox? = nil) {
         self.client = client
         self.bundleID = bundleID
+        self.inboxes = inboxes
+    }
+
+    private func inboxFolder(_ bundleID: String) -> String {
+        inboxes?.inboxPath(for: bundleID) ?? "the Inbox of \(bundleID)"
+    }
+
+    /// The name in `folder` of the file `status` describes (its inode), if it is there.
+    private static func inboxPath(of status: stat, in folder: String) -> String? {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.lazy.map { folder + "/" + $0 }.first { path in
+            var candidate = stat()
+            return lstat(path, &candidate) == 0 && candidate.st_ino == status.st_ino && candidate.st_dev == status.st_dev
+        }
     }
 
     public func target(for file: NearbyFile) async throws(NearbyError) -> String {
@@ -49,7 +71,9 @@ public struct BrokerDelivery: NearbyDelivery {
         return chosen.bundleIdentifier
     }
 
-    public func deliver(descriptor: Int32, name: String, to bundleID: String, from sender: NearbySender) async throws(NearbyError) -> String {
+    public func deliver(descriptor: Int32, name: String, to bundleID: String, from sender: NearbySender) async throws(NearbyError) -> NearbyDelivered {
+        var before = stat()
+        let wasUnnamed = fstat(descriptor, &before) == 0 && before.st_nlink == 0
         let annotation: [String: DBusValue] = [
             "nearby-device": .vardict([
                 "alias": .string(sender.alias),
@@ -68,11 +92,17 @@ public struct BrokerDelivery: NearbyDelivery {
             guard let url = values[0].stringArrayValue?.first else {
                 throw NearbyError(500, "the broker answered DropFiles without an Inbox URL")
             }
-            return url.hasPrefix("file://") ? String(url.dropFirst("file://".count)).removingPercentEncoding ?? url : url
+            return NearbyDelivered(path: url.hasPrefix("file://") ? String(url.dropFirst("file://".count)).removingPercentEncoding ?? url : url)
         } catch let error as NearbyError {
             throw error
         } catch {
             let courier = CourierError(wrapping: error)
+            // An unnamed file that has a name now was linked into the Inbox before the app's open
+            // failed: it is delivered, durably; the app's answer is the app's problem.
+            var after = stat()
+            if wasUnnamed, fstat(descriptor, &after) == 0, after.st_nlink > 0 {
+                return NearbyDelivered(path: Self.inboxPath(of: after, in: inboxFolder(bundleID)) ?? inboxFolder(bundleID), appProblem: courier.message)
+            }
             let status = courier.code == .notPermitted ? 403 : 500
             throw NearbyError(status, "the broker did not deliver \(name.debugDescription) to \(bundleID): \(courier.message)")
         }

@@ -68,4 +68,15 @@ public struct DesktopNotificationPrompt: ConsentPrompt {
             return false
         }
     }
+
+    /// A notification without actions, for what the user must know at once (the PIN budget spent);
+    /// false when no notification server took it.
+    @discardableResult
+    public func tell(_ summary: String, _ body: String) async -> Bool {
+        let values = try? await connection.call(Self.name, path: Self.path, interface: Self.interface, method: "Notify", [
+            .string("Courier Nearby"), .uint32(0), .string("dialog-warning"), .string(summary), .string(body),
+            .strings([]), .vardict(["urgency": .byte(2), "resident": .boolean(true)]), .int32(0),
+        ], timeout: .seconds(10))
+        return values?.first?.uint32Value != nil
+    }
 }

@@ -25,7 +25,7 @@ public struct NearbyClient: Sendable {
         self.identity = identity
         self.host = host
         self.port = port
-        self.expectedFingerprint = expectedFingerprint?.lowercased()
+        self.expectedFingerprint = expectedFingerprint
         self.usesTLS = usesTLS
     }
 
@@ -39,7 +39,7 @@ public struct NearbyClient: Sendable {
     public struct Response: Sendable {
         public var status: Int
         public var body: [UInt8]
-        /// The server certificate's fingerprint (lowercase hex SHA-256).
+        /// The server certificate's fingerprint (uppercase hex SHA-256).
         public var serverFingerprint: String?
 
         /// The receiver's `{"message": …}`, or the body as text.
@@ -82,7 +82,7 @@ public struct NearbyClient: Sendable {
             // certificate has been seen and, when one is expected, matched.
             try await handshake.get()
             let fingerprint = usesTLS ? await Self.serverFingerprint(connection.channel) : nil
-            if usesTLS, let expectedFingerprint, fingerprint != expectedFingerprint {
+            if usesTLS, let expectedFingerprint, !NearbyIdentity.same(fingerprint ?? "", expectedFingerprint) {
                 throw NearbyError(403, "\(host):\(port) presented the certificate \(fingerprint ?? "none"), not the \(expectedFingerprint) it announced; nothing was sent")
             }
             var headers = HTTPHeaders()
@@ -98,27 +98,43 @@ public struct NearbyClient: Sendable {
                 headers.add(name: "content-type", value: "application/octet-stream")
                 headers.add(name: "content-length", value: String(size))
             }
-            try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: headers)))
-            switch body {
-            case .empty:
-                break
-            case .json(let data):
-                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: data))))
-            case .file(let descriptor, let size, let progress):
-                try await Self.stream(descriptor, size: size, to: outbound, allocator: connection.channel.allocator, progress: progress)
-            }
-            try await outbound.write(.end(nil))
-            var status = 0
-            var received: [UInt8] = []
-            for try await part in inbound {
-                switch part {
-                case .head(let head): status = Int(head.status.code)
-                case .body(let buffer): if received.count < 1 << 20 { received.append(contentsOf: buffer.readableBytesView) }
-                case .end: return Response(status: status, body: received, serverFingerprint: fingerprint)
+            var responses = inbound.makeAsyncIterator()
+            do {
+                try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: headers)))
+                switch body {
+                case .empty:
+                    break
+                case .json(let data):
+                    try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: data))))
+                case .file(let descriptor, let size, let progress):
+                    try await Self.stream(descriptor, size: size, to: outbound, allocator: connection.channel.allocator, progress: progress)
                 }
+                try await outbound.write(.end(nil))
+            } catch {
+                // A receiver that refuses a body (a cancelled session, a declined file) answers
+                // and closes while it is still being sent: its answer says what happened.
+                if let answer = try? await Self.response(&responses, serverFingerprint: fingerprint) { return answer }
+                throw NearbyError(500, "\(host):\(port) closed the connection while the request was being sent, without an answer (it stopped or cancelled the transfer)")
             }
-            throw NearbyError(500, "\(host):\(port) closed the connection without an answer")
+            guard let answer = try await Self.response(&responses, serverFingerprint: fingerprint) else {
+                throw NearbyError(500, "\(host):\(port) closed the connection without an answer")
+            }
+            return answer
         }
+    }
+
+    /// The answer, or nil when the connection ends before its end.
+    private static func response(_ parts: inout NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator, serverFingerprint: String?) async throws -> Response? {
+        var status = 0
+        var received: [UInt8] = []
+        while let part = try await parts.next() {
+            switch part {
+            case .head(let head): status = Int(head.status.code)
+            case .body(let buffer): if received.count < 1 << 20 { received.append(contentsOf: buffer.readableBytesView) }
+            case .end: return Response(status: status, body: received, serverFingerprint: serverFingerprint)
+            }
+        }
+        return nil
     }
 
     /// The file in 1 MiB reads, each written when the connection can take it (NIO's back-pressure).

@@ -10,7 +10,20 @@ public protocol NearbyDelivery: Sendable {
 
     /// Hands the complete file (`descriptor`, open for reading, positioned anywhere) to `bundleID`
     /// and returns where it landed (the Inbox path). `sender` tells the app where it came from.
-    func deliver(descriptor: Int32, name: String, to bundleID: String, from sender: NearbySender) async throws(NearbyError) -> String
+    func deliver(descriptor: Int32, name: String, to bundleID: String, from sender: NearbySender) async throws(NearbyError) -> NearbyDelivered
+}
+
+/// A file durably in an Inbox, and what became of the app's open of it when that went wrong (the
+/// app declined, failed or was slow to answer): the app's business, logged, not the sender's
+/// failure.
+public struct NearbyDelivered: Sendable {
+    public var path: String
+    public var appProblem: String?
+
+    public init(path: String, appProblem: String? = nil) {
+        self.path = path
+        self.appProblem = appProblem
+    }
 }
 
 /// Who sent a session, as far as this receiver knows, and how it was let in.

@@ -108,7 +108,7 @@ public struct NearbyDiscovery: Sendable {
     private func decode(_ envelope: AddressedEnvelope<ByteBuffer>) -> NearbyDevice? {
         guard envelope.data.readableBytes <= 64 << 10,
               let peer = try? JSONDecoder().decode(NearbyDevice.self, from: Data(envelope.data.readableBytesView)),
-              peer.fingerprint != device.fingerprint else { return nil }
+              !NearbyIdentity.same(peer.fingerprint, device.fingerprint) else { return nil }
         return peer
     }
 

@@ -15,4 +15,8 @@ public struct NearbyError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public static func invalid(_ message: String) -> NearbyError { NearbyError(400, message) }
     public static func rejected(_ message: String) -> NearbyError { NearbyError(403, message) }
+    /// The sender cancelled the session while this file was on its way.
+    public static let cancelled = NearbyError(403, "the session was cancelled by the sender; nothing of this file is kept")
+    /// A retried upload of a file already in the Inbox: success, stored once.
+    static func alreadyDelivered(_ path: String) -> NearbyError { NearbyError(200, "already delivered to \(path)") }
 }

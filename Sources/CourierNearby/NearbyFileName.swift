@@ -1,3 +1,5 @@
+import CourierNames
+
 /// The rules a `fileName` from the network must pass before anything is accepted.
 ///
 /// The Inbox sanitises every name again (last component, NFC, no control characters, unique), so
@@ -20,7 +22,7 @@ public enum NearbyFileName {
     /// Throws a 400 naming the problem, or returns the name unchanged.
     @discardableResult
     public static func validate(_ name: String) throws(NearbyError) -> String {
-        let shown = name.count > 60 ? String(name.prefix(60)).debugDescription + "…" : name.debugDescription
+        let shown = name.count > 60 ? CleanText.escaped(name.prefix(60)).debugDescription + "…" : CleanText.escaped(name).debugDescription
         if name.isEmpty || name.allSatisfy({ $0 == " " }) {
             throw .invalid("fileName is empty; send a file with a name")
         }
@@ -30,8 +32,8 @@ public enum NearbyFileName {
         if name.unicodeScalars.contains(where: { $0.value == 0 }) {
             throw .invalid("fileName \(shown) contains a NUL character")
         }
-        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw .invalid("fileName \(shown) contains control characters")
+        if let unclean = CleanText.firstUnclean(in: name) {
+            throw .invalid("fileName \(CleanText.escaped(name.prefix(60)).debugDescription) contains \(unclean) at character \(unclean.offset + 1); rename the file")
         }
         if name.contains("/") || name.contains("\\") {
             throw .invalid("fileName \(shown) is a path; folders are not accepted, send the files themselves")

@@ -6,17 +6,25 @@ import X509
 
 /// This device's TLS identity: a self-signed certificate and its P-256 key, generated once and kept
 /// in the user's Courier config (`certificate.pem`, `key.pem`, mode 0600), so that the fingerprint
-/// peers remember — the lowercase hex SHA-256 of the DER certificate, as protocol v2 defines it —
-/// stays the same across runs.
+/// peers remember — the SHA-256 of the DER certificate in uppercase hex, as the reference LocalSend
+/// app computes it — stays the same across runs.
 public struct NearbyIdentity: Sendable {
     public let certificateDER: [UInt8]
     public let privateKeyPEM: String
 
-    /// The protocol's device fingerprint: SHA-256 of the DER certificate, lowercase hex.
+    /// The protocol's device fingerprint: SHA-256 of the DER certificate, uppercase hex.
     public var fingerprint: String { Self.fingerprint(ofDER: certificateDER) }
 
+    /// Uppercase hex, as the reference app announces it (`calculateHashOfCertificate` in its
+    /// `security_helper.dart`); peers that compare case-sensitively then recognise this device.
     public static func fingerprint(ofDER der: [UInt8]) -> String {
-        SHA256.hash(data: der).hex
+        SHA256.hash(data: der).hex.uppercased()
+    }
+
+    /// Whether two fingerprints are the same: the protocol does not fix the case of the hex, and
+    /// peers announce either.
+    public static func same(_ a: String, _ b: String) -> Bool {
+        a.lowercased() == b.lowercased()
     }
 
     /// Loads the identity in `folder`, or generates and stores one when there is none. A folder

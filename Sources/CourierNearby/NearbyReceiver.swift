@@ -1,4 +1,5 @@
 public import CourierInbox
+import CourierNames
 import Foundation
 public import Logging
 import Synchronization
@@ -8,8 +9,8 @@ import Synchronization
 /// tests drive both.
 ///
 /// Order of checks in `prepare-upload`, chosen so that a peer learns as little as possible before
-/// it is let in: the body (400), the session slot (409), PIN attempts (429), consent by trust or
-/// PIN (401), the apps that would take the files (403), free space (403), and only then, in the
+/// it is let in: the body (400), the session slot (409), the PIN budget (403) and back-off (429),
+/// consent by trust or PIN (401), the apps that would take the files (403), free space (403), and only then, in the
 /// default mode, the user's answer (403 when declined or when nobody can be asked).
 public final class NearbyReceiver: Sendable {
     public struct Configuration: Sendable {
@@ -22,13 +23,25 @@ public final class NearbyReceiver: Sendable {
         /// Who is asked when the sender is neither trusted nor in PIN mode; nil: nobody, refused.
         public var prompt: (any ConsentPrompt)?
         public var stagingFolder: String
+        /// The Inboxes (the broker's containers root): each upload is streamed into an unnamed
+        /// file in its app's Inbox, which the broker links into place — one write of each byte.
+        /// Nil, or a file system without unnamed files: the staging folder, and the broker copies.
+        public var inboxes: Inbox?
         /// Files per session, bytes per file and per session (the Inbox's own limits by default).
         public var limits: DropLimits = .standard
         /// A session with no upload running for this long is dropped (the sender went away).
         public var idleSessionTimeout: Duration = .seconds(120)
-        /// Wrong PINs from one address before it must wait ``pinLockout``.
-        public var pinAttempts = 3
-        public var pinLockout: Duration = .seconds(60)
+        /// Wrong PINs the receiver takes in all, from every address together, before it accepts no
+        /// PIN until it is restarted. Counted for the receiver as a whole: an attacker on the
+        /// network has as many source addresses as it likes (127.0.0.0/8 locally, a /64 on IPv6).
+        /// With a generated PIN (``NearbyPIN``) the budget leaves a guess no real chance.
+        public var pinBudget = NearbyPIN.budget
+        /// After each wrong PIN, no PIN from anyone is checked for this long (429): guesses cannot
+        /// come faster than one per back-off, whatever their source.
+        public var pinBackoff: Duration = .seconds(1)
+        /// Called once, when the last wrong PIN of the budget has been tried, with what to tell the
+        /// user (anyone on the network can spend the budget, and lock real senders out with it).
+        public var onPINBudgetSpent: (@Sendable (String) -> Void)?
 
         public init(device: NearbyDevice, pin: String?, trustList: @escaping @Sendable () -> TrustList,
                     prompt: (any ConsentPrompt)?, stagingFolder: String) {
@@ -52,7 +65,14 @@ public final class NearbyReceiver: Sendable {
         var session: ReceiveSession?
         /// A `prepare-upload` is being decided (the user is being asked): the slot is taken.
         var deciding = false
-        var pinFailures: [String: (count: Int, last: ContinuousClock.Instant)] = [:]
+        /// Wrong PINs so far (every address together) and when the last was tried.
+        var pinFailures = 0
+        var lastPINFailure: ContinuousClock.Instant?
+        /// Uploads delivered lately, by session id, file id and token: a sender that retries one
+        /// (it missed the answer) hears success, and the file is not stored twice.
+        var delivered: [String: (address: String, path: String)] = [:]
+        var deliveredOrder: [String] = []
+        var toldAboutStaging = false
     }
 
     public let configuration: Configuration
@@ -66,9 +86,10 @@ public final class NearbyReceiver: Sendable {
         self.logger = logger
     }
 
-    /// `POST prepare-upload`: decides, and on acceptance opens the session.
+    /// `POST prepare-upload`: decides, and on acceptance opens the session; nil (204, "no file
+    /// transfer needed") when the request lists no files.
     /// `verifiedFingerprint` is the client certificate's, when the peer sent one (mutual TLS).
-    public func prepareUpload(body: [UInt8], pin: String?, address: String, verifiedFingerprint: String?) async throws(NearbyError) -> PrepareUploadResponse {
+    public func prepareUpload(body: [UInt8], pin: String?, address: String, verifiedFingerprint: String?) async throws(NearbyError) -> PrepareUploadResponse? {
         do {
             return try await decide(body: body, pin: pin, address: address, verifiedFingerprint: verifiedFingerprint)
         } catch {
@@ -77,15 +98,20 @@ public final class NearbyReceiver: Sendable {
         }
     }
 
-    private func decide(body: [UInt8], pin: String?, address: String, verifiedFingerprint: String?) async throws(NearbyError) -> PrepareUploadResponse {
+    private func decide(body: [UInt8], pin: String?, address: String, verifiedFingerprint: String?) async throws(NearbyError) -> PrepareUploadResponse? {
         let request = try Self.decode(body)
+        try Self.validate(request.info)
+        if request.files.isEmpty {
+            logger.info("nearby: prepare-upload from \(address) lists no files: 204, nothing to transfer")
+            return nil
+        }
         let files = try validate(request.files)
 
         try takeSlot(address: address)
         var admitted = false
         defer { if !admitted { state.withLock { $0.deciding = false } } }
 
-        let fingerprint = verifiedFingerprint ?? request.info.fingerprint.lowercased()
+        let fingerprint = verifiedFingerprint ?? request.info.fingerprint
         let admission = try admit(fingerprint: fingerprint, pin: pin, address: address)
 
         var targets: [String: String] = [:]
@@ -138,10 +164,20 @@ public final class NearbyReceiver: Sendable {
         keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
     }
 
+    /// What the user is shown of the sender (its alias, its declared fingerprint) must be clean
+    /// text: a newline or an escape sequence could fake the prompt's text, a bidi override reorder it.
+    static func validate(_ sender: NearbyDevice) throws(NearbyError) {
+        for (key, value, least) in [("alias", sender.alias, 1), ("fingerprint", sender.fingerprint, 0)] {
+            guard (least...256).contains(value.count) else { throw .invalid("info.\(key) must be \(least) to 256 characters") }
+            if let unclean = CleanText.firstUnclean(in: value) {
+                throw .invalid("info.\(key) \(CleanText.escaped(value.prefix(60)).debugDescription) contains \(unclean) at character \(unclean.offset + 1); only printable text is shown to the user")
+            }
+        }
+    }
+
     /// The files, in a stable order, each checked: ids, names, sizes, hashes, limits.
     private func validate(_ files: [String: NearbyFile]) throws(NearbyError) -> [NearbyFile] {
         let limits = configuration.limits
-        guard !files.isEmpty else { throw .invalid("prepare-upload lists no files") }
         guard files.count <= limits.maximumFileCount else {
             throw .invalid("prepare-upload lists \(files.count) files; at most \(limits.maximumFileCount) are accepted in one session, send the rest in another")
         }
@@ -188,20 +224,31 @@ public final class NearbyReceiver: Sendable {
     private func admit(fingerprint: String, pin: String?, address: String) throws(NearbyError) -> NearbySender.Admission {
         if configuration.trustList().contains(fingerprint) { return .trusted }
         guard let expected = configuration.pin else { return .asked }
+        let budget = configuration.pinBudget
+        var spent = false
+        defer {
+            if spent {
+                configuration.onPINBudgetSpent?("""
+                    \(budget) wrong PINs have been tried (the last from \(address)): this receiver accepts no PIN until \
+                    `courier nearby receive` is restarted. Someone on the network may be guessing it. To go on, restart \
+                    it with a new PIN (--generate-pin), or let known senders in with `courier nearby trust FINGERPRINT`.
+                    """)
+            }
+        }
         try state.withLock { (state) throws(NearbyError) in
-            if let failures = state.pinFailures[address], failures.count >= configuration.pinAttempts {
-                if ContinuousClock.now - failures.last < configuration.pinLockout {
-                    throw NearbyError(429, "too many wrong PINs from \(address); wait a minute before trying again")
-                }
-                state.pinFailures[address] = nil
+            guard state.pinFailures < budget else {
+                throw .rejected("this receiver accepts no more PINs: \(budget) wrong PINs were tried; its user must restart it")
             }
             guard let pin, !pin.isEmpty else { throw NearbyError(401, "PIN required: this receiver asks for its PIN (?pin=…)") }
+            if let last = state.lastPINFailure, ContinuousClock.now - last < configuration.pinBackoff {
+                throw NearbyError(429, "a wrong PIN was tried less than \(configuration.pinBackoff) ago; try again in a moment")
+            }
             guard Self.constantTimeEqual(pin, expected) else {
-                state.pinFailures[address, default: (0, .now)].count += 1
-                state.pinFailures[address]?.last = .now
+                state.pinFailures += 1
+                state.lastPINFailure = .now
+                spent = state.pinFailures == budget
                 throw NearbyError(401, "wrong PIN")
             }
-            state.pinFailures[address] = nil
         }
         return .pin
     }
@@ -212,15 +259,17 @@ public final class NearbyReceiver: Sendable {
         return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
-    /// Twice the session's bytes (staging, then the Inbox's copy) plus the Inbox's reserve.
+    /// The session's bytes plus the Inbox's reserve; twice the bytes when uploads go through the
+    /// staging folder (staging, then the Inbox's copy).
     private func checkFreeSpace(for files: [NearbyFile]) throws(NearbyError) {
         let total = files.reduce(Int64(0)) { $0 + $1.size }
+        let copies: Int64 = configuration.inboxes == nil ? 2 : 1
         var folder = configuration.stagingFolder
         while !FileManager.default.fileExists(atPath: folder), folder.count > 1 { folder = (folder as NSString).deletingLastPathComponent }
         var stats = statvfs()
         guard statvfs(folder, &stats) == 0 else { return }
         let free = Int64(stats.f_bavail) * Int64(stats.f_frsize)
-        let needed = 2 * total + configuration.limits.reservedFreeBytes
+        let needed = copies * total + configuration.limits.reservedFreeBytes
         guard needed <= free else {
             throw .rejected("not enough free space: receiving \(ByteCount(total)) needs \(ByteCount(needed)) free, \(ByteCount(free)) are")
         }
@@ -228,13 +277,19 @@ public final class NearbyReceiver: Sendable {
 
     // MARK: - Uploads
 
+    /// The open session's id: v1's `send` and `cancel` name none, there being only one.
+    public var openSessionID: String? { state.withLock { $0.session?.id } }
+
     /// `POST upload`: checks the parameters against the session; the upload may then stream.
     public func beginUpload(sessionID: String?, fileID: String?, token: String?, address: String, contentLength: Int64?) throws(NearbyError) -> UploadTicket {
         guard let sessionID, let fileID, let token, !sessionID.isEmpty, !fileID.isEmpty, !token.isEmpty else {
-            throw .invalid("upload needs sessionId, fileId and token")
+            throw .invalid("upload needs sessionId, fileId and token (v1's send: fileId and token)")
         }
         do throws(NearbyError) {
             let ticket = try state.withLock { (state) throws(NearbyError) -> UploadTicket in
+                if let done = state.delivered[Self.deliveryKey(sessionID, fileID, token)], done.address == address {
+                    throw NearbyError.alreadyDelivered(done.path)
+                }
                 guard var session = state.session else { throw .rejected("no session is open; start with prepare-upload") }
                 guard session.id == sessionID else { throw NearbyError(409, "blocked by another session") }
                 guard session.sender.address == address else { throw .rejected("invalid token or IP address") }
@@ -256,23 +311,54 @@ public final class NearbyReceiver: Sendable {
                 throw refusal
             }
             return ticket
+        } catch where error.status == 200 {
+            throw error
         } catch {
             logger.notice("nearby: upload from \(address) refused: \(error)")
             throw error
         }
     }
 
-    /// A staging file for `ticket`'s body.
+    private static func deliveryKey(_ sessionID: String, _ fileID: String, _ token: String) -> String {
+        "\(sessionID)\u{0}\(fileID)\u{0}\(token)"
+    }
+
+    /// Whether `ticket`'s session is still open (the sender has not cancelled it): checked as the
+    /// body streams, and once more before the file is delivered.
+    func isOpen(_ ticket: UploadTicket) -> Bool {
+        state.withLock { $0.session?.id == ticket.sessionID }
+    }
+
+    /// Where `ticket`'s body goes: an unnamed file in its app's Inbox, else the staging folder
+    /// (said once in the log, with why).
     func stage(_ ticket: UploadTicket) throws(NearbyError) -> StagedUpload {
-        try StagedUpload(in: configuration.stagingFolder, expectedSize: ticket.file.size, hashing: ticket.file.sha256 != nil)
+        let hashing = ticket.file.sha256 != nil
+        if let inboxes = configuration.inboxes {
+            do {
+                return try StagedUpload(unnamedIn: inboxes, bundleID: ticket.bundleID, expectedSize: ticket.file.size, hashing: hashing)
+            } catch {
+                if state.withLock({ state in defer { state.toldAboutStaging = true }; return !state.toldAboutStaging }) {
+                    logger.notice("nearby: uploads go through \(configuration.stagingFolder) and are copied into the Inbox: \(error.message)")
+                }
+            }
+        }
+        return try StagedUpload(in: configuration.stagingFolder, expectedSize: ticket.file.size, hashing: hashing)
     }
 
     /// The body has ended: checks it, delivers it, removes the staging file; returns the Inbox path.
     func finishUpload(_ ticket: UploadTicket, staged: StagedUpload) async throws(NearbyError) -> String {
         defer { staged.discard() }
-        do {
+        do throws(NearbyError) {
             try staged.complete(sha256: ticket.file.sha256)
-            let path = try await delivery.deliver(descriptor: staged.descriptor, name: ticket.file.fileName, to: ticket.bundleID, from: ticket.sender)
+            guard isOpen(ticket) else { throw NearbyError.cancelled }
+            let delivered = try await delivery.deliver(descriptor: staged.descriptor, name: ticket.file.fileName, to: ticket.bundleID, from: ticket.sender)
+            let path = delivered.path
+            if let problem = delivered.appProblem {
+                logger.notice("nearby: \(ticket.file.fileName.debugDescription) is in the Inbox (\(path)), but \(ticket.bundleID)'s open of it went wrong: \(problem); the sender is told it was delivered")
+            }
+            if !isOpen(ticket) {
+                logger.notice("nearby: \(ticket.file.fileName.debugDescription) from \(ticket.sender.address) was delivered to \(path) while the sender cancelled the session (the cancel came after the file was complete)")
+            }
             settle(ticket, .delivered(path))
             return path
         } catch {
@@ -290,6 +376,12 @@ public final class NearbyReceiver: Sendable {
         let finished: ReceiveSession? = state.withLock { state in
             guard var session = state.session, session.id == ticket.sessionID else { return nil }
             session.files[ticket.file.id]?.state = outcome
+            if case .delivered(let path) = outcome, let token = session.files[ticket.file.id]?.token {
+                let key = Self.deliveryKey(ticket.sessionID, ticket.file.id, token)
+                state.delivered[key] = (ticket.sender.address, path)
+                state.deliveredOrder.append(key)
+                if state.deliveredOrder.count > 256 { state.delivered[state.deliveredOrder.removeFirst()] = nil }
+            }
             session.lastActivity = .now
             state.session = session.isFinished ? nil : session
             return session.isFinished ? session : nil
@@ -308,7 +400,8 @@ public final class NearbyReceiver: Sendable {
             state.session = nil
             return session
         }
-        if let cancelled { logger.notice("nearby: \(cancelled.summary) (cancelled by the sender)") }
+        // An upload in flight sees the session gone at its next chunk, stops, and leaves nothing.
+        if let cancelled { logger.notice("nearby: \(cancelled.summary) (cancelled by the sender\(cancelled.isUploading ? "; the upload in flight is stopped, nothing of it is kept" : ""))") }
     }
 
     /// Removes uploads a killed receiver left in the staging folder (call before serving).

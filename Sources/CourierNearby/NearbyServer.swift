@@ -7,10 +7,12 @@ import NIOSSL
 import Synchronization
 
 /// The HTTPS side of a receiver: swift-nio's HTTP/1.1 codec over swift-nio-ssl, with this device's
-/// certificate, routing protocol v2's routes to ``NearbyReceiver``. Bodies are streamed (an upload
+/// certificate, routing the protocol's routes (v2, and v1's beside them) to ``NearbyReceiver``. Bodies are streamed (an upload
 /// goes from the socket to its staging file in 1 MiB writes, with NIO's back-pressure: nothing is
 /// held whole in memory); JSON bodies are read up to 4 MiB. A connection silent for the idle
-/// timeout is closed; at most `maximumConnections` are served at once, more are closed at accept.
+/// timeout is closed; the TLS handshake and each request head have shorter deadlines of their own
+/// (``ConnectionDeadlines``); at most `maximumConnections` are served at once and
+/// `maximumConnectionsPerAddress` from one address (one /64 for IPv6), more are closed at accept.
 ///
 /// TLS asks the client for a certificate without requiring one: a v2.2 peer that sends its own
 /// (mutual TLS) has its fingerprint proven; any other peer's fingerprint is only what it declares.
@@ -21,8 +23,17 @@ public final class NearbyServer: Sendable {
         public var host = "0.0.0.0"
         public var port = NearbyProtocol.defaultPort
         public var idleTimeout: TimeAmount = .seconds(60)
+        /// The TLS handshake must be done, and each request head in, within these (half-open
+        /// connections would otherwise hold a slot for the whole idle timeout).
+        public var handshakeTimeout: TimeAmount = .seconds(5)
+        public var headTimeout: TimeAmount = .seconds(10)
         public var maximumConnections = 64
+        /// From one IPv4 address, or one IPv6 /64 (what one LAN host can take for itself).
+        public var maximumConnectionsPerAddress = 8
         public var maximumJSONBytes = 4 << 20
+        /// Plain-HTTP mode (opt-in, `receive --plain-http`): requests without TLS are served too,
+        /// for peers that speak only HTTP. A client that starts TLS still gets it.
+        public var plainHTTP = false
 
         public init() {}
     }
@@ -37,6 +48,8 @@ public final class NearbyServer: Sendable {
     /// Called for each `register` (the peers that answered an announcement: `scan`).
     let onRegister: @Sendable (NearbyDevice, String) -> Void
     private let connections = Atomic<Int>(0)
+    /// Open connections by ``addressKey(_:)``.
+    private let connectionsByAddress = Mutex<[String: Int]>([:])
 
     init(channel: NIOAsyncChannel<(Connection, ConnectionFacts), Never>, device: NearbyDevice, receiver: NearbyReceiver?, options: Options, logger: Logger,
          onRegister: @escaping @Sendable (NearbyDevice, String) -> Void) {
@@ -67,6 +80,7 @@ public final class NearbyServer: Sendable {
         tls.certificateVerification = .optionalVerification
         let context = try NIOSSLContext(configuration: tls)
         let idle = options.idleTimeout
+        let (handshake, head) = (options.handshakeTimeout, options.headTimeout)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -82,6 +96,7 @@ public final class NearbyServer: Sendable {
                         NIOSSLServerHandler(context: context) { _, promise in promise.succeed(.certificateVerified) }
                     })
                     try sync.configureHTTPServerPipeline(withErrorHandling: true)
+                    try sync.addHandler(ConnectionDeadlines(handshake: handshake, head: head))
                     return (try Connection(wrappingChannelSynchronously: channel, configuration: Self.streaming), facts)
                 }
             }
@@ -93,20 +108,51 @@ public final class NearbyServer: Sendable {
         try await withThrowingDiscardingTaskGroup { group in
             try await channel.executeThenClose { inbound in
                 for try await (connection, facts) in inbound {
-                    let open = self.connections.wrappingAdd(1, ordering: .relaxed).newValue
-                    guard open <= options.maximumConnections else {
-                        self.connections.wrappingSubtract(1, ordering: .relaxed)
-                        self.logger.notice("nearby: refused a connection from \(facts.address): \(self.options.maximumConnections) are open")
+                    let key = Self.addressKey(facts.address)
+                    if let refusal = admitConnection(from: key) {
+                        self.logger.notice("nearby: refused a connection from \(facts.address): \(refusal)")
                         try? await connection.channel.close()
                         continue
                     }
                     group.addTask {
-                        defer { self.connections.wrappingSubtract(1, ordering: .relaxed) }
+                        defer { self.releaseConnection(from: key) }
                         await self.serve(connection, facts)
                     }
                 }
             }
         }
+    }
+
+    /// Takes a connection slot for `key`, or says why there is none.
+    private func admitConnection(from key: String) -> String? {
+        connectionsByAddress.withLock { byAddress in
+            guard byAddress[key, default: 0] < options.maximumConnectionsPerAddress else {
+                return "\(options.maximumConnectionsPerAddress) are open from that address"
+            }
+            guard connections.load(ordering: .relaxed) < options.maximumConnections else {
+                return "\(options.maximumConnections) are open"
+            }
+            byAddress[key, default: 0] += 1
+            connections.wrappingAdd(1, ordering: .relaxed)
+            return nil
+        }
+    }
+
+    private func releaseConnection(from key: String) {
+        connectionsByAddress.withLock { byAddress in
+            byAddress[key, default: 1] -= 1
+            if byAddress[key] == 0 { byAddress[key] = nil }
+            connections.wrappingSubtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// What the per-address cap counts: the IPv4 address, or an IPv6 address's /64 (a host on
+    /// an IPv6 LAN has a whole /64 to pick source addresses from).
+    static func addressKey(_ address: String) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        if bytes[0..<12] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] { return bytes[12...].map(String.init).joined(separator: ".") }
+        return bytes[0..<8].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
     }
 
     // MARK: - One connection
@@ -157,15 +203,17 @@ public final class NearbyServer: Sendable {
         let components = URLComponents(string: head.uri)
         let path = components?.percentEncodedPath ?? head.uri
         let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
-        guard tls else {
+        guard tls || options.plainHTTP else {
             _ = try await readBody(&parts, limit: 0)
             logger.notice("nearby: plain HTTP request \(head.method) \(path.prefix(80)) from \(address) on the HTTPS port refused")
             return .error(.invalid("this is a LocalSend HTTPS port: use https://, not http://"), bodyConsumed: false)
         }
-        guard let route = NearbyProtocol.Route(path: path) else {
+        guard let (route, api) = NearbyProtocol.Route.parse(path) else {
             let consumed = try await readBody(&parts, limit: 0) != nil
-            return .error(NearbyError(404, "no such route: \(path.prefix(80)); the LocalSend v2 API is under \(NearbyProtocol.apiPrefix)"), bodyConsumed: consumed)
+            return .error(NearbyError(404, "no such route: \(path.prefix(80)); the LocalSend API is under \(NearbyProtocol.API.v2.prefix) (and \(NearbyProtocol.API.v1.prefix))"), bodyConsumed: consumed)
         }
+        // v1 names no session: there is only ever one.
+        let sessionID = api == .v1 ? query["sessionId"] ?? receiver?.openSessionID : query["sessionId"]
         guard let receiver, ![.info, .register].contains(route) else {
             return try await answerDiscovery(head, route: route, path: path, parts: &parts, address: address)
         }
@@ -177,16 +225,20 @@ public final class NearbyServer: Sendable {
             }
             let verified = await Self.clientFingerprint(channel)
             do {
-                return .ok(try await receiver.prepareUpload(body: body, pin: query["pin"], address: address, verifiedFingerprint: verified))
+                guard let accepted = try await receiver.prepareUpload(body: body, pin: query["pin"], address: address, verifiedFingerprint: verified) else {
+                    return Answer(status: 204, json: Data())
+                }
+                // v1's send-request answers the tokens alone.
+                return api == .v1 ? .ok(accepted.files) : .ok(accepted)
             } catch {
                 return .error(error)
             }
         case (.POST, .upload):
-            return try await upload(receiver, head: head, query: query, parts: &parts, address: address)
+            return try await upload(receiver, head: head, sessionID: sessionID, query: query, parts: &parts, address: address)
         case (.POST, .cancel):
             _ = try await readBody(&parts, limit: 0)
             do {
-                try receiver.cancel(sessionID: query["sessionId"], address: address)
+                try receiver.cancel(sessionID: sessionID, address: address)
                 return Answer(status: 200, json: Data())
             } catch {
                 return .error(error)
@@ -223,13 +275,16 @@ public final class NearbyServer: Sendable {
     /// Streams an upload's body into its staging file, then delivers it. A broken connection (the
     /// stream throws) is rethrown after the upload is abandoned: nothing is written to it, as
     /// NIO's HTTP error handling may already have answered a request it could not parse.
-    private func upload(_ receiver: NearbyReceiver, head: HTTPRequestHead, query: [String: String],
+    private func upload(_ receiver: NearbyReceiver, head: HTTPRequestHead, sessionID: String?, query: [String: String],
                         parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator, address: String) async throws -> Answer {
         let length = head.headers.first(name: "content-length").flatMap { Int64($0) }
         let ticket: NearbyReceiver.UploadTicket
         let staged: StagedUpload
         do {
-            ticket = try receiver.beginUpload(sessionID: query["sessionId"], fileID: query["fileId"], token: query["token"], address: address, contentLength: length)
+            ticket = try receiver.beginUpload(sessionID: sessionID, fileID: query["fileId"], token: query["token"], address: address, contentLength: length)
+        } catch where error.status == 200 {
+            logger.info("nearby: upload from \(address) retried: \(error.message)")
+            return Answer(status: 200, json: Data(), bodyConsumed: false)
         } catch {
             return .error(error, bodyConsumed: false)
         }
@@ -244,6 +299,10 @@ public final class NearbyServer: Sendable {
             reading: while true {
                 switch try await parts.next() {
                 case .body(let buffer):
+                    guard receiver.isOpen(ticket) else {
+                        refusal = .cancelled
+                        break reading
+                    }
                     buffer.withUnsafeReadableBytes { bytes in
                         do throws(NearbyError) { try staged.append(bytes) } catch { refusal = error }
                     }
@@ -294,7 +353,7 @@ public final class NearbyServer: Sendable {
     private func write(_ answer: Answer, keepAlive: Bool, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws {
         var headers = HTTPHeaders()
         if !answer.json.isEmpty { headers.add(name: "content-type", value: "application/json") }
-        headers.add(name: "content-length", value: String(answer.json.count))
+        if answer.status != 204 { headers.add(name: "content-length", value: String(answer.json.count)) }
         if !keepAlive { headers.add(name: "connection", value: "close") }
         let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
         var parts: [HTTPServerResponsePart] = [.head(head)]

@@ -1,17 +1,36 @@
 import CourierTypes
 import Crypto
 import Foundation
+import NIOCore
 import NIOHTTP1
+import NIOPosix
 
-/// The sending half of protocol v2: `prepare-upload` with every file's name, size, MIME type and
+/// The sending half of the protocol: `prepare-upload` with every file's name, size, MIME type and
 /// SHA-256, then one streamed `upload` per file the receiver accepted; `cancel` if an upload fails.
+/// A v1 receiver gets v1's routes (`send-request`, `send`) and no session ids.
 public struct NearbyUploader: Sendable {
     public let client: NearbyClient
     public let device: NearbyDevice
+    public let api: NearbyProtocol.API
 
-    public init(client: NearbyClient, device: NearbyDevice) {
+    public init(client: NearbyClient, device: NearbyDevice, api: NearbyProtocol.API = .v2) {
         self.client = client
         self.device = device
+        self.api = api
+    }
+
+    /// The generation of the API a receiver whose version is unknown (given by address) speaks:
+    /// v2 when `GET /api/localsend/v2/info` answers, v1 when only v1's `info` does (as the
+    /// reference app's client does for a v1 peer).
+    public static func probe(_ client: NearbyClient) async throws(NearbyError) -> NearbyProtocol.API {
+        var answers: [String] = []
+        for api in [NearbyProtocol.API.v2, .v1] {
+            let answer = try await call(client, .GET, NearbyProtocol.Route.info.path(api), during: "info")
+            if answer.status == 200 { return api }
+            answers.append("\(NearbyProtocol.Route.info.path(api)) answered \(answer.status)")
+            guard answer.status == 404 else { break }
+        }
+        throw NearbyError(502, "\(client.host):\(client.port) is not a LocalSend receiver (\(answers.joined(separator: ", ")))")
     }
 
     /// A local file to send.
@@ -57,27 +76,30 @@ public struct NearbyUploader: Sendable {
             throw NearbyError(500, "cannot encode prepare-upload: \(error)")
         }
         let query = pin.map { "?pin=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
-        let prepared = try await call(.POST, NearbyProtocol.Route.prepareUpload.path + query, body: .json(body))
+        let prepared = try await call(.POST, NearbyProtocol.Route.prepareUpload.path(api) + query, body: .json(body), during: "prepare-upload")
         if prepared.status == 204 { return [] }
-        guard prepared.status == 200, let session = try? JSONDecoder().decode(PrepareUploadResponse.self, from: Data(prepared.body)) else {
+        guard prepared.status == 200, let session = Self.session(prepared.body, api: api) else {
             throw Self.refusal(prepared, during: "prepare-upload")
         }
+        let sessionQuery = api == .v1 ? "" : "sessionId=\(Self.encode(session.sessionId))"
+        let cancel = NearbyProtocol.Route.cancel.path(api) + (sessionQuery.isEmpty ? "" : "?" + sessionQuery)
         let total = files.reduce(Int64(0)) { $0 + $1.size }
         var sent: Int64 = 0
         var delivered: [String] = []
         for (id, file) in byID.sorted(by: { $0.value.path < $1.value.path }) {
             guard let token = session.files[id] else { continue }   // the receiver declined this one
             let before = sent
-            let target = NearbyProtocol.Route.upload.path + "?sessionId=\(Self.encode(session.sessionId))&fileId=\(Self.encode(id))&token=\(Self.encode(token))"
+            let target = NearbyProtocol.Route.upload.path(api) + "?" + (sessionQuery.isEmpty ? "" : sessionQuery + "&")
+                + "fileId=\(Self.encode(id))&token=\(Self.encode(token))"
             let answer: NearbyClient.Response
             do {
-                answer = try await call(.POST, target, body: .file(descriptor: file.descriptor, size: file.size) { progress(before + $0, total) })
+                answer = try await call(.POST, target, body: .file(descriptor: file.descriptor, size: file.size) { progress(before + $0, total) }, during: "the upload of \(file.name)")
             } catch {
-                _ = try? await call(.POST, NearbyProtocol.Route.cancel.path + "?sessionId=\(Self.encode(session.sessionId))")
+                _ = try? await call(.POST, cancel, during: "cancel")
                 throw error
             }
             guard answer.status == 200 else {
-                _ = try? await call(.POST, NearbyProtocol.Route.cancel.path + "?sessionId=\(Self.encode(session.sessionId))")
+                _ = try? await call(.POST, cancel, during: "cancel")
                 throw Self.refusal(answer, during: "the upload of \(file.name)")
             }
             sent += file.size
@@ -86,13 +108,40 @@ public struct NearbyUploader: Sendable {
         return delivered
     }
 
-    private func call(_ method: HTTPMethod, _ target: String, body: NearbyClient.Body = .empty) async throws(NearbyError) -> NearbyClient.Response {
+    private func call(_ method: HTTPMethod, _ target: String, body: NearbyClient.Body = .empty, during step: String) async throws(NearbyError) -> NearbyClient.Response {
+        try await Self.call(client, method, target, body: body, during: step)
+    }
+
+    private static func call(_ client: NearbyClient, _ method: HTTPMethod, _ target: String, body: NearbyClient.Body = .empty,
+                             during step: String) async throws(NearbyError) -> NearbyClient.Response {
+        let place = "\(client.usesTLS ? "https" : "http")://\(client.host):\(client.port)"
         do {
             return try await client.request(method, target, body: body, timeout: .seconds(120))
         } catch let error as NearbyError {
-            throw error
+            throw NearbyError(error.status, "\(step): \(error.message)")
+        } catch where client.usesTLS && String(describing: error).contains("WRONG_VERSION_NUMBER") {
+            throw NearbyError(502, "\(place) does not speak HTTPS (a plain-HTTP LocalSend receiver answers that way); nothing was sent. To send without encryption, give --to-device http://\(client.host):\(client.port)")
+        } catch where isConnectFailure(error) {
+            throw NearbyError(500, "cannot reach \(place) (\(error)); check the address and that a LocalSend receiver runs there")
         } catch {
-            throw NearbyError(500, "cannot reach \(client.host):\(client.port) (\(error)); check the address and that a LocalSend receiver runs there")
+            throw NearbyError(500, "\(step): \(place) closed the connection without an answer (\(error)): the receiver declined, cancelled or stopped the transfer")
+        }
+    }
+
+    /// Whether the connection was never made (nobody listens, no route), as against one the
+    /// receiver closed.
+    private static func isConnectFailure(_ error: any Error) -> Bool {
+        if error is NIOConnectionError { return true }
+        if case ChannelError.connectTimeout = error { return true }
+        if let error = error as? IOError { return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT].contains(error.errnoCode) }
+        return false
+    }
+
+    /// The session in `prepare-upload`'s answer: v2's `{sessionId, files}`, v1's bare `files`.
+    static func session(_ body: [UInt8], api: NearbyProtocol.API) -> PrepareUploadResponse? {
+        switch api {
+        case .v2: try? JSONDecoder().decode(PrepareUploadResponse.self, from: Data(body))
+        case .v1: (try? JSONDecoder().decode([String: String].self, from: Data(body))).map { PrepareUploadResponse(sessionId: "", files: $0) }
         }
     }
 
@@ -100,9 +149,10 @@ public struct NearbyUploader: Sendable {
         let why: String
         switch response.status {
         case 401: why = "the receiver wants its PIN (--pin)"
-        case 403: why = "the receiver refused"
+        case 403: why = step == "prepare-upload" ? "the receiver declined" : "the receiver refused (a cancelled session takes no more files)"
         case 409: why = "the receiver is busy with another session; try again later"
-        case 429: why = "too many attempts; wait a minute"
+        case 429: why = "too many attempts; wait a moment"
+        case 500...: why = "the receiver failed"
         default: why = "the receiver answered \(response.status)"
         }
         return NearbyError(response.status, "\(step): \(why): \(response.message)")

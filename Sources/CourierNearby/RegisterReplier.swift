@@ -43,11 +43,11 @@ final class RegisterReplier: Sendable {
         defer { _ = inFlight.withLock { $0.remove(address) } }
 
         let port = peer.port.flatMap { (1...65535).contains($0) ? $0 : nil } ?? NearbyProtocol.defaultPort
-        let usesTLS = peer.protocol?.lowercased() != "http"
+        let usesTLS = !peer.servesPlainHTTP
         let client = NearbyClient(identity: identity, host: address, port: port, expectedFingerprint: usesTLS ? peer.fingerprint : nil, usesTLS: usesTLS)
         do {
             let body = try JSONEncoder().encode(device.announcing(nil))
-            let response = try await client.request(.POST, NearbyProtocol.Route.register.path, body: .json(body), timeout: timeout)
+            let response = try await client.request(.POST, NearbyProtocol.Route.register.path(NearbyProtocol.API(announcedVersion: peer.version)), body: .json(body), timeout: timeout)
             guard response.status == 200 else {
                 logger.debug("nearby: register to \(peer.alias.debugDescription) at \(address):\(port) answered \(response.status)")
                 return false

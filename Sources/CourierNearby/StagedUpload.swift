@@ -1,15 +1,23 @@
+import CourierInbox
 import Crypto
 import Foundation
 
-/// One upload on its way in: a hidden file in the staging folder (`.nearby-<random>`, mode 0600)
-/// that the body is streamed into — never held in memory — while its bytes are counted and, when
-/// the sender announced a `sha256`, hashed. It stays linked until the broker has copied it (the
-/// Inbox refuses deleted files), and is removed by ``discard()`` whatever happened; a receiver
-/// killed meanwhile leaves it for ``sweep(_:)`` at the next start.
+/// One upload on its way in, streamed — never held in memory — while its bytes are counted and,
+/// when the sender announced a `sha256`, hashed. Where it goes:
+///
+/// - an unnamed file (`O_TMPFILE`) in the target app's Inbox (``init(unnamedIn:bundleID:expectedSize:hashing:)``):
+///   the broker's `DropFiles` links it into place after its checks, so each byte is written once;
+///   closing it without a drop leaves nothing, whatever happens to the receiver;
+/// - else (a file system without unnamed files) a hidden file in the staging folder
+///   (`.nearby-<random>`, mode 0600), which the broker copies; removed by ``discard()`` whatever
+///   happened, and swept (``sweep(_:)``) at the next start when a receiver was killed meanwhile.
 final class StagedUpload {
     static let prefix = ".nearby-"
 
+    /// The staging file's path, or a description of the unnamed file (for messages).
     let path: String
+    /// Whether `path` is a name to remove at the end.
+    private let named: Bool
     let descriptor: Int32
     let expectedSize: Int64
     private(set) var received: Int64 = 0
@@ -17,8 +25,28 @@ final class StagedUpload {
     private var pending: [UInt8] = []
     private static let flushThreshold = 1 << 20
 
+    private init(descriptor: Int32, path: String, named: Bool, expectedSize: Int64, hashing: Bool) {
+        self.path = path
+        self.named = named
+        self.descriptor = descriptor
+        self.expectedSize = expectedSize
+        self.hasher = hashing ? SHA256() : nil
+        pending.reserveCapacity(Self.flushThreshold)
+    }
+
+    /// An unnamed file in `bundleID`'s Inbox for `expectedSize` bytes (hashed when `hashing`).
+    convenience init(unnamedIn inbox: Inbox, bundleID: String, expectedSize: Int64, hashing: Bool) throws(NearbyError) {
+        let fd: Int32
+        do {
+            fd = try inbox.openUnnamedFile(for: bundleID)
+        } catch {
+            throw NearbyError(500, error.message)
+        }
+        self.init(descriptor: fd, path: "an unnamed file in \(inbox.inboxPath(for: bundleID))", named: false, expectedSize: expectedSize, hashing: hashing)
+    }
+
     /// Creates the staging file for `expectedSize` bytes (hashed when `hashing`).
-    init(in folder: String, expectedSize: Int64, hashing: Bool) throws(NearbyError) {
+    convenience init(in folder: String, expectedSize: Int64, hashing: Bool) throws(NearbyError) {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
@@ -28,11 +56,7 @@ final class StagedUpload {
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw NearbyError(500, "cannot create \(path): \(String(cString: strerror(errno)))") }
         _ = flock(fd, LOCK_EX | LOCK_NB)   // held while in use: sweep(_:) leaves locked files alone
-        self.path = path
-        self.descriptor = fd
-        self.expectedSize = expectedSize
-        self.hasher = hashing ? SHA256() : nil
-        pending.reserveCapacity(Self.flushThreshold)
+        self.init(descriptor: fd, path: path, named: true, expectedSize: expectedSize, hashing: hashing)
     }
 
     deinit { discard() }
@@ -78,11 +102,12 @@ final class StagedUpload {
 
     private var discarded = false
 
-    /// Removes the staging file and closes it (idempotent).
+    /// Removes the staging file and closes it (idempotent). An unnamed file the broker has linked
+    /// into the Inbox stays there; one it has not vanishes with the descriptor.
     func discard() {
         guard !discarded else { return }
         discarded = true
-        unlink(path)
+        if named { unlink(path) }
         close(descriptor)
     }
 

@@ -5,7 +5,7 @@ import Foundation
 /// knew it by. What a match proves depends on how the fingerprint was learnt (docs/nearby.md).
 public struct TrustList: Sendable, Equatable {
     public struct Entry: Codable, Sendable, Equatable {
-        /// Lowercase hex SHA-256 (64 characters).
+        /// Lowercase hex SHA-256 (64 characters); compared without case.
         public var fingerprint: String
         public var alias: String
 

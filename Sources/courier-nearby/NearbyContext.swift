@@ -13,9 +13,9 @@ struct NearbyContext {
     }
 
     /// This device as peers see it: `--alias`, else "Courier on HOSTNAME".
-    func device(alias: String?, identity: NearbyIdentity, port: Int) -> NearbyDevice {
+    func device(alias: String?, identity: NearbyIdentity, port: Int, plainHTTP: Bool = false) -> NearbyDevice {
         NearbyDevice(alias: alias ?? "Courier on \(ProcessInfo.processInfo.hostName)", deviceModel: "Linux", deviceType: "desktop",
-                     fingerprint: identity.fingerprint, port: port, protocol: "https", download: false)
+                     fingerprint: identity.fingerprint, port: port, protocol: plainHTTP ? NearbyProtocol.http : NearbyProtocol.https, download: false)
     }
 
     /// Log lines on standard error at COURIER_LOG_LEVEL (default info).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierInbox
 import CourierNearby
 import Foundation
 import Logging
@@ -23,8 +24,11 @@ struct ReceiveCommand: AsyncParsableCommand {
     @Option(name: .customLong("to"), help: "The bundle id of the app to receive every file (default: by each file's type).")
     var bundleID: String?
 
-    @Option(help: "PIN mode: senders that give this PIN are let in without asking.")
+    @Option(help: "PIN mode: senders that give this PIN are let in without asking (after \(NearbyPIN.budget) wrong PINs from anyone, none until restarted).")
     var pin: String?
+
+    @Flag(help: "PIN mode with a PIN of \(NearbyPIN.generatedLength) random digits, printed at start.")
+    var generatePin = false
 
     @Flag(help: "Let in only trusted senders (and --pin senders): never ask.")
     var trustedOnly = false
@@ -38,6 +42,9 @@ struct ReceiveCommand: AsyncParsableCommand {
     @Option(help: "The name other devices show (default: \"Courier on HOSTNAME\").")
     var alias: String?
 
+    @Flag(help: "Serve plain HTTP too, and announce \"protocol\": \"http\", for peers without HTTPS. Off by default: without TLS nothing sent is private on the network (PINs included) and no fingerprint is proven.")
+    var plainHttp = false
+
     @Flag(help: "Do not announce this device or answer discovery (senders must know the address).")
     var noDiscovery = false
 
@@ -48,7 +55,8 @@ struct ReceiveCommand: AsyncParsableCommand {
     var askTimeout: Int = 45
 
     func validate() throws {
-        if let pin, pin.isEmpty || pin.count > 64 { throw ValidationError("--pin must be 1 to 64 characters") }
+        if let pin, let problem = NearbyPIN.problem(with: pin) { throw ValidationError("--pin \(problem)") }
+        if pin != nil && generatePin { throw ValidationError("give --pin or --generate-pin, not both") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard (1...3600).contains(askTimeout) else { throw ValidationError("--ask-timeout must be 1…3600 seconds") }
     }
@@ -64,20 +72,33 @@ struct ReceiveCommand: AsyncParsableCommand {
             throw NearbyCommandError("courier nearby receive: the Courier broker is not running and could not be started; start courierd")
         }
 
-        let prompt = try await choosePrompt(logger: logger)
+        let pin = generatePin ? NearbyPIN.generate() : self.pin
+        let prompt = try await choosePrompt(pin: pin, logger: logger)
         let trustListPath = context.trustListPath
         var configuration = NearbyReceiver.Configuration(
-            device: context.device(alias: alias, identity: identity, port: port),
+            device: context.device(alias: alias, identity: identity, port: port, plainHTTP: plainHttp),
             pin: pin,
             trustList: { (try? TrustList.load(from: trustListPath)) ?? TrustList() },
             prompt: prompt,
             stagingFolder: context.folders.staging)
-        let receiver = NearbyReceiver(configuration: configuration, delivery: BrokerDelivery(client: client, bundleID: bundleID), logger: logger)
+        configuration.inboxes = Inbox(containersRoot: context.folders.layout.containersRoot)
+        if let pin {
+            if generatePin { logger.notice("nearby: the PIN is \(pin)") }
+            if let weakness = NearbyPIN.weakness(of: pin) { logger.warning("nearby: \(weakness)") }
+            let notifications = (try? BrokerClient.session().connection).map { DesktopNotificationPrompt(connection: $0) }
+            configuration.onPINBudgetSpent = { message in
+                logger.critical("nearby: \(message)")
+                guard let notifications else { return }
+                Task { await notifications.tell("Courier Nearby stopped accepting PINs", message) }
+            }
+        }
+        let receiver = NearbyReceiver(configuration: configuration, delivery: BrokerDelivery(client: client, bundleID: bundleID, inboxes: configuration.inboxes), logger: logger)
         for path in receiver.sweepStaging() { logger.info("nearby: removed the leftover upload \(path)") }
         var options = NearbyServer.Options()
         options.host = bind
         options.port = port
         options.idleTimeout = .seconds(Int64(idleTimeout))
+        options.plainHTTP = plainHttp
         let server: NearbyServer
         do {
             server = try await NearbyServer.bind(device: configuration.device, receiver: receiver, identity: identity, options: options, logger: logger)
@@ -85,7 +106,10 @@ struct ReceiveCommand: AsyncParsableCommand {
             throw NearbyCommandError("courier nearby receive: cannot listen on \(bind):\(port): \(error); is another LocalSend receiver running? Choose another --port")
         }
         configuration.device.port = server.port
-        logger.notice("nearby: receiving as \(configuration.device.alias.debugDescription) on https://\(bind):\(server.port), fingerprint \(identity.fingerprint); consent: \(consentDescription(prompt))")
+        if plainHttp {
+            logger.warning("nearby: plain HTTP is on: what senders send without TLS (files, PINs) can be read on the network, and their fingerprints are only declared")
+        }
+        logger.notice("nearby: receiving as \(configuration.device.alias.debugDescription) on \(plainHttp ? "http" : "https")://\(bind):\(server.port), fingerprint \(identity.fingerprint); consent: \(consentDescription(prompt, pin: pin))")
         let discovery = noDiscovery ? nil : NearbyDiscovery(device: configuration.device, port: server.port,
                                                                    interfaceAddress: bind == "0.0.0.0" ? nil : bind, identity: identity, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -98,7 +122,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         }
     }
 
-    private func choosePrompt(logger: Logger) async throws -> (any ConsentPrompt)? {
+    private func choosePrompt(pin: String?, logger: Logger) async throws -> (any ConsentPrompt)? {
         if trustedOnly || pin != nil { return nil }
         let timeout = Duration.seconds(askTimeout)
         if TerminalPrompt.isAvailable { return TerminalPrompt(timeout: timeout) }
@@ -110,7 +134,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         return nil
     }
 
-    private func consentDescription(_ prompt: (any ConsentPrompt)?) -> String {
+    private func consentDescription(_ prompt: (any ConsentPrompt)?, pin: String?) -> String {
         var modes = ["trusted senders"]
         if pin != nil { modes.append("PIN") }
         if prompt is TerminalPrompt { modes.append("asking on this terminal") }

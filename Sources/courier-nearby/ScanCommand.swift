@@ -27,14 +27,14 @@ struct ScanCommand: AsyncParsableCommand {
         if json {
             printJSON(["devices": found.map { device, address in
                 ["alias": device.alias, "address": address, "port": device.port ?? port, "fingerprint": device.fingerprint,
-                 "deviceType": device.deviceType ?? "", "deviceModel": device.deviceModel ?? "", "protocol": device.protocol ?? "https",
+                 "deviceType": device.deviceType ?? "", "deviceModel": device.deviceModel ?? "", "protocol": device.protocol ?? NearbyProtocol.https,
                  "version": device.version ?? ""] as [String: Any]
             }])
         } else if found.isEmpty {
             FileHandle.standardError.write(Data("courier nearby scan: no device answered within \(timeout) s\n".utf8))
         } else {
             for (device, address) in found {
-                print("\(device.alias)\t\(address):\(device.port ?? port)\t\(device.deviceType ?? "?")\t\(device.fingerprint)")
+                print("\(device.printableAlias)\t\(address):\(device.port ?? port)\t\(device.deviceType ?? "?")\t\(device.fingerprint)")
             }
         }
     }
@@ -58,7 +58,7 @@ struct ScanCommand: AsyncParsableCommand {
         let heard = try await NearbyDiscovery(device: device, port: port, logger: logger).scan(for: duration)
         var byFingerprint: [String: (device: NearbyDevice, address: String)] = [:]
         var order: [String] = []
-        for entry in heard + registered.withLock({ $0 }) where entry.device.fingerprint.lowercased() != identity.fingerprint {
+        for entry in heard + registered.withLock({ $0 }) where !NearbyIdentity.same(entry.device.fingerprint, identity.fingerprint) {
             let key = entry.device.fingerprint.lowercased()
             if byFingerprint[key] == nil { order.append(key) }
             byFingerprint[key] = entry

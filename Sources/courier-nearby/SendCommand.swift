@@ -10,9 +10,12 @@ struct SendCommand: AsyncParsableCommand {
         commandName: "send",
         abstract: "Send files to a nearby device (any LocalSend receiver).",
         discussion: """
-            --to-device is an IPv4 address (with :PORT when not 53317), or a device's alias or \
-            fingerprint as `courier nearby scan` lists it. A device found by discovery must present \
-            the certificate whose fingerprint it announced. On a terminal a progress bar is shown. \
+            --to-device is an IPv4 address (with :PORT when not 53317; http://IP[:PORT] for a \
+            plain-HTTP receiver, unencrypted), or a device's alias or fingerprint as `courier nearby \
+            scan` lists it. A device found by discovery must present the certificate whose \
+            fingerprint it announced, and is spoken to as it announced (HTTPS or plain HTTP, protocol \
+            v2 or v1); a receiver given by address is asked which API it serves (v2, else v1). \
+            On a terminal a progress bar is shown. \
             Exit status: 0 sent, 1 refused or failed (the receiver's answer is printed).
             """
     )
@@ -20,7 +23,7 @@ struct SendCommand: AsyncParsableCommand {
     @Argument(help: "The files to send.")
     var files: [String]
 
-    @Option(name: .customLong("to-device"), help: "ALIAS, FINGERPRINT or IP[:PORT] of the receiver.")
+    @Option(name: .customLong("to-device"), help: "ALIAS, FINGERPRINT, IP[:PORT] or http://IP[:PORT] of the receiver.")
     var device: String
 
     @Option(help: "The receiver's PIN, when it asks for one.")
@@ -37,9 +40,18 @@ struct SendCommand: AsyncParsableCommand {
         let context = NearbyContext()
         let identity = try context.identity()
         let outgoing = try NearbyUploader.open(files)
-        let (host, port, fingerprint) = try await resolve()
-        let client = NearbyClient(identity: identity, host: host, port: port, expectedFingerprint: fingerprint)
-        let uploader = NearbyUploader(client: client, device: context.device(alias: nil, identity: identity, port: NearbyProtocol.defaultPort))
+        let target = try await resolve()
+        let (host, port) = (target.host, target.port)
+        let client = NearbyClient(identity: identity, host: host, port: port, expectedFingerprint: target.fingerprint, usesTLS: !target.plainHTTP)
+        let uploader: NearbyUploader
+        do throws(NearbyError) {
+            var api = target.api
+            if api == nil { api = try await NearbyUploader.probe(client) }
+            uploader = NearbyUploader(client: client, device: context.device(alias: nil, identity: identity, port: NearbyProtocol.defaultPort), api: api ?? .v2)
+        } catch {
+            if json { printJSON(["sent": false, "device": "\(host):\(port)", "error": ["status": error.status, "message": error.message]]) }
+            throw NearbyCommandError("courier nearby send: \(error.message)")
+        }
         let bar = Mutex(DropProgressBar())
         let drawing = !json && isatty(STDOUT_FILENO) == 1
         do {
@@ -59,15 +71,33 @@ struct SendCommand: AsyncParsableCommand {
         }
     }
 
-    /// IP[:PORT] as given, else the device discovery finds by alias or fingerprint.
-    private func resolve() async throws -> (String, Int, String?) {
-        let parts = device.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+    /// Where to send: the address and how to speak to it (nil `api`: ask the receiver).
+    private struct Target {
+        var host: String
+        var port: Int
+        var fingerprint: String?
+        var plainHTTP: Bool
+        var api: NearbyProtocol.API?
+    }
+
+    /// [http(s)://]IP[:PORT] as given, else the device discovery finds by alias or fingerprint.
+    private func resolve() async throws -> Target {
+        var address = device
+        var plainHTTP = false
+        for (scheme, plain) in [("http://", true), ("https://", false)] where address.lowercased().hasPrefix(scheme) {
+            address = String(address.dropFirst(scheme.count))
+            plainHTTP = plain
+        }
+        let parts = address.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let isAddress = parts[0].split(separator: ".").count == 4 && parts[0].allSatisfy { $0.isNumber || $0 == "." }
         if isAddress, parts.count <= 2 {
             guard let port = parts.count == 2 ? Int(parts[1]) : NearbyProtocol.defaultPort, (1...65535).contains(port) else {
                 throw NearbyCommandError("courier nearby send: \(device.debugDescription) has no valid port; give IP:PORT with PORT 1…65535")
             }
-            return (parts[0], port, nil)
+            return Target(host: parts[0], port: port, fingerprint: nil, plainHTTP: plainHTTP, api: nil)
+        }
+        guard address == device else {
+            throw NearbyCommandError("courier nearby send: \(device.debugDescription) is not an IPv4 address; http:// and https:// take IP[:PORT]")
         }
         let found = try await ScanCommand.scan(port: NearbyProtocol.defaultPort, duration: .milliseconds(Int(scanTimeout * 1000)))
         let wanted = device.lowercased()
@@ -78,6 +108,7 @@ struct SendCommand: AsyncParsableCommand {
                 ? "courier nearby send: no device named \(device.debugDescription) answered within \(scanTimeout) s (seen: \(seen.isEmpty ? "none" : seen)); give its IP address"
                 : "courier nearby send: \(device.debugDescription) matches \(matches.count) devices (\(seen)); give a fingerprint or an IP address")
         }
-        return (match.address, match.device.port ?? NearbyProtocol.defaultPort, match.device.fingerprint)
+        return Target(host: match.address, port: match.device.port ?? NearbyProtocol.defaultPort, fingerprint: match.device.fingerprint,
+                      plainHTTP: match.device.servesPlainHTTP, api: NearbyProtocol.API(announcedVersion: match.device.version))
     }
 }

@@ -111,3 +111,39 @@ import Glibc
         #expect(scratch.list(scratch.root) == nil)
     }
 }
+
+/// An unnamed file made in the Inbox itself (`Inbox.openUnnamedFile(for:)`) is linked into place,
+/// not copied: one write of each byte. An unnamed file made anywhere else is a deleted file.
+@Suite struct UnnamedFileAdoptionTests {
+    let bundle = "com.acme.todolist"
+
+    @Test func anUnnamedFileMadeInTheInboxIsLinkedNotCopied() throws {
+        let scratch = Scratch()
+        let inbox = scratch.inbox()
+        let fd = try inbox.openUnnamedFile(for: bundle)
+        defer { close(fd) }
+        let bytes = Array("written once\n".utf8)
+        #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
+        let delivered = try inbox.drop([DropFile(descriptor: fd, suggestedName: "once.txt")], to: bundle)
+        var written = stat(), placed = stat()
+        #expect(fstat(fd, &written) == 0 && stat(delivered[0].path, &placed) == 0)
+        #expect(placed.st_ino == written.st_ino, "the same inode: linked, not copied")
+        #expect(placed.st_mode & 0o777 == 0o444)
+        #expect(FileManager.default.contents(atPath: delivered[0].path) == Data(bytes))
+    }
+
+    @Test func anUnnamedFileMadeElsewhereIsRefusedAsDeleted() throws {
+        let scratch = Scratch()
+        close(try scratch.inbox().openUnnamedFile(for: bundle))   // the Inbox exists
+        let fd = open(scratch.path, cinbox_O_TMPFILE | O_RDWR | O_CLOEXEC, 0o600)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        _ = write(fd, "x", 1)
+        do {
+            _ = try scratch.inbox().drop([DropFile(descriptor: fd, suggestedName: "elsewhere.txt")], to: bundle)
+            Issue.record("an unnamed file from outside the Inbox was taken")
+        } catch {
+            #expect(error.code == .deletedFile, "\(error)")
+        }
+    }
+}

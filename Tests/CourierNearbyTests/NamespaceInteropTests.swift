@@ -55,10 +55,12 @@ struct NamespaceInteropTests {
         }
 
         /// `localsendd` in host B, unattended, its control socket in the fixture's folder.
-        func startLocalsendd(alias: String, pin: String? = nil) async throws -> (process: BackgroundProcess, socket: String, downloads: URL) {
+        /// `extra`: `--no-encryption` (plain HTTP), `--no-unattended` (declines unless a control
+        /// client is attached), …
+        func startLocalsendd(alias: String, pin: String? = nil, extra: [String] = ["--unattended"]) async throws -> (process: BackgroundProcess, socket: String, downloads: URL) {
             let socket = fixture.root.appendingPathComponent("localsendd.sock").path
             let downloads = fixture.root.appendingPathComponent("localsendd-downloads", isDirectory: true)
-            var arguments = ["--port", "53317", "--socket", socket, "--alias", alias, "--download-dir", downloads.path, "--unattended", "--log-level", "debug"]
+            var arguments = ["--port", "53317", "--socket", socket, "--alias", alias, "--download-dir", downloads.path, "--log-level", "debug"] + extra
             if let pin { arguments += ["--pin", pin] }
             let daemon = try start(in: hosts.b, try NearbyFixture.peer("localsendd"), arguments, name: "localsendd")
             for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) && daemon.exitStatus == nil {
@@ -110,6 +112,8 @@ struct NamespaceInteropTests {
         #expect(wrong.status != 0, "\(wrong.output)\(wrong.errors)")
         #expect(network.fixture.contents(of: network.fixture.inbox()).isEmpty)
 
+        // After a wrong PIN, no PIN is checked for a second (the back-off).
+        try await Task.sleep(for: .seconds(1.2))
         let right = try await network.fixture.run(control, ["--socket", socket, "send", file, "--to", network.hosts.addressA, "--pin", "4711", "--wait", "--quiet"])
         #expect(right.status == 0, "\(right.output)\(right.errors)")
         let landed = network.fixture.inbox().appendingPathComponent("list.txt").path

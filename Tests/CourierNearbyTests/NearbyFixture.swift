@@ -78,7 +78,7 @@ final class NearbyFixture: @unchecked Sendable {
                                              environment: environment, outputIn: root, name: name)
         processes.append(receiver)
         for _ in 0..<1000 {
-            if let range = receiver.errors.range(of: #"on https://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+            if let range = receiver.errors.range(of: #"on https?://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
                 let port = Int(receiver.errors[range].split(separator: ":").last ?? "") ?? 0
                 return (receiver, port)
             }

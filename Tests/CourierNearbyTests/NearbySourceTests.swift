@@ -26,6 +26,9 @@ struct NearbySourceTests {
         def OpenURL(self, url, source, annotation, options):
             with open(os.path.join(os.environ["COURIER_CONTAINER"], "opened.json"), "w") as f:
                 json.dump({"url": str(url), "annotation": plain(annotation)}, f)
+            if len(sys.argv) > 1 and sys.argv[1] == "decline-slowly":
+                GLib.usleep(2 * 1000 * 1000)
+                return (False, dbus.Dictionary({}, signature="sv"))
             return (True, dbus.Dictionary({}, signature="sv"))
     app = App(bus, "/" + bundle.replace(".", "/"))
     name = dbus.service.BusName(bundle, bus, do_not_queue=True)
@@ -33,25 +36,44 @@ struct NearbySourceTests {
     GLib.MainLoop().run()
     """#
 
-    @Test func theAnnotationNamesTheNearbyDeviceWithItsVerifiedFingerprint() async throws {
+    /// An app slow to answer its open, which then declines it: the file is durably in the Inbox
+    /// before the app is asked, so the sender hears success; the app's answer is logged.
+    @Test func anAppThatIsSlowAndDeclinesDoesNotFailTheSender() async throws {
         let fixture = try NearbyFixture()
         defer { fixture.tearDown() }
+        try await Self.register(fixture, mode: "decline-slowly")
+        let (receiver, port) = try await fixture.startReceiver(["--to", Self.viewer, "--pin", "12345678"])
+        let file = try fixture.file("photo.raw", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 3) }))
+        let sent = try await fixture.nearby(["send", file, "--to-device", "127.0.0.1:\(port)", "--pin", "12345678"])
+        #expect(sent.status == 0, "\(sent.output)\(sent.errors)\n\(receiver.errors)")
+        let landed = fixture.inbox(Self.viewer).appendingPathComponent("photo.raw").path
+        #expect(NearbyFixture.sha256(landed) == NearbyFixture.sha256(file))
+        #expect(receiver.errors.contains("is in the Inbox (\(landed)), but \(Self.viewer)'s open of it went wrong"), "\(receiver.errors)")
+        #expect(receiver.errors.contains("\"photo.raw\" → \(landed)"), "\(receiver.errors)")
+    }
+
+    /// The viewer's manifest (the app script in `mode`), registered with the fixture's broker.
+    static func register(_ fixture: NearbyFixture, mode: String = "accept") async throws {
         let script = try fixture.file("viewer.py", Data(Self.app.utf8))
         let manifest: [String: Any] = [
-            "CFBundleIdentifier": Self.viewer, "CFBundleName": "Viewer", "CourierLaunchArguments": ["/usr/bin/python3", script],
+            "CFBundleIdentifier": Self.viewer, "CFBundleName": "Viewer", "CourierLaunchArguments": ["/usr/bin/python3", script, mode],
             "CFBundleDocumentTypes": [["CFBundleTypeName": "Anything", "LSItemContentTypes": ["public.data"], "CFBundleTypeRole": "Viewer"]],
         ]
         try PropertyListSerialization.data(fromPropertyList: manifest, format: .xml, options: 0)
             .write(to: fixture.root.appendingPathComponent("manifests/\(Self.viewer).plist"))
         try await fixture.waitForBroker()
-        // The manifest folder is watched; wait until the broker lists the new app.
-        // (Bounded generously: under a full parallel machine the watcher's rescan can take seconds.)
         var registered = false
         for _ in 0..<1000 where !registered {
             registered = ((try? await fixture.client.listApplications()) ?? []).contains(where: { $0["bundle-id"]?.stringValue == Self.viewer })
             if !registered { try await Task.sleep(for: .milliseconds(20)) }
         }
         try #require(registered, "the broker did not pick up \(Self.viewer)'s manifest from its watched folder")
+    }
+
+    @Test func theAnnotationNamesTheNearbyDeviceWithItsVerifiedFingerprint() async throws {
+        let fixture = try NearbyFixture()
+        defer { fixture.tearDown() }
+        try await Self.register(fixture)
         let (_, port) = try await fixture.startReceiver(["--to", Self.viewer, "--pin", "1234"])
         let file = try fixture.file("photo.raw", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0) }))
         let sent = try await fixture.nearby(["send", file, "--to-device", "127.0.0.1:\(port)", "--pin", "1234"])
