@@ -55,7 +55,7 @@ extension BrokerService {
             let url: String
             let options: RequestOptions
             do {
-                url = try call.arguments.decode(String.self, at: 0)
+                url = try catalog.uri(fromIRI: call.arguments.decode(String.self, at: 0))
                 options = try RequestOptions(call.arguments.decode([String: DBusValue].self, at: 1))
             } catch {
                 giveBack(ticket)
@@ -125,8 +125,9 @@ extension BrokerService {
     /// chosen app's caller rules refuse (BrokerService+CallerRules.swift).
     func canOpenURLMethod() -> DBusMethod {
         DBusMethod("CanOpenURL", arguments: "s", results: "b", argumentNames: ["url"], resultNames: ["can_open"]) { [self] call in try await withSenderSlot(call, method: "CanOpenURL") {
-            let url = try call.arguments.decode(String.self, at: 0)
+            let iri = try call.arguments.decode(String.self, at: 0)
             do {
+                let url = try catalog.uri(fromIRI: iri)
                 let handlers = try catalog.handlers(forURL: url)
                 let sender = call.sender?.rawValue ?? ""
                 guard Self.may(await queryingApp(sender), askAbout: Self.scheme(of: url)) else { return [.boolean(false)] }
@@ -148,8 +149,9 @@ extension BrokerService {
     /// asking about a scheme it does not list.
     func handlersForURLMethod() -> DBusMethod {
         DBusMethod("HandlersForURL", arguments: "s", results: "as", argumentNames: ["url"], resultNames: ["bundle_ids"]) { [self] call in try await withSenderSlot(call, method: "HandlersForURL") {
-            let url = try call.arguments.decode(String.self, at: 0)
+            let iri = try call.arguments.decode(String.self, at: 0)
             do {
+                let url = try catalog.uri(fromIRI: iri)
                 let handlers = try catalog.handlers(forURL: url)
                 guard Self.may(await queryingApp(call.sender?.rawValue ?? ""), askAbout: Self.scheme(of: url)) else { return [.strings([])] }
                 return [.strings(handlers)]

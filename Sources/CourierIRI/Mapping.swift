@@ -1,0 +1,182 @@
+import CourierNames
+import CourierURL
+import Foundation
+
+/// One pass of RFC 3987 section 3.1 over an IRI's UTF-8 bytes: ASCII is copied, every other
+/// character is checked and percent-encoded, a DNS host with characters outside ASCII goes
+/// through IDNA. It remembers where each piece of the output came from, so that an error the RFC
+/// 3986 parser finds in the output is reported at its offset in the text as given.
+struct Mapping {
+    private(set) var output: [UInt8] = []
+    /// Output offset → input offset where a piece starts, and whether the piece is a byte-for-byte
+    /// copy (inside it offsets shift together) or a conversion (its offsets all map to its start).
+    private var pieces: [(output: Int, input: Int, copied: Bool)] = [(0, 0, true)]
+
+    init(_ text: String, domainNameHost: (String) -> Bool) throws(URIError) {
+        let input = Array(text.utf8)
+        let shape = IRIShape(input)
+        var offset = 0
+        for scalar in text.unicodeScalars {
+            if !CleanText.isClean(scalar) {
+                let violation = CleanText.Violation(scalar: scalar, offset: offset)
+                throw URIError(
+                    code: .uncleanCharacter, offset: offset, component: shape.component(at: offset),
+                    message: "\(violation) at offset \(offset) is not allowed in a URL (RFC 3987 section 4.1)",
+                    advice: "remove it: control and bidirectional formatting characters can make a URL show other than it is")
+            }
+            offset += scalar.utf8.count
+        }
+        var domains = shape.domains(domainNameHost: domainNameHost).filter { range in input[range].contains { $0 >= 0x80 } }[...]
+        output.reserveCapacity(input.count + input.count / 2)
+        var i = 0
+        while i < input.count {
+            if let domain = domains.first, domain.lowerBound == i {
+                domains.removeFirst()
+                let name = String(decoding: input[domain], as: UTF8.self)
+                let ascii: String
+                do throws(DomainName.Failure) {
+                    ascii = try DomainName.toASCII(name)
+                } catch {
+                    throw URIError(
+                        code: .invalidDomainName, offset: i, component: shape.component(at: i),
+                        message: "the host name '\(name)' at offset \(i) is not a valid internationalized domain name: \(error.reason)",
+                        advice: "check the name (IDNA, UTS #46); a name that is right can be given in its ASCII form (xn--…)")
+                }
+                convert(from: i, to: domain.upperBound, as: Array(ascii.utf8))
+                i = domain.upperBound
+                continue
+            }
+            let byte = input[i]
+            if byte < 0x80 {
+                output.append(byte)
+                i += 1
+                continue
+            }
+            let length = UTF8Sequence.length(ofSequenceAt: i, in: input)
+            let scalar = UTF8Sequence.scalar(input[i..<(i + length)])!  // the bytes of a String
+            let inQuery = shape.query?.contains(i) ?? false
+            guard IRI.isUCSChar(scalar.value) || (inQuery && IRI.isPrivate(scalar.value)) else {
+                let name = "U+" + String(scalar.value, radix: 16, uppercase: true)
+                let escaped = input[i..<(i + length)].flatMap(Self.escape)
+                throw URIError(
+                    code: .notIRICharacter, offset: i, component: shape.component(at: i),
+                    message: IRI.isPrivate(scalar.value)
+                        ? "the private-use character \(name) at offset \(i) is allowed only in a query (RFC 3987 iprivate)"
+                        : "\(name) at offset \(i) is not a character a URL may hold (RFC 3987 ucschar: no noncharacters, specials or controls)",
+                    advice: "if it is data, write its UTF-8 bytes percent-encoded: \(String(decoding: escaped, as: UTF8.self))")
+            }
+            convert(from: i, to: i + length, as: input[i..<(i + length)].flatMap(Self.escape))
+            i += length
+        }
+    }
+
+    /// Appends `converted` for the input bytes `start..<end`.
+    private mutating func convert(from start: Int, to end: Int, as converted: [UInt8]) {
+        pieces.append((output.count, start, false))
+        output += converted
+        pieces.append((output.count, end, true))
+    }
+
+    /// The offset in the input of the output byte at `offset`.
+    func inputOffset(_ offset: Int) -> Int {
+        var low = 0
+        var high = pieces.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if pieces[middle].output <= offset { low = middle } else { high = middle - 1 }
+        }
+        let piece = pieces[low]
+        return piece.copied ? piece.input + (offset - piece.output) : piece.input
+    }
+
+    /// `error`, found in the output, told at its offset in the input.
+    func inInput(_ error: URIError) -> URIError {
+        let offset = inputOffset(error.offset)
+        guard offset != error.offset else { return error }
+        return URIError(
+            code: error.code, offset: offset, component: error.component,
+            message: error.message.replacingOccurrences(of: "offset \(error.offset)", with: "offset \(offset)"),
+            advice: error.advice)
+    }
+
+    /// `%XX`, uppercase hexadecimal.
+    static func escape(_ byte: UInt8) -> [UInt8] {
+        let digits = Array("0123456789ABCDEF".utf8)
+        return [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+    }
+}
+
+/// Where an IRI's components lie, found from its ASCII delimiters only (RFC 3986 appendix B, as
+/// the parser splits a URI), before any character is checked.
+struct IRIShape {
+    var scheme: String?
+    var authority: Range<Int>?
+    var host: Range<Int>?
+    var path: Range<Int>
+    var query: Range<Int>?
+    var fragmentStart: Int?
+    /// For `mailto`: the domain of each address of the path.
+    var mailDomains: [Range<Int>] = []
+
+    init(_ p: [UInt8]) {
+        let n = p.count
+        var i = 0
+        if n > 0, Self.isAlpha(p[0]) {
+            var j = 1
+            while j < n, Self.isAlpha(p[j]) || (p[j] >= UInt8(ascii: "0") && p[j] <= UInt8(ascii: "9"))
+                || p[j] == UInt8(ascii: "+") || p[j] == UInt8(ascii: "-") || p[j] == UInt8(ascii: ".") { j += 1 }
+            if j < n, p[j] == UInt8(ascii: ":") {
+                scheme = String(decoding: p[0..<j], as: UTF8.self).lowercased()
+                i = j + 1
+            }
+        }
+        if i + 1 < n, p[i] == UInt8(ascii: "/"), p[i + 1] == UInt8(ascii: "/") {
+            let start = i + 2
+            var end = start
+            while end < n, p[end] != UInt8(ascii: "/"), p[end] != UInt8(ascii: "?"), p[end] != UInt8(ascii: "#") { end += 1 }
+            authority = start..<end
+            let hostStart = p[start..<end].firstIndex(of: UInt8(ascii: "@")).map { $0 + 1 } ?? start
+            var hostEnd = end
+            if hostStart < end, p[hostStart] != UInt8(ascii: "["), let colon = p[hostStart..<end].firstIndex(of: UInt8(ascii: ":")) {
+                hostEnd = colon
+            }
+            host = hostStart..<hostEnd
+            i = end
+        }
+        let fragment = p[i...].firstIndex(of: UInt8(ascii: "#"))
+        let stop = fragment ?? n
+        let question = p[i..<stop].firstIndex(of: UInt8(ascii: "?"))
+        path = i..<(question ?? stop)
+        if let question { query = (question + 1)..<stop }
+        fragmentStart = fragment.map { $0 + 1 }
+        if scheme == "mailto", authority == nil {
+            // RFC 6068: to = addr-spec *("," addr-spec); the domain follows an address's last '@'.
+            var start = path.lowerBound
+            while start < path.upperBound {
+                let end = p[start..<path.upperBound].firstIndex(of: UInt8(ascii: ",")) ?? path.upperBound
+                if let at = p[start..<end].lastIndex(of: UInt8(ascii: "@")) { mailDomains.append((at + 1)..<end) }
+                start = end + 1
+            }
+        }
+    }
+
+    /// The ranges IDNA converts, in order: the host of a DNS scheme, a `mailto` address's domains.
+    func domains(domainNameHost: (String) -> Bool) -> [Range<Int>] {
+        guard let scheme else { return [] }
+        if scheme == "mailto" { return mailDomains }
+        guard let host, domainNameHost(scheme) else { return [] }
+        return [host]
+    }
+
+    /// The component the byte at `offset` belongs to.
+    func component(at offset: Int) -> URIComponent? {
+        if let fragmentStart, offset >= fragmentStart { return .fragment }
+        if let query, offset >= query.lowerBound - 1 { return .query }
+        if offset >= path.lowerBound { return .path }
+        if let host, host.contains(offset) { return .host }
+        if let authority, let host, authority.contains(offset) { return offset < host.lowerBound ? .userinfo : .port }
+        return scheme != nil ? .scheme : .path
+    }
+
+    static func isAlpha(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+}
