@@ -39,14 +39,10 @@ public enum IRI {
     public static func uri(
         from text: String, domainNameHost: (String) -> Bool = isDomainNameScheme
     ) throws(URIError) -> IRIConversion {
-        // A URI is its own IRI: the fast path, and the only path for ASCII input.
-        let asURI: URIError
-        do throws(URIError) {
-            return IRIConversion(iri: text, uri: try URIReference(text))
-        } catch {
-            asURI = error
-        }
-        guard text.utf8.contains(where: { $0 >= 0x80 }) else { throw asURI }
+        // A URI is its own IRI: the parser's fast path, and the only path for ASCII input (the full
+        // parser runs, and reports its error, only when the fast path declines).
+        if let uri = URIReference.fastPathParse(text) { return IRIConversion(iri: text, uri: uri) }
+        if !text.utf8.contains(where: { $0 >= 0x80 }) { return IRIConversion(iri: text, uri: try URIReference(text)) }
         let mapped = try Mapping(text, domainNameHost: domainNameHost)
         let string = String(decoding: mapped.output, as: UTF8.self)
         do throws(URIError) {
