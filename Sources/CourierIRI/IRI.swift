@@ -36,17 +36,23 @@ public enum IRI {
     /// - Throws: ``URIError`` with the UTF-8 offset in `text`: the RFC 3986 parser's errors, and
     ///   ``URIError/Code/uncleanCharacter``, ``URIError/Code/notIRICharacter``,
     ///   ``URIError/Code/invalidDomainName``.
+    @inlinable
     public static func uri(
         from text: String, domainNameHost: (String) -> Bool = isDomainNameScheme
     ) throws(URIError) -> IRIConversion {
         // A URI is its own IRI: the parser's fast path, and the only path for ASCII input (the full
         // parser runs, and reports its error, only when the fast path declines).
-        if let uri = URIReference.fastPathParse(text) { return IRIConversion(iri: text, uri: uri) }
-        if !text.utf8.contains(where: { $0 >= 0x80 }) { return IRIConversion(iri: text, uri: try URIReference(text)) }
+        if let uri = URIReference.fastPathParse(text) { return IRIConversion(uri: uri, original: nil) }
+        return try mapping(text, domainNameHost: domainNameHost)
+    }
+
+    @usableFromInline
+    static func mapping(_ text: String, domainNameHost: (String) -> Bool) throws(URIError) -> IRIConversion {
+        if !text.utf8.contains(where: { $0 >= 0x80 }) { return IRIConversion(uri: try URIReference(text), original: nil) }
         let mapped = try Mapping(text, domainNameHost: domainNameHost)
         let string = String(decoding: mapped.output, as: UTF8.self)
         do throws(URIError) {
-            return IRIConversion(iri: text, uri: try URIReference(string))
+            return IRIConversion(uri: try URIReference(string), original: text)
         } catch {
             throw mapped.inInput(error)
         }
@@ -85,26 +91,28 @@ public enum IRI {
         return nil
     }
 
-    /// The form of `uri` to show a person (RFC 3987 section 3.2): percent-encoded UTF-8 that
-    /// spells a clean `ucschar` (or an `iprivate` in the query) is shown as the character, and the
-    /// A-labels of a DNS host as Unicode when libidn2 maps them back to exactly these bytes.
-    /// ASCII stays encoded (`%20`, `%2F`), and so does everything else: mapping the result back
-    /// with ``uri(from:domainNameHost:)`` gives `uri` again.
+    /// The form of `uri` to show a person (RFC 3987 section 3.2): percent-encoded UTF-8 (uppercase
+    /// hex) that spells a clean `ucschar` (or an `iprivate` in the query) is shown as the
+    /// character, and the A-labels of a DNS host as Unicode when libidn2 maps them back to exactly
+    /// these bytes. ASCII stays encoded (`%20`, `%2F`), and so does everything else: mapping the
+    /// result back with ``uri(from:domainNameHost:)`` gives `uri` again.
     public static func displayForm(of uri: URIReference, domainNameHost: (String) -> Bool = isDomainNameScheme) -> String {
         let string = uri.string
         guard string.utf8.contains(UInt8(ascii: "%")) || string.utf8.contains(UInt8(ascii: "-")) else { return string }
         let bytes = Array(string.utf8)
-        let isDNS = uri.scheme.map(domainNameHost) ?? false
-        let hostRange: Range<Int>? = uri.offset(of: .host).map { $0..<($0 + uri.host!.utf8.count) }
-        let queryRange: Range<Int>? = uri.offset(of: .query).map { $0..<($0 + uri.query!.utf8.count) }
+        let shape = IRIShape(bytes)
+        // The host names the mapping converts with IDNA: never decoded (the mapping would convert
+        // the characters instead of encoding them again); a DNS host's A-labels shown as Unicode.
+        let domains = shape.domains(domainNameHost: domainNameHost).filter { !$0.isEmpty }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var i = 0
         while i < bytes.count {
-            if isDNS, let hostRange, i == hostRange.lowerBound {
-                let host = String(decoding: bytes[hostRange], as: UTF8.self)
-                out += Array((DomainName.displayForm(of: host) ?? host).utf8)
-                i = hostRange.upperBound
+            if let domain = domains.first(where: { $0.lowerBound == i }) {
+                let name = String(decoding: bytes[domain], as: UTF8.self)
+                let shown = shape.scheme == "mailto" ? nil : DomainName.displayForm(of: name)
+                out += Array((shown ?? name).utf8)
+                i = domain.upperBound
                 continue
             }
             guard bytes[i] == UInt8(ascii: "%") else {
@@ -120,12 +128,15 @@ public enum IRI {
                 run.append(high << 4 | low)
                 end += 3
             }
-            let inQuery = queryRange?.contains(i) ?? false
+            let inQuery = shape.query?.contains(i) ?? false
             var k = 0
             while k < run.count {
                 let length = UTF8Sequence.length(ofSequenceAt: k, in: run)
-                if length > 1, let scalar = UTF8Sequence.scalar(run[k..<(k + length)]),
-                    CleanText.isClean(scalar), isUCSChar(scalar.value) || (inQuery && isPrivate(scalar.value)) {
+                // Only escapes written as the mapping writes them (uppercase hex): `%c3%a9` stays, so
+                // that mapping the display form back gives these very bytes.
+                let escapes = bytes[(i + 3 * k)..<min(end, i + 3 * (k + length))]
+                if length > 1, !escapes.contains(where: { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f") }),
+                    let scalar = UTF8Sequence.scalar(run[k..<(k + length)]), CleanText.isClean(scalar), isUCSChar(scalar.value) || (inQuery && isPrivate(scalar.value)) {
                     out += Array(String(Character(scalar)).utf8)
                     k += length
                 } else {
@@ -170,13 +181,22 @@ public enum IRI {
 
 /// An IRI and the URI it maps to.
 public struct IRIConversion: Sendable, Hashable {
-    /// The text as given.
-    public let iri: String
     /// The URI: what Courier routes and the app receives.
     public let uri: URIReference
+    /// The text as given when it is not the URI (one string less to hold for a URI given as one).
+    @usableFromInline let original: String?
+
+    @usableFromInline
+    init(uri: URIReference, original: String?) {
+        self.uri = uri
+        self.original = original
+    }
+
+    /// The text as given.
+    public var iri: String { original ?? uri.string }
 
     /// Whether mapping changed anything (false for a URI given as one).
-    public var isConverted: Bool { iri != uri.string }
+    public var isConverted: Bool { original != nil }
 }
 
 extension URIError.Code {

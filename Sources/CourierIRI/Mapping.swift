@@ -15,24 +15,25 @@ struct Mapping {
     init(_ text: String, domainNameHost: (String) -> Bool) throws(URIError) {
         let input = Array(text.utf8)
         let shape = IRIShape(input)
-        var offset = 0
-        for scalar in text.unicodeScalars {
-            if !CleanText.isClean(scalar) {
-                let violation = CleanText.Violation(scalar: scalar, offset: offset)
-                throw URIError(
-                    code: .uncleanCharacter, offset: offset, component: shape.component(at: offset),
-                    message: "\(violation) at offset \(offset) is not allowed in a URL (RFC 3987 section 4.1)",
-                    advice: "remove it: control and bidirectional formatting characters can make a URL show other than it is")
-            }
-            offset += scalar.utf8.count
-        }
         var domains = shape.domains(domainNameHost: domainNameHost).filter { range in input[range].contains { $0 >= 0x80 } }[...]
-        output.reserveCapacity(input.count + input.count / 2)
+        output.reserveCapacity(input.count + input.count)
         var i = 0
         while i < input.count {
+            let byte = input[i]
+            if byte < 0x80, domains.first?.lowerBound != i {
+                // ASCII is the parser's to judge (controls included: it refuses them).
+                output.append(byte)
+                i &+= 1
+                continue
+            }
             if let domain = domains.first, domain.lowerBound == i {
                 domains.removeFirst()
                 let name = String(decoding: input[domain], as: UTF8.self)
+                var offset = i
+                for scalar in name.unicodeScalars {
+                    if !scalar.isASCII, !CleanText.isClean(scalar) { throw Self.unclean(scalar, at: offset, in: shape) }
+                    offset += scalar.utf8.count
+                }
                 let ascii: String
                 do throws(DomainName.Failure) {
                     ascii = try DomainName.toASCII(name)
@@ -42,22 +43,18 @@ struct Mapping {
                         message: "the host name '\(name)' at offset \(i) is not a valid internationalized domain name: \(error.reason)",
                         advice: "check the name (IDNA, UTS #46); a name that is right can be given in its ASCII form (xn--…)")
                 }
-                convert(from: i, to: domain.upperBound, as: Array(ascii.utf8))
+                startConversion(at: i)
+                output += ascii.utf8
+                endConversion(at: domain.upperBound)
                 i = domain.upperBound
                 continue
             }
-            let byte = input[i]
-            if byte < 0x80 {
-                output.append(byte)
-                i += 1
-                continue
-            }
-            let length = UTF8Sequence.length(ofSequenceAt: i, in: input)
-            let scalar = UTF8Sequence.scalar(input[i..<(i + length)])!  // the bytes of a String
-            let inQuery = shape.query?.contains(i) ?? false
-            guard IRI.isUCSChar(scalar.value) || (inQuery && IRI.isPrivate(scalar.value)) else {
+            let (scalar, length) = Self.scalar(at: i, in: input)
+            if !CleanText.isClean(scalar) { throw Self.unclean(scalar, at: i, in: shape) }
+            guard IRI.isUCSChar(scalar.value) || ((shape.query?.contains(i) ?? false) && IRI.isPrivate(scalar.value)) else {
                 let name = "U+" + String(scalar.value, radix: 16, uppercase: true)
-                let escaped = input[i..<(i + length)].flatMap(Self.escape)
+                var escaped: [UInt8] = []
+                for k in i..<(i + length) { Self.appendEscape(input[k], to: &escaped) }
                 throw URIError(
                     code: .notIRICharacter, offset: i, component: shape.component(at: i),
                     message: IRI.isPrivate(scalar.value)
@@ -65,15 +62,57 @@ struct Mapping {
                         : "\(name) at offset \(i) is not a character a URL may hold (RFC 3987 ucschar: no noncharacters, specials or controls)",
                     advice: "if it is data, write its UTF-8 bytes percent-encoded: \(String(decoding: escaped, as: UTF8.self))")
             }
-            convert(from: i, to: i + length, as: input[i..<(i + length)].flatMap(Self.escape))
+            startConversion(at: i)
+            for k in i..<(i + length) { Self.appendEscape(input[k], to: &output) }
+            endConversion(at: i + length)
             i += length
         }
     }
 
-    /// Appends `converted` for the input bytes `start..<end`.
-    private mutating func convert(from start: Int, to end: Int, as converted: [UInt8]) {
+    /// The scalar of the well-formed UTF-8 sequence (the bytes of a `String`) that starts at `i`
+    /// with a byte ≥ 0x80, and its length.
+    @inline(__always)
+    static func scalar(at i: Int, in p: [UInt8]) -> (Unicode.Scalar, Int) {
+        let lead = UInt32(p[i])
+        let value: UInt32
+        let length: Int
+        if lead < 0xE0 {
+            value = (lead & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F)
+            length = 2
+        } else if lead < 0xF0 {
+            value = (lead & 0x0F) << 12 | UInt32(p[i + 1] & 0x3F) << 6 | UInt32(p[i + 2] & 0x3F)
+            length = 3
+        } else {
+            value = (lead & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6 | UInt32(p[i + 3] & 0x3F)
+            length = 4
+        }
+        return (Unicode.Scalar(value)!, length)
+    }
+
+    static func unclean(_ scalar: Unicode.Scalar, at offset: Int, in shape: IRIShape) -> URIError {
+        let violation = CleanText.Violation(scalar: scalar, offset: offset)
+        return URIError(
+            code: .uncleanCharacter, offset: offset, component: shape.component(at: offset),
+            message: "\(violation) at offset \(offset) is not allowed in a URL (RFC 3987 section 4.1)",
+            advice: "remove it: control and bidirectional formatting characters can make a URL show other than it is")
+    }
+
+    /// A converted piece starts at input offset `start` (consecutive conversions share one piece:
+    /// the parser never stops inside the escapes the mapping writes).
+    @inline(__always)
+    private mutating func startConversion(at start: Int) {
+        if let last = pieces.last, last.copied, last.output == output.count, pieces.count > 1 {
+            pieces.removeLast()
+            if !pieces[pieces.count - 1].copied { return }
+            pieces.append((output.count, start, false))
+            return
+        }
         pieces.append((output.count, start, false))
-        output += converted
+    }
+
+    /// The copy after a converted piece starts at input offset `end`.
+    @inline(__always)
+    private mutating func endConversion(at end: Int) {
         pieces.append((output.count, end, true))
     }
 
@@ -99,10 +138,20 @@ struct Mapping {
             advice: error.advice)
     }
 
+    /// Appends `%XX`, uppercase hexadecimal.
+    @inline(__always)
+    static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {
+        let digits: StaticString = "0123456789ABCDEF"
+        out.append(UInt8(ascii: "%"))
+        out.append(digits.utf8Start[Int(byte >> 4)])
+        out.append(digits.utf8Start[Int(byte & 0xF)])
+    }
+
     /// `%XX`, uppercase hexadecimal.
     static func escape(_ byte: UInt8) -> [UInt8] {
-        let digits = Array("0123456789ABCDEF".utf8)
-        return [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+        var out: [UInt8] = []
+        appendEscape(byte, to: &out)
+        return out
     }
 }
 

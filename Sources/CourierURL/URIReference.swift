@@ -29,6 +29,7 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
     /// common case), else nil — without running the full parser, so nothing is spent on an error
     /// the caller may not need. Callers that can handle the rest more cheaply than by catching a
     /// ``URIError`` (the IRI mapping: input outside ASCII) try this first, then ``init(_:options:)``.
+    @inlinable
     public static func fastPathParse(_ string: String, options: URIParsingOptions = .default) -> URIReference? {
         guard let layout = fastLayout(string, maximumLength: options.maximumLength) else { return nil }
         return URIReference(string: string, layout: layout)
@@ -62,7 +63,7 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
 
     /// The fast path's layout of `string`, or nil. (The string is borrowed: reading its bytes
     /// here costs no retain and release, which the closure inside the initializer did.)
-    @inline(__always)
+    @usableFromInline @inline(__always)
     static func fastLayout(_ string: borrowing String, maximumLength: Int) -> URILayout? {
         let fast = string.utf8.withContiguousStorageIfAvailable { URIParser.fastParse($0, maximumLength: maximumLength) }
         return fast ?? nil
@@ -79,6 +80,7 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
         self.string = String(decoding: bytes, as: UTF8.self)
     }
 
+    @usableFromInline
     init(string: String, layout: URILayout) {
         self.string = string
         self.layout = layout
