@@ -48,7 +48,7 @@ public enum IRI {
 
     @usableFromInline
     static func mapping(_ text: String, domainNameHost: (String) -> Bool) throws(URIError) -> IRIConversion {
-        if !text.utf8.contains(where: { $0 >= 0x80 }) { return IRIConversion(uri: try URIReference(text), original: nil) }
+        if Mapping.isASCII(text) { return IRIConversion(uri: try URIReference(text), original: nil) }
         let mapped = try Mapping(text, domainNameHost: domainNameHost)
         let string = String(decoding: mapped.output, as: UTF8.self)
         do throws(URIError) {

@@ -12,22 +12,50 @@ struct Mapping {
     /// copy (inside it offsets shift together) or a conversion (its offsets all map to its start).
     private var pieces: [(output: Int, input: Int, copied: Bool)] = [(0, 0, true)]
 
+    /// Whether anything was converted (else the output is the input).
+    var converted: Bool { pieces.count > 1 }
+
+    /// Whether `text` is all ASCII, a word at a time.
+    static func isASCII(_ text: String) -> Bool {
+        let answer = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard let base = bytes.baseAddress else { return true }
+            let raw = UnsafeRawPointer(base)
+            var i = 0
+            var high: UInt64 = 0
+            while i &+ 8 <= bytes.count {
+                high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i &+= 8
+            }
+            while i < bytes.count {
+                high |= UInt64(bytes[i])
+                i &+= 1
+            }
+            return high & 0x8080_8080_8080_8080 == 0
+        }
+        return answer ?? text.utf8.allSatisfy { $0 < 0x80 }
+    }
+
     init(_ text: String, domainNameHost: (String) -> Bool) throws(URIError) {
         let input = Array(text.utf8)
         let shape = IRIShape(input)
-        var domains = shape.domains(domainNameHost: domainNameHost).filter { range in input[range].contains { $0 >= 0x80 } }[...]
-        output.reserveCapacity(input.count + input.count)
+        let domains = shape.domains(domainNameHost: domainNameHost).filter { range in input[range].contains { $0 >= 0x80 } }
+        var nextDomain = 0
+        output.reserveCapacity(3 * input.count + 16)
+        pieces.reserveCapacity(16)
         var i = 0
         while i < input.count {
-            let byte = input[i]
-            if byte < 0x80, domains.first?.lowerBound != i {
-                // ASCII is the parser's to judge (controls included: it refuses them).
-                output.append(byte)
-                i &+= 1
+            // A run of ASCII is copied as it is: it is the parser's to judge (controls included).
+            let domainStart = nextDomain < domains.count ? domains[nextDomain].lowerBound : input.count
+            var end = i
+            while end < domainStart, input[end] < 0x80 { end &+= 1 }
+            if end > i {
+                output.append(contentsOf: input[i..<end])
+                i = end
                 continue
             }
-            if let domain = domains.first, domain.lowerBound == i {
-                domains.removeFirst()
+            if i == domainStart {
+                let domain = domains[nextDomain]
+                nextDomain += 1
                 let name = String(decoding: input[domain], as: UTF8.self)
                 var offset = i
                 for scalar in name.unicodeScalars {
@@ -175,7 +203,8 @@ struct IRIShape {
             while j < n, Self.isAlpha(p[j]) || (p[j] >= UInt8(ascii: "0") && p[j] <= UInt8(ascii: "9"))
                 || p[j] == UInt8(ascii: "+") || p[j] == UInt8(ascii: "-") || p[j] == UInt8(ascii: ".") { j += 1 }
             if j < n, p[j] == UInt8(ascii: ":") {
-                scheme = String(decoding: p[0..<j], as: UTF8.self).lowercased()
+                // ASCII letters, digits and "+-.": lowercase is `| 0x20` on the letters.
+                scheme = String(decoding: p[0..<j].map { Self.isAlpha($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
                 i = j + 1
             }
         }

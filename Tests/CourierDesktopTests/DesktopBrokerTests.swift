@@ -206,13 +206,22 @@ struct DesktopBrokerTests {
         #expect(await waitForGone(entry), "a manifest removed from disk left its desktop entry")
     }
 
+    /// A desktop application (not a Courier app) that records its argv, the desktop's default for
+    /// `schemes`; returns the file its argv is recorded in.
+    func installDesktopHandler(_ setup: Setup, named name: String, arguments: String, schemes: [String]) throws -> String {
+        let output = setup.home.root + "/\(name)-argv"
+        let program = try setup.home.makeRecorder(named: name, output: output)
+        let types = schemes.map { "x-scheme-handler/\($0);" }.joined()
+        try setup.home.write("[Desktop Entry]\nType=Application\nName=\(name)\nExec=\(program) \(arguments)\nMimeType=\(types)\n",
+            to: setup.home.directories.applications + "/\(name).desktop")
+        let defaults = schemes.map { "x-scheme-handler/\($0)=\(name).desktop\n" }.joined()
+        try setup.home.write("[Default Applications]\n" + defaults, to: setup.home.directories.mimeAppsList)
+        return output
+    }
+
     @Test func urlsNoCourierAppOwnsGoToTheDesktopUnlessTurnedOff() async throws {
         let setup = try start()
-        let output = setup.home.root + "/mail-argv"
-        let mail = try setup.home.makeRecorder(named: "mail", output: output)
-        try setup.home.write("[Desktop Entry]\nType=Application\nName=Mail\nExec=\(mail) --compose %u\nMimeType=x-scheme-handler/mailto;\n",
-            to: setup.home.directories.applications + "/mail.desktop")
-        try setup.home.write("[Default Applications]\nx-scheme-handler/mailto=mail.desktop\n", to: setup.home.directories.mimeAppsList)
+        let output = try installDesktopHandler(setup, named: "mail", arguments: "--compose %u", schemes: ["mailto"])
         try await startBroker(setup)
         let courier = InstallScriptTests.binDirectory + "/courier"
         let url = "mailto:someone@example.com?subject=$(id)&body=it's%20%60here%60"
@@ -234,11 +243,7 @@ struct DesktopBrokerTests {
     /// it, and `--dry-run` shows that hand-off.
     @Test func irisReachTheAppAsURIsAndTheBrowserOnlyWhatItReadsAlike() async throws {
         let setup = try start()
-        let output = setup.home.root + "/browser-argv"
-        let browser = try setup.home.makeRecorder(named: "browser", output: output)
-        try setup.home.write("[Desktop Entry]\nType=Application\nName=Browser\nExec=\(browser) %u\nMimeType=x-scheme-handler/https;x-scheme-handler/http;\n",
-            to: setup.home.directories.applications + "/browser.desktop")
-        try setup.home.write("[Default Applications]\nx-scheme-handler/https=browser.desktop\nx-scheme-handler/http=browser.desktop\n", to: setup.home.directories.mimeAppsList)
+        let output = try installDesktopHandler(setup, named: "browser", arguments: "%u", schemes: ["https", "http"])
         try await startBroker(setup)
         let courier = InstallScriptTests.binDirectory + "/courier"
         let iri = "todolist://www.acme.com?Café"
