@@ -50,7 +50,7 @@ public enum IRI {
     static func mapping(_ text: String, domainNameHost: (String) -> Bool) throws(URIError) -> IRIConversion {
         if Mapping.isASCII(text) { return IRIConversion(uri: try URIReference(text), original: nil) }
         let mapped = try Mapping(text, domainNameHost: domainNameHost)
-        let string = String(decoding: mapped.output, as: UTF8.self)
+        let string = mapped.output.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
         do throws(URIError) {
             return IRIConversion(uri: try URIReference(string), original: text)
         } catch {

@@ -189,7 +189,7 @@ struct IRIShape {
     var scheme: String?
     var authority: Range<Int>?
     var host: Range<Int>?
-    var path: Range<Int>
+    var path: Range<Int> = 0..<0
     var query: Range<Int>?
     var fragmentStart: Int?
     /// For `mailto`: the domain of each address of the path.
@@ -197,6 +197,16 @@ struct IRIShape {
 
     init(_ p: [UInt8]) {
         let n = p.count
+        /// The first of `bytes` in `start..<end`, or `end`.
+        func first(_ a: UInt8, _ b: UInt8 = 0, _ c: UInt8 = 0, from start: Int, to end: Int) -> Int {
+            var k = start
+            while k < end {
+                let byte = p[k]
+                if byte == a || (b != 0 && byte == b) || (c != 0 && byte == c) { return k }
+                k &+= 1
+            }
+            return end
+        }
         var i = 0
         if n > 0, Self.isAlpha(p[0]) {
             var j = 1
@@ -204,35 +214,37 @@ struct IRIShape {
                 || p[j] == UInt8(ascii: "+") || p[j] == UInt8(ascii: "-") || p[j] == UInt8(ascii: ".") { j += 1 }
             if j < n, p[j] == UInt8(ascii: ":") {
                 // ASCII letters, digits and "+-.": lowercase is `| 0x20` on the letters.
-                scheme = String(decoding: p[0..<j].map { Self.isAlpha($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+                scheme = String(unsafeUninitializedCapacity: j) { out in
+                    for k in 0..<j { out[k] = Self.isAlpha(p[k]) ? p[k] | 0x20 : p[k] }
+                    return j
+                }
                 i = j + 1
             }
         }
         if i + 1 < n, p[i] == UInt8(ascii: "/"), p[i + 1] == UInt8(ascii: "/") {
             let start = i + 2
-            var end = start
-            while end < n, p[end] != UInt8(ascii: "/"), p[end] != UInt8(ascii: "?"), p[end] != UInt8(ascii: "#") { end += 1 }
+            let end = first(UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), from: start, to: n)
             authority = start..<end
-            let hostStart = p[start..<end].firstIndex(of: UInt8(ascii: "@")).map { $0 + 1 } ?? start
+            let at = first(UInt8(ascii: "@"), from: start, to: end)
+            let hostStart = at < end ? at + 1 : start
             var hostEnd = end
-            if hostStart < end, p[hostStart] != UInt8(ascii: "["), let colon = p[hostStart..<end].firstIndex(of: UInt8(ascii: ":")) {
-                hostEnd = colon
-            }
+            if hostStart < end, p[hostStart] != UInt8(ascii: "[") { hostEnd = first(UInt8(ascii: ":"), from: hostStart, to: end) }
             host = hostStart..<hostEnd
             i = end
         }
-        let fragment = p[i...].firstIndex(of: UInt8(ascii: "#"))
-        let stop = fragment ?? n
-        let question = p[i..<stop].firstIndex(of: UInt8(ascii: "?"))
-        path = i..<(question ?? stop)
-        if let question { query = (question + 1)..<stop }
-        fragmentStart = fragment.map { $0 + 1 }
+        let stop = first(UInt8(ascii: "#"), from: i, to: n)
+        let question = first(UInt8(ascii: "?"), from: i, to: stop)
+        path = i..<question
+        if question < stop { query = (question + 1)..<stop }
+        fragmentStart = stop < n ? stop + 1 : nil
         if scheme == "mailto", authority == nil {
             // RFC 6068: to = addr-spec *("," addr-spec); the domain follows an address's last '@'.
             var start = path.lowerBound
             while start < path.upperBound {
-                let end = p[start..<path.upperBound].firstIndex(of: UInt8(ascii: ",")) ?? path.upperBound
-                if let at = p[start..<end].lastIndex(of: UInt8(ascii: "@")) { mailDomains.append((at + 1)..<end) }
+                let end = first(UInt8(ascii: ","), from: start, to: path.upperBound)
+                var at = end - 1
+                while at >= start, p[at] != UInt8(ascii: "@") { at -= 1 }
+                if at >= start { mailDomains.append((at + 1)..<end) }
                 start = end + 1
             }
         }
