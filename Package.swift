@@ -69,6 +69,12 @@ let package = Package(
         // URIParserOracle imports it, and CourierURL never depends on either.
         .systemLibrary(name: "CURIParser", pkgConfig: "liburiparser", providers: [.apt(["liburiparser-dev"])]),
         .target(name: "URIParserOracle", dependencies: ["CURIParser", "CourierURL"]),
+        // libidn2 (UTS #46 IDNA) through pkg-config; only CourierIRI imports it.
+        .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
+        // IRIs (RFC 3987) to URIs, and the check that a URL handed to the desktop means to a browser
+        // (WHATWG URL) what it means to CourierURL. Beside CourierURL, not in it, so that the parser,
+        // the apps linked fully static and the `courier` front stay free of libidn2.
+        .target(name: "CourierIRI", dependencies: ["CourierURL", "CourierNames", "CIDN2"]),
         .target(name: "CourierManifest", dependencies: ["CourierURL", "CourierTypes", "CourierNames"]),
         // fd -> atomic file in an app's Documents/Inbox; the file system edge of DropFiles.
         .target(name: "CourierInbox", dependencies: ["CInbox", "CourierNames"]),
@@ -85,7 +91,7 @@ let package = Package(
         .target(
             name: "CourierBroker",
             dependencies: [
-                "DBus", "CourierURL", "CourierManifest", "CourierTypes", "CourierInbox", "CourierNames", "CourierProcess", "CourierProtocol",
+                "DBus", "CourierURL", "CourierIRI", "CourierManifest", "CourierTypes", "CourierInbox", "CourierNames", "CourierProcess", "CourierProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
@@ -123,7 +129,7 @@ let package = Package(
         .executableTarget(
             name: "courier-tool",
             dependencies: [
-                "Courier", "CourierURL", "CourierManifest", "CourierNames", "CourierProtocol", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierBrokerRegistry",
+                "Courier", "CourierURL", "CourierIRI", "CourierManifest", "CourierNames", "CourierProtocol", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierBrokerRegistry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -168,7 +174,7 @@ let package = Package(
         // Release-built benchmark harness: `swift run -c release courier-bench`.
         .executableTarget(
             name: "courier-bench",
-            dependencies: ["DBus", "CourierURL", "URIParserOracle", "CourierManifest", "CourierTypes", "Courier", "CourierProtocol", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess"],
+            dependencies: ["DBus", "CourierURL", "CourierIRI", "URIParserOracle", "CourierManifest", "CourierTypes", "Courier", "CourierProtocol", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess"],
             exclude: ["CPeer"]
         ),
         // Load run (docs/broker.md, "Load and leaks"): driver, recorder app and load client in one executable.
@@ -180,6 +186,7 @@ let package = Package(
         .target(name: "BusTestSupport", dependencies: ["DBus", "CourierProcess"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestSupport"]),
         .testTarget(name: "CourierURLTests", dependencies: ["CourierURL", "URIParserOracle", "BusTestSupport"]),
+        .testTarget(name: "CourierIRITests", dependencies: ["CourierIRI", "CourierURL", "CourierNames", "URIParserOracle", "BusTestSupport"]),
         .testTarget(name: "CourierProcessTests", dependencies: ["CourierProcess"]),
         .testTarget(name: "CourierNamesTests", dependencies: ["CourierNames"]),
         .testTarget(name: "CourierTypesTests", dependencies: ["CourierTypes", "BusTestSupport"]),

@@ -47,8 +47,10 @@ struct OpenRunner {
             if status == .brokerUnavailable {
                 return FullCLI.run(request.arguments(for: url))   // it starts courierd, then asks again
             }
-            if status == .noHandler, request.bundleID == nil, !request.noFallback, !request.desktopEntry, !request.dryRun {
-                return FullCLI.run(request.arguments(for: url))   // hands the URL to gio open / xdg-open
+            if status == .noHandler, request.bundleID == nil, !request.noFallback, !request.desktopEntry {
+                // Hands the URL to gio open / xdg-open (a dry run shows that it would): the full CLI
+                // maps an IRI and checks the URL against a browser's reading first.
+                return FullCLI.run(request.arguments(for: url))
             }
             writeError("courier open: \(url): \(error.message)")
             return status.rawValue

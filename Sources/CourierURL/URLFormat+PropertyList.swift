@@ -11,7 +11,7 @@ extension URLFormat {
     /// - Throws: ``URLFormatError`` naming the key path of the first problem.
     public init(propertyList: Any) throws(URLFormatError) {
         let root = try PropertyListReader.dictionary(propertyList, at: "")
-        try PropertyListReader.allowOnly(["Schemes", "Components", "QueryItems", "AllowsOtherQueryItems"], in: root, at: "")
+        try PropertyListReader.allowOnly(["Schemes", "Components", "QueryItems", "AllowsOtherQueryItems", "DNSHost"], in: root, at: "")
         var schemes: [URIScheme] = []
         if let list = root["Schemes"] {
             let array = try PropertyListReader.array(list, at: "Schemes")
@@ -49,7 +49,8 @@ extension URLFormat {
         let allowsOthers = try root["AllowsOtherQueryItems"].map { (v) throws(URLFormatError) in
             try PropertyListReader.bool(v, at: "AllowsOtherQueryItems")
         } ?? true
-        self.init(schemes: schemes, components: components, queryItems: queryItems, allowsOtherQueryItems: allowsOthers)
+        let dnsHost = try root["DNSHost"].map { (v) throws(URLFormatError) in try PropertyListReader.bool(v, at: "DNSHost") } ?? false
+        self.init(schemes: schemes, components: components, queryItems: queryItems, allowsOtherQueryItems: allowsOthers, dnsHost: dnsHost)
     }
 
     /// The format as property-list values, the inverse of ``init(propertyList:)`` (defaults omitted).
@@ -63,6 +64,7 @@ extension URLFormat {
             root["QueryItems"] = queryItems.mapValues(\.propertyList)
         }
         if !allowsOtherQueryItems { root["AllowsOtherQueryItems"] = false }
+        if dnsHost { root["DNSHost"] = true }
         return root
     }
 }

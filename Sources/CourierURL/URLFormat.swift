@@ -1,7 +1,7 @@
 /// An app's URL format, declared once: which schemes, which components it uses, which are
 /// required or forbidden, how they are decoded, their patterns and types.
 ///
-/// The same description works in Swift (``init(schemes:components:queryItems:allowsOtherQueryItems:)``)
+/// The same description works in Swift (``init(schemes:components:queryItems:allowsOtherQueryItems:dnsHost:)``)
 /// and as data in the app's manifest (``init(propertyList:)``, key `CourierURLFormat`, see
 /// docs/url-format.md), so the broker can refuse a malformed URL before launching the app, and the
 /// app decodes the same URL into typed values with ``decode(_:)``.
@@ -16,15 +16,19 @@ public struct URLFormat: Sendable, Hashable {
     public var queryItems: [String: URLComponentRule]
     /// When false, query items not named in ``queryItems`` are rejected.
     public var allowsOtherQueryItems: Bool
+    /// Whether the host is a DNS name: then a host written with characters outside ASCII (an IRI,
+    /// `myapp://例え.jp/…`) is converted with IDNA, as for `http`, instead of percent-encoded.
+    public var dnsHost: Bool
 
     public init(
         schemes: [URIScheme] = [], components: [URIComponent: URLComponentRule] = [:],
-        queryItems: [String: URLComponentRule] = [:], allowsOtherQueryItems: Bool = true
+        queryItems: [String: URLComponentRule] = [:], allowsOtherQueryItems: Bool = true, dnsHost: Bool = false
     ) {
         self.schemes = schemes
         self.components = components
         self.queryItems = queryItems
         self.allowsOtherQueryItems = allowsOtherQueryItems
+        self.dnsHost = dnsHost
     }
 
     /// Whether the format is for `uri`'s scheme.

@@ -140,6 +140,8 @@ enum URLBenchmark {
         let name: String
         let body: (String) -> Int
         var bestSeconds = Double.infinity
+        /// The time of the latest round.
+        var lastSeconds = Double.infinity
         var checksum = 0
         var refused = 0
 
@@ -158,6 +160,7 @@ enum URLBenchmark {
             }
             let seconds = URLBenchmark.threadCPUSeconds() - start
             bestSeconds = min(bestSeconds, seconds)
+            lastSeconds = seconds
             checksum = sum
             refused = refusedCount
         }

@@ -1,7 +1,7 @@
 // `swift run -c release courier-bench <benchmark> [options]`: one line per benchmark below.
 import Foundation
 
-let usage = "usage: courier-bench drop|url|dbus-echo|registry|types|broker|load|lifecycle|nearby|payload|startup [options]"
+let usage = "usage: courier-bench drop|url|iri|dbus-echo|registry|types|broker|load|lifecycle|nearby|payload|startup [options]"
 let arguments = Array(CommandLine.arguments.dropFirst())
 let options = Array(arguments.dropFirst())
 // A wrong option or a failed run ends with one line on stderr and exit status 2 (as `courier`
@@ -10,6 +10,7 @@ do {
     switch arguments.first {
     case "drop": try DropBenchmark.run(arguments: options)
     case "url": URLBenchmark.run(arguments: options)
+    case "iri": IRIBenchmark.run(arguments: options)
     case "dbus-echo": try await DBusEchoBenchmark.run(arguments: options)
     case "registry": try RegistryBenchmark.run(arguments: options)
     case "types": try FileTypeBenchmark.run(arguments: options)

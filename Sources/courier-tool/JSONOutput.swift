@@ -82,6 +82,9 @@ struct JSONError: Encodable, Equatable {
 /// Only the fields that apply are present.
 struct OpenOutcome: Encodable {
     var url: String?
+    /// The URI handed to the desktop when it is not `url` as given (an IRI mapped, or the
+    /// browser's reading of a path with dot segments).
+    var uri: String?
     var file: String?
     var type: String?
     var typeReason: String?
@@ -101,7 +104,7 @@ struct OpenOutcome: Encodable {
     var error: JSONError?
 
     enum CodingKeys: String, CodingKey {
-        case url, file, type, typeReason = "type_reason", bundleID = "bundle_id", accepted, inboxURL = "inbox_url", path
+        case url, uri, file, type, typeReason = "type_reason", bundleID = "bundle_id", accepted, inboxURL = "inbox_url", path
         case handled, sent, waited, dryRun = "dry_run", desktop, reply, error
     }
 }

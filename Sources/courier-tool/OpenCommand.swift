@@ -11,9 +11,12 @@ struct OpenCommand: AsyncParsableCommand {
         commandName: "open",
         abstract: "Open URLs in the app that owns them, and files in the app that handles their type, launching it when needed.",
         discussion: """
-            Each URL goes to the Courier broker exactly as given (quote it in the shell). The answer is the \
-            app's own: handled or declined. A URL no Courier app owns goes to the desktop's handler \
-            (gio open, else xdg-open) unless --no-fallback.
+            Each URL goes to the Courier broker as given (quote it in the shell); an IRI (characters \
+            outside ASCII, e.g. todolist://www.acme.com?Café) is mapped to its URI (RFC 3987), which the app \
+            receives. The answer is the app's own: handled or declined. A URL no Courier app owns goes to \
+            the desktop's handler (gio open, else xdg-open) unless --no-fallback, as the URI, and only when \
+            a browser reads the same host, port and path in it as Courier (else it is refused with the \
+            reason); --dry-run shows that hand-off.
 
             An argument without a scheme, or a file: URL, is a FILE: it is handed to the broker as an open \
             descriptor, placed in the Documents/Inbox of the app that handles its type (by its name and \
@@ -112,8 +115,8 @@ struct OpenCommand: AsyncParsableCommand {
             report(url, handled: result.handled, bundleID: result.bundleID, reply: result.reply.dbusValues, note: nil)
             return result.handled ? .handled : .declined
         } catch {
-            if error.code == .noHandler, options.bundleID == nil, !noFallback, !desktopEntry, !dryRun {
-                return DesktopFallback.open(url, json: json)
+            if error.code == .noHandler, options.bundleID == nil, !noFallback, !desktopEntry {
+                return DesktopFallback.open(url, json: json, dryRun: dryRun)
             }
             if json {
                 JSONOutput.print(OpenOutcome(url: url, handled: false, error: JSONError(name: error.dbusName, message: error.message)))

@@ -1,3 +1,4 @@
+import BusTestSupport
 import Foundation
 import Testing
 
@@ -205,13 +206,22 @@ struct DesktopBrokerTests {
         #expect(await waitForGone(entry), "a manifest removed from disk left its desktop entry")
     }
 
+    /// A desktop application (not a Courier app) that records its argv, the desktop's default for
+    /// `schemes`; returns the file its argv is recorded in.
+    func installDesktopHandler(_ setup: Setup, named name: String, arguments: String, schemes: [String]) throws -> String {
+        let output = setup.home.root + "/\(name)-argv"
+        let program = try setup.home.makeRecorder(named: name, output: output)
+        let types = schemes.map { "x-scheme-handler/\($0);" }.joined()
+        try setup.home.write("[Desktop Entry]\nType=Application\nName=\(name)\nExec=\(program) \(arguments)\nMimeType=\(types)\n",
+            to: setup.home.directories.applications + "/\(name).desktop")
+        let defaults = schemes.map { "x-scheme-handler/\($0)=\(name).desktop\n" }.joined()
+        try setup.home.write("[Default Applications]\n" + defaults, to: setup.home.directories.mimeAppsList)
+        return output
+    }
+
     @Test func urlsNoCourierAppOwnsGoToTheDesktopUnlessTurnedOff() async throws {
         let setup = try start()
-        let output = setup.home.root + "/mail-argv"
-        let mail = try setup.home.makeRecorder(named: "mail", output: output)
-        try setup.home.write("[Desktop Entry]\nType=Application\nName=Mail\nExec=\(mail) --compose %u\nMimeType=x-scheme-handler/mailto;\n",
-            to: setup.home.directories.applications + "/mail.desktop")
-        try setup.home.write("[Default Applications]\nx-scheme-handler/mailto=mail.desktop\n", to: setup.home.directories.mimeAppsList)
+        let output = try installDesktopHandler(setup, named: "mail", arguments: "--compose %u", schemes: ["mailto"])
         try await startBroker(setup)
         let courier = InstallScriptTests.binDirectory + "/courier"
         let url = "mailto:someone@example.com?subject=$(id)&body=it's%20%60here%60"
@@ -225,6 +235,55 @@ struct DesktopBrokerTests {
         let fromDesktop = try await run(courier, ["open", "--desktop-entry", "--", url], environment: setup.environment)
         #expect(fromDesktop.status == 3, "a desktop entry never hands back to the desktop")
         #expect(await setup.home.recordedArguments(at: output, waitingUpTo: 0.5) == nil)
+    }
+
+    /// IRIs from every route — `courier open` (the static front), `xdg-open`, `gio open` and
+    /// `Broker1.OpenURL` from gdbus — reach the app as the URI; a URL no Courier app owns reaches
+    /// the desktop's browser as the URI, only when a browser reads the same host, port and path in
+    /// it, and `--dry-run` shows that hand-off.
+    @Test func irisReachTheAppAsURIsAndTheBrowserOnlyWhatItReadsAlike() async throws {
+        let setup = try start()
+        let output = try installDesktopHandler(setup, named: "browser", arguments: "%u", schemes: ["https", "http"])
+        try await startBroker(setup)
+        let courier = InstallScriptTests.binDirectory + "/courier"
+        let iri = "todolist://www.acme.com?Café"
+        let uri = "todolist://www.acme.com?Caf%C3%A9"
+
+        let opened = try await BackgroundProcess.run(courier, ["open", iri], environment: setup.environment)
+        #expect(opened.status == 0, "\(opened.errors)")
+        #expect(await recorded(setup.record, count: 1) == [uri])
+        #expect(try await run("/usr/bin/xdg-open", [iri], environment: setup.environment).status == 0)
+        #expect(try await run("/usr/bin/gio", ["open", iri], environment: setup.environment).status == 0)
+        let gdbus = try await BackgroundProcess.run("/usr/bin/gdbus", [
+            "call", "--session", "--dest", "org.courier.Broker", "--object-path", "/org/courier/Broker",
+            "--method", "org.courier.Broker1.OpenURL", iri, "{}",
+        ], environment: setup.environment)
+        #expect(gdbus.status == 0, "\(gdbus.errors)")
+        #expect(await recorded(setup.record, count: 4) == [uri, uri, uri, uri])
+
+        // What no mapping mends: refused with the offset in the text as given, and the URL it would accept.
+        let space = try await BackgroundProcess.run(courier, ["open", "todolist://www.acme.com?Café Report"], environment: setup.environment)
+        #expect(space.status == 2, "InvalidURL")
+        #expect(space.errors.contains("offset 29"), "\(space.errors)")
+        #expect(space.errors.contains("the URL it would accept: todolist://www.acme.com?Caf%C3%A9%20Report"), "\(space.errors)")
+        let bidi = try await BackgroundProcess.run(courier, ["open", "todolist://x?a\u{202E}b"], environment: setup.environment)
+        #expect(bidi.status == 2)
+        #expect(bidi.errors.contains("bidirectional formatting"), "\(bidi.errors)")
+
+        // The desktop: the URI of an IRI; nothing that a browser reads otherwise.
+        let dryRun = try await BackgroundProcess.run(courier, ["open", "--dry-run", "https://example.org/a/../b"], environment: setup.environment)
+        #expect(dryRun.status == 0, "\(dryRun.errors)")
+        #expect(dryRun.output.contains("would go to the desktop's handler") && dryRun.output.contains("as https://example.org/b"), "\(dryRun.output)")
+        #expect(await setup.home.recordedArguments(at: output, waitingUpTo: 0.5) == nil, "a dry run hands nothing on")
+        for (url, code) in [("http://0x7f.1/", "127.0.0.1"), ("http:evil.com@good.com", "no host for Courier"), ("http://example.com/%2e%2e/x", "dot segment")] {
+            let refused = try await BackgroundProcess.run(courier, ["open", url], environment: setup.environment)
+            #expect(refused.status == 2, "\(url): \(refused.errors)")
+            #expect(refused.errors.contains(code), "\(url): \(refused.errors)")
+        }
+        #expect(await setup.home.recordedArguments(at: output, waitingUpTo: 0.5) == nil, "nothing a browser reads otherwise reached it")
+        let international = try await BackgroundProcess.run(courier, ["open", "https://例え.jp/パス"], environment: setup.environment)
+        #expect(international.status == 0, "\(international.errors)")
+        #expect(await setup.home.recordedArguments(at: output) == ["https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9"])
     }
 
     /// A manifest may name an app that only implements org.freedesktop.Application: the broker

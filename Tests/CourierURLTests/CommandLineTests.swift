@@ -36,9 +36,25 @@ struct CommandLineTests {
         try #require(toolsAreBuilt, "build the executables first (swift build)")
         let run = try await run("courier", ["parse", "--json", "TodoList://me:pw:x@www.acme.com:8080/p?Quarterly%20Report#200806231300"])
         #expect(run.status == 0)
-        #expect(run.output == #"{"scheme":"todolist","user":"me","password":"pw:x","host":"www.acme.com","port":8080,"path":"/p","query":"Quarterly%20Report","fragment":"200806231300"}"# + "\n")
+        #expect(run.output == #"{"scheme":"todolist","user":"me","password":"pw:x","host":"www.acme.com","port":8080,"path":"/p","query":"Quarterly%20Report","fragment":"200806231300","uri":"TodoList://me:pw:x@www.acme.com:8080/p?Quarterly%20Report#200806231300","iri":"TodoList://me:pw:x@www.acme.com:8080/p?Quarterly%20Report#200806231300"}"# + "\n")
         let bare = try await self.run("courier", ["parse", "--json", "mailto:a@b"])
-        #expect(bare.output == #"{"scheme":"mailto","user":null,"password":null,"host":null,"port":null,"path":"a@b","query":null,"fragment":null}"# + "\n")
+        #expect(bare.output == #"{"scheme":"mailto","user":null,"password":null,"host":null,"port":null,"path":"a@b","query":null,"fragment":null,"uri":"mailto:a@b","iri":"mailto:a@b"}"# + "\n")
+    }
+
+    /// An IRI: the components of the URI it maps to, and both forms.
+    @Test func parseMapsAnIRIAndPrintsBothForms() async throws {
+        try #require(toolsAreBuilt)
+        let run = try await run("courier", ["parse", "--json", "https://例え.jp/パス?q=値"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output == #"{"scheme":"https","user":null,"password":null,"host":"xn--r8jz45g.jp","port":null,"path":"/%E3%83%91%E3%82%B9","query":"q=%E5%80%A4","fragment":null,"uri":"https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9?q=%E5%80%A4","iri":"https://例え.jp/パス?q=値"}"# + "\n")
+        let refused = try await self.run("courier", ["parse", "todolist://www.acme.com?Café Report"])
+        #expect(refused.status == 65)
+        #expect(refused.error.contains("space at offset 29 is not allowed in a query"), "\(refused.error)")
+        #expect(refused.error.contains("the URL it would accept: todolist://www.acme.com?Caf%C3%A9%20Report"), "\(refused.error)")
+        let bidi = try await self.run("courier", ["parse", "todolist://x?a\u{202E}b"])
+        #expect(bidi.status == 65)
+        #expect(bidi.error.contains("\\u{202E} (a bidirectional formatting character) at offset 14"), "\(bidi.error)")
+        #expect(!bidi.error.unicodeScalars.contains("\u{202E}"), "the refusal does not print the character itself")
     }
 
     @Test func parseRefusesAnInvalidURLWithExit65AndAPosition() async throws {

@@ -90,6 +90,14 @@ struct URLFormatTests {
 }
 
 extension URLFormatTests {
+    @Test func aDNSHostIsDeclaredAtTheTopOfTheFormat() throws {
+        let format = try URLFormat(propertyList: plist("<dict><key>DNSHost</key><true/></dict>"))
+        #expect(format.dnsHost)
+        #expect(try URLFormat(propertyList: format.propertyList) == format)
+        #expect(try URLFormat(propertyList: plist("<dict/>")).dnsHost == false)
+        #expect(throws: URLFormatError.self) { try URLFormat(propertyList: plist("<dict><key>DNSHost</key><string>yes</string></dict>")) }
+    }
+
     @Test func booleansAndNumbersAreNotConfused() throws {
         let zero = try plist("<dict><key>Components</key><dict><key>query</key><dict><key>NonBlank</key><integer>1</integer></dict></dict></dict>")
         #expect { try URLFormat(propertyList: zero) } throws: { ($0 as! URLFormatError).keyPath == "Components.query.NonBlank" }

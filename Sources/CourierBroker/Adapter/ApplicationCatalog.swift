@@ -1,9 +1,14 @@
 public import CourierNames
 public import CourierManifest
+import CourierIRI
 
 /// The registry as the D-Bus adapter needs it: routing (`HandlerResolver`) plus the management
 /// methods of `Broker1`. `ManifestCatalog` implements it over `CourierManifest.Registry`.
 public protocol ApplicationCatalog: HandlerResolver {
+    /// The URI the broker routes and the app receives for `url`, which may be an IRI (RFC 3987:
+    /// `todolist://www.acme.com?Café`, `https://例え.jp/`); throws `InvalidURL` with the reason,
+    /// its offset in `url`, and the URL that would be accepted when there is one.
+    func uri(fromIRI url: String) throws(CourierError) -> String
     /// The apps that can open `url`, the chosen one first; throws `InvalidURL`.
     func handlers(forURL url: String) throws(CourierError) -> [String]
     /// Loads and registers the manifest file at `path` if `authority` allows it (`NotPermitted`
@@ -26,6 +31,10 @@ public protocol ApplicationCatalog: HandlerResolver {
 }
 
 extension ApplicationCatalog {
+    /// Host names are DNS names for the schemes that say so everywhere (`http`, `https`, …).
+    public func uri(fromIRI url: String) throws(CourierError) -> String {
+        try ManifestCatalog.uri(fromIRI: url, domainNameHost: IRI.isDomainNameScheme)
+    }
     /// A catalog without user defaults has nothing to re-read.
     public func reloadDefaults() -> CatalogChange { CatalogChange() }
     /// A catalog without watched folders has no reload to guard.

@@ -45,7 +45,7 @@ extension BrokerService {
             let url: String
             let options: RequestOptions
             do {
-                url = try call.arguments.decode(String.self, at: 0)
+                url = try catalog.uri(fromIRI: call.arguments.decode(String.self, at: 0))
                 options = try RequestOptions(call.arguments.decode([String: DBusValue].self, at: 1))
             } catch {
                 giveBack(ticket)
@@ -115,8 +115,9 @@ extension BrokerService {
     /// chosen app's caller rules refuse (BrokerService+CallerRules.swift).
     func canOpenURLMethod() -> DBusMethod {
         Broker1.canOpenURL.serving { [self] call in try await withSenderSlot(call, method: Broker1.canOpenURL.name.rawValue) {
-            let url = try call.arguments.decode(String.self, at: 0)
+            let iri = try call.arguments.decode(String.self, at: 0)
             do {
+                let url = try catalog.uri(fromIRI: iri)
                 let handlers = try catalog.handlers(forURL: url)
                 let sender = call.sender?.rawValue ?? ""
                 guard Self.may(await queryingApp(sender), askAbout: Self.scheme(of: url)) else { return [.boolean(false)] }
@@ -138,8 +139,9 @@ extension BrokerService {
     /// asking about a scheme it does not list.
     func handlersForURLMethod() -> DBusMethod {
         Broker1.handlersForURL.serving { [self] call in try await withSenderSlot(call, method: Broker1.handlersForURL.name.rawValue) {
-            let url = try call.arguments.decode(String.self, at: 0)
+            let iri = try call.arguments.decode(String.self, at: 0)
             do {
+                let url = try catalog.uri(fromIRI: iri)
                 let handlers = try catalog.handlers(forURL: url)
                 guard Self.may(await queryingApp(call.sender?.rawValue ?? ""), askAbout: Self.scheme(of: url)) else { return [.strings([])] }
                 return [.strings(handlers)]

@@ -1,6 +1,7 @@
 public import CourierManifest
 public import CourierNames
 import CourierURL
+import CourierIRI
 import Foundation
 public import Logging
 import Synchronization
@@ -178,6 +179,23 @@ public final class ManifestCatalog: ApplicationCatalog {
     /// about (`LSApplicationQueriesSchemes`), so the two cannot be told apart.
     static func noHandler(scheme: String, problem: String? = nil, advice: String = "register one with `courier register MANIFEST`") -> CourierError {
         CourierError(.noHandler, "no registered app handles \(scheme): URLs\(problem.map { " (\($0))" } ?? ""); \(advice)")
+    }
+
+    /// Host names are DNS names for the schemes that say so everywhere and for an app scheme
+    /// whose URL format declares `DNSHost`.
+    public func uri(fromIRI url: String) throws(CourierError) -> String {
+        try Self.uri(fromIRI: url) { scheme in
+            IRI.isDomainNameScheme(scheme) || ((try? route(scheme: scheme))?.format?.dnsHost ?? false)
+        }
+    }
+
+    static func uri(fromIRI url: String, domainNameHost: (String) -> Bool) throws(CourierError) -> String {
+        do {
+            return try IRI.uri(from: url, domainNameHost: domainNameHost).uri.string
+        } catch {
+            let accepted = IRI.suggestion(for: url, domainNameHost: domainNameHost).map { "; the URL it would accept: \($0)" } ?? ""
+            throw CourierError(.invalidURL, "\(CleanText.escaped(url.prefix(200))) is not a valid URL: \(error) (at offset \(error.offset))\(accepted)")
+        }
     }
 
     static func parse(_ url: String) throws(CourierError) -> URIReference {

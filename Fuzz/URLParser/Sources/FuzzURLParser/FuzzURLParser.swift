@@ -1,14 +1,17 @@
 @_spi(Testing) import CourierURL
+import CourierIRI
 import URIParserOracle
 
 /// libFuzzer entry point: any bytes must either be refused with a `URIError` or parse into a
-/// reference whose invariants hold, and liburiparser must read them alike (`URIParserOracle`). A
+/// reference whose invariants hold, and liburiparser must read them alike (`URIParserOracle`);
+/// read as an IRI, they map to a URI the strict parser accepts, whose display form maps back to it. A
 /// broken invariant traps, which libFuzzer reports as a crash.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzURLParser(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count)
     checkBytes(bytes)
     checkText(String(decoding: bytes, as: UTF8.self))
+    checkIRI(String(decoding: bytes, as: UTF8.self))
     return 0
 }
 
@@ -82,4 +85,32 @@ func checkText(_ text: String) {
         _ = try? URIReference("").resolved(against: absolute)
     }
     _ = try? todoFormat.decode(uri)
+}
+
+/// The IRI mapping (RFC 3987): a refusal is positioned inside the input; a mapped URI is ASCII
+/// and passes the strict parser unchanged; URI → display form → URI gives the same URI; the check
+/// of what goes to the desktop never traps.
+func checkIRI(_ text: String) {
+    let conversion: IRIConversion
+    do {
+        conversion = try IRI.uri(from: text)
+    } catch {
+        require(error.offset >= 0 && error.offset <= text.utf8.count, "IRI error offset \(error.offset) outside \(text.debugDescription)")
+        return
+    }
+    let uri = conversion.uri
+    require(uri.string.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "mapped \(text.debugDescription) to a URI outside ASCII: \(uri)")
+    require((try? URIReference(uri.string)) == uri, "the mapped URI \(uri) fails the strict parser")
+    let display = IRI.displayForm(of: uri)
+    let again = try? IRI.uri(from: display).uri
+    require(again == uri, "URI \(uri) → display form \(display.debugDescription) → \(again?.string ?? "refused")")
+    // With every scheme's host a DNS name: the IDNA paths of the same input.
+    if let dns = try? IRI.uri(from: text, domainNameHost: { _ in true }).uri {
+        require((try? URIReference(dns.string)) == dns, "the mapped URI \(dns) fails the strict parser")
+        let shown = IRI.displayForm(of: dns, domainNameHost: { _ in true })
+        let back = try? IRI.uri(from: shown, domainNameHost: { _ in true }).uri
+        require(back == dns, "URI \(dns) → display form \(shown.debugDescription) → \(back?.string ?? "refused") (DNS hosts)")
+    }
+    _ = try? BrowserReading.check(uri)
+    _ = IRI.suggestion(for: text)
 }
