@@ -47,6 +47,9 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// A manifest in a watched folder that would take a running app's bundle id or scheme: held
         /// back until the app no longer runs, or `courier register --replace` confirms it.
         public static let heldRegistryChange = Code(rawValue: "held-registry-change")
+        /// A string with a control or bidirectional formatting character (`CleanText`): ignored, so
+        /// that it never reaches the bus or a terminal.
+        public static let uncleanText = Code(rawValue: "unclean-text")
         /// An identifier read without the white space around it.
         public static let trimmedWhitespace = Code(rawValue: "trimmed-whitespace")
     }
