@@ -11,7 +11,7 @@ extension URLFormat {
     /// - Throws: ``URLFormatError`` naming the key path of the first problem.
     public init(propertyList: Any) throws(URLFormatError) {
         let root = try PropertyListReader.dictionary(propertyList, at: "")
-        try PropertyListReader.allowOnly(["Schemes", "Components", "QueryItems", "AllowsOtherQueryItems"], in: root, at: "")
+        try PropertyListReader.allowOnly(["Schemes", "Components", "QueryItems", "AllowsOtherQueryItems", "AllowsControlCharacters"], in: root, at: "")
         var schemes: [URIScheme] = []
         if let list = root["Schemes"] {
             let array = try PropertyListReader.array(list, at: "Schemes")
@@ -49,7 +49,11 @@ extension URLFormat {
         let allowsOthers = try root["AllowsOtherQueryItems"].map { (v) throws(URLFormatError) in
             try PropertyListReader.bool(v, at: "AllowsOtherQueryItems")
         } ?? true
-        self.init(schemes: schemes, components: components, queryItems: queryItems, allowsOtherQueryItems: allowsOthers)
+        let allowsControls = try root["AllowsControlCharacters"].map { (v) throws(URLFormatError) in
+            try PropertyListReader.bool(v, at: "AllowsControlCharacters")
+        } ?? false
+        self.init(schemes: schemes, components: components, queryItems: queryItems, allowsOtherQueryItems: allowsOthers,
+                  allowsControlCharacters: allowsControls)
     }
 
     /// The format as property-list values, the inverse of ``init(propertyList:)`` (defaults omitted).
@@ -63,6 +67,7 @@ extension URLFormat {
             root["QueryItems"] = queryItems.mapValues(\.propertyList)
         }
         if !allowsOtherQueryItems { root["AllowsOtherQueryItems"] = false }
+        if allowsControlCharacters { root["AllowsControlCharacters"] = true }
         return root
     }
 }

@@ -16,15 +16,21 @@ public struct URLFormat: Sendable, Hashable {
     public var queryItems: [String: URLComponentRule]
     /// When false, query items not named in ``queryItems`` are rejected.
     public var allowsOtherQueryItems: Bool
+    /// When true, the broker also sends the app URLs whose decoded components hold control or
+    /// bidirectional formatting characters (`%00`, `%0A`, `%1B`, `%E2%80%AE`); by default it
+    /// refuses them with `InvalidURL` before launching anything (docs/url-format.md).
+    public var allowsControlCharacters: Bool
 
     public init(
         schemes: [URIScheme] = [], components: [URIComponent: URLComponentRule] = [:],
-        queryItems: [String: URLComponentRule] = [:], allowsOtherQueryItems: Bool = true
+        queryItems: [String: URLComponentRule] = [:], allowsOtherQueryItems: Bool = true,
+        allowsControlCharacters: Bool = false
     ) {
         self.schemes = schemes
         self.components = components
         self.queryItems = queryItems
         self.allowsOtherQueryItems = allowsOtherQueryItems
+        self.allowsControlCharacters = allowsControlCharacters
     }
 
     /// Whether the format is for `uri`'s scheme.

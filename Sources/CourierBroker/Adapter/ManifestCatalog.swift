@@ -54,7 +54,11 @@ public final class ManifestCatalog: ApplicationCatalog {
     public func resolve(url: String, bundleID: String?) throws(CourierError) -> AppDescriptor {
         let reference = try Self.parse(url)
         let route = if let bundleID { try self.route(bundleID: bundleID) } else { try self.route(scheme: reference.scheme ?? "") }
-        if let format = route.format, format.applies(to: reference) {
+        let applicable = route.format.flatMap { $0.applies(to: reference) ? $0 : nil }
+        if applicable?.allowsControlCharacters != true, let finding = URLTextCheck.firstUnclean(in: reference) {
+            throw URLTextCheck.refusal(finding, in: url, bundleID: route.descriptor.bundleID)
+        }
+        if let format = applicable {
             do {
                 try format.validate(reference)
             } catch {
