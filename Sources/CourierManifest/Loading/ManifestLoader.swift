@@ -57,35 +57,39 @@ public struct ManifestLoader: Sendable {
 
     /// Decodes and parses property-list bytes as if read from `path` (absolute).
     public func decode(_ bytes: [UInt8], path: String) -> FileResult {
+        switch Self.propertyList(bytes) {
+        case .failure(let message):
+            return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: message.text, severity: .error, code: .notPropertyList)])
+        case .success(let value):
+            let parsed = parser.parse(value, path: path)
+            return FileResult(path: path, manifest: parsed.manifest, diagnostics: parsed.diagnostics)
+        }
+    }
+
+    /// Why bytes are not a property list, as a diagnostic says it.
+    public struct NotPropertyList: Error, Sendable {
+        public let text: String
+    }
+
+    /// The top-level value of an XML or binary property list; the failure says why it is not one.
+    public static func propertyList(_ bytes: [UInt8]) -> Result<PropertyListValue, NotPropertyList> {
         let notPlist = "the file is not a property list (XML or binary); write it as an Info.plist <plist><dict>…</dict></plist> or convert it with plutil"
-        guard !bytes.isEmpty else {
-            return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: "the file is empty; " + notPlist, severity: .error, code: .notPropertyList)])
-        }
-        let value: PropertyListValue
+        guard !bytes.isEmpty else { return .failure(NotPropertyList(text: "the file is empty; " + notPlist)) }
         let isBinary = bytes.starts(with: Array("bplist".utf8))
-        if !isBinary, let fast = try? XMLPropertyListParser.parse(bytes) {
-            value = fast
-        } else {
-            // Binary plists, other encodings, and files the direct parser refused: Foundation decides.
-            let object: Any
-            do {
-                var format = PropertyListSerialization.PropertyListFormat.xml
-                object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: &format)
-                // Foundation also accepts the old OpenStep text format, which would take any word
-                // for a string; only XML and binary property lists are manifests.
-                guard format == .xml || format == .binary else {
-                    return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist + Self.detail(bytes), severity: .error, code: .notPropertyList)])
-                }
-            } catch {
-                return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist + Self.detail(bytes, error), severity: .error, code: .notPropertyList)])
-            }
-            guard let converted = PropertyListValue(foundation: object) else {
-                return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist, severity: .error, code: .notPropertyList)])
-            }
-            value = converted
+        if !isBinary, let fast = try? XMLPropertyListParser.parse(bytes) { return .success(fast) }
+        // Binary plists, other encodings, and files the direct parser refused: Foundation decides.
+        let object: Any
+        do {
+            var format = PropertyListSerialization.PropertyListFormat.xml
+            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: &format)
+            // Foundation also accepts the old OpenStep text format, which would take any word
+            // for a string; only XML and binary property lists are manifests.
+            guard format == .xml || format == .binary else { return .failure(NotPropertyList(text: notPlist + detail(bytes))) }
+        } catch {
+            return .failure(NotPropertyList(text: notPlist + detail(bytes, error)))
         }
-        let parsed = parser.parse(value, path: path)
-        return FileResult(path: path, manifest: parsed.manifest, diagnostics: parsed.diagnostics)
+        guard let converted = PropertyListValue(foundation: object) else { return .failure(NotPropertyList(text: notPlist)) }
+        return .success(converted)
     }
 
     /// What a set of folders gave, file by file, in precedence order.
