@@ -88,13 +88,14 @@ struct UncleanInputBusTests {
         let folder = fixture.root.appendingPathComponent("elsewhere", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try BrokerFixture.ManifestWriter(folder: folder).write(bundleID, schemes: ["reserved"], arguments: ["/bin/true"])
+        let path = folder.appendingPathComponent("\(bundleID).plist").path
         let error = await #expect(throws: CourierError.self) {
-            try await fixture.client.registerManifest(atPath: folder.appendingPathComponent("\(bundleID).plist").path)
+            try await fixture.client.registerManifest(file: UnixFD(taking: open(path, O_RDONLY | O_CLOEXEC)), path: path)
         }
         #expect(error?.dbusName == "org.courier.Error.InvalidManifest", "\(String(describing: error))")
         #expect(error?.message.contains("is reserved for the bus and for Courier itself") == true, "\(error?.message ?? "")")
         #expect(try await fixture.client.listApplications().isEmpty)
-        let open = await #expect(throws: CourierError.self) { try await fixture.client.open("reserved://x") }
-        #expect(open?.dbusName == "org.courier.Error.NoHandler")
+        let routed = await #expect(throws: CourierError.self) { try await fixture.client.open("reserved://x") }
+        #expect(routed?.dbusName == "org.courier.Error.NoHandler")
     }
 }

@@ -24,6 +24,7 @@ extension BrokerService {
                 confirmLinkMethod(),
                 registerManifestMethod(),  // BrokerService+Registry.swift
                 registerManifestWithOptionsMethod(),
+                registerManifestFileMethod(),
                 unregisterMethod(),
                 reloadDefaultsMethod(),
                 listApplicationsMethod(),

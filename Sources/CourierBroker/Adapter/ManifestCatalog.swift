@@ -107,14 +107,19 @@ public final class ManifestCatalog: ApplicationCatalog {
         return service.snapshot.handlers(forScheme: reference.scheme ?? "").bundleIdentifiers
     }
 
-    public func register(manifestAt path: String, authority: RegistryAuthority, origin: RegistryChangeOrigin) async throws(CourierError) -> (bundleID: String, takeovers: [RegistryTakeover]) {
+    public func register(manifestAt path: String, descriptor: Int32?, authority: RegistryAuthority, origin: RegistryChangeOrigin) async throws(CourierError) -> (bundleID: String, takeovers: [RegistryTakeover]) {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         var takeovers: [RegistryTakeover] = []
         do {
-            try service.register(manifestAt: absolute, replacing: true, origin: origin) { current, proposed throws(RegistryError) in
+            let vet = { (current: Registry, proposed: Registry) throws(RegistryError) in
                 let review = authority.review(registering: current, as: proposed)
                 if let refusal = review.refusal { throw RegistryError(.notPermitted, refusal) }
                 takeovers = review.takeovers
+            }
+            if let descriptor {
+                try service.register(descriptor: descriptor, path: absolute, replacing: true, origin: origin, vet: vet)
+            } else {
+                try service.register(manifestAt: absolute, replacing: true, origin: origin, vet: vet)
             }
             return (service.snapshot.application(atPath: absolute)?.bundleIdentifier.rawValue ?? "", takeovers)
         } catch where error.code == .notPermitted {

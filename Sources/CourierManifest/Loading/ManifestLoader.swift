@@ -38,13 +38,22 @@ public struct ManifestLoader: Sendable {
     /// Loads one file. `path` is made absolute.
     public func load(file path: String) -> FileResult {
         let path = Paths.absolute(path)
+        return loaded(SafeFileReader.read(path: path, limit: maximumFileSize), path: path)
+    }
+
+    /// Loads the file open as `descriptor` as if it were `path` (absolute): what a caller passes
+    /// when the reader must see only what the caller itself could open (`RegisterManifestFile`).
+    public func load(descriptor: Int32, path: String) -> FileResult {
+        loaded(SafeFileReader.read(descriptor: descriptor, limit: maximumFileSize), path: path)
+    }
+
+    private func loaded(_ read: Result<[UInt8], SafeFileReader.Failure>, path: String) -> FileResult {
         func refuse(_ code: ManifestDiagnostic.Code, _ message: String) -> FileResult {
             FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: message, severity: .error, code: code)])
         }
-        let bytes: [UInt8]
-        switch SafeFileReader.read(path: path, limit: maximumFileSize) {
-        case .success(let b):
-            bytes = b
+        switch read {
+        case .success(let bytes):
+            return decode(bytes, path: path)
         case .failure(.unreadable(_, let reason)):
             return refuse(.unreadable, "cannot read the file: \(reason); check that it exists and that its permissions let you read it")
         case .failure(.notRegularFile(let kind)):
@@ -52,7 +61,6 @@ public struct ManifestLoader: Sendable {
         case .failure(.tooLarge(let size)):
             return refuse(.tooLarge, "the file is \(size) bytes, over the \(maximumFileSize)-byte limit for manifests; an Info.plist is a few KiB — check that this is the right file")
         }
-        return decode(bytes, path: path)
     }
 
     /// Decodes and parses property-list bytes as if read from `path` (absolute).
@@ -107,6 +115,7 @@ public struct ManifestLoader: Sendable {
     public func load(folders: [String], reportMissing: Bool = true) -> FolderResult {
         var paths: [String] = []
         var diagnostics: [ManifestDiagnostic] = []
+        var unnamed: [FileResult] = []
         var seenFolders = Set<String>()
         for folder in folders {
             let folder = Paths.absolute(folder)
@@ -116,9 +125,19 @@ public struct ManifestLoader: Sendable {
                 paths.append(folder)
                 continue
             }
-            switch DirectoryListing.names(in: folder) {
-            case .success(let names):
-                paths += names.filter(Self.isManifestFileName).map { Paths.join(folder, $0) }
+            switch DirectoryListing.entries(in: folder) {
+            case .success(let entries):
+                for entry in entries where Self.isManifestFileName(entry.name) {
+                    let path = Paths.join(folder, entry.name)
+                    if entry.isUTF8 {
+                        paths.append(path)
+                    } else {
+                        // Registered apps are known by their manifest's path, which is text: a
+                        // name that is not UTF-8 cannot be one (nor be opened by a String path).
+                        let message = "the file name is not valid UTF-8 (shown with \u{FFFD} for the bytes that are not), so Courier cannot name it; rename it, e.g. to BUNDLE_ID.plist — it is not loaded"
+                        unnamed.append(FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: message, severity: .error, code: .invalidFileName)]))
+                    }
+                }
             case .failure(.missing):
                 if reportMissing {
                     diagnostics.append(ManifestDiagnostic(file: folder, keyPath: "", message: "the manifest folder does not exist; create it or fix the path", severity: .warning, code: .missingFolder))
@@ -127,7 +146,7 @@ public struct ManifestLoader: Sendable {
                 diagnostics.append(ManifestDiagnostic(file: folder, keyPath: "", message: "cannot list the manifest folder: \(reason); check its permissions", severity: .error, code: .unreadable))
             }
         }
-        return FolderResult(files: load(files: paths), diagnostics: diagnostics)
+        return FolderResult(files: load(files: paths) + unnamed, diagnostics: diagnostics)
     }
 
     /// Loads the given files in parallel, keeping their order.

@@ -32,6 +32,9 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         public static let unreadable = Code(rawValue: "unreadable")
         public static let tooLarge = Code(rawValue: "too-large")
         public static let notRegularFile = Code(rawValue: "not-a-regular-file")
+        /// A file name in a manifest folder that is not UTF-8: not loaded (apps are known by the
+        /// path of their manifest, which is text).
+        public static let invalidFileName = Code(rawValue: "invalid-file-name")
         public static let reservedScheme = Code(rawValue: "reserved-scheme")
         public static let schemeConflict = Code(rawValue: "scheme-conflict")
         public static let keptLastGoodVersion = Code(rawValue: "kept-last-good-version")
