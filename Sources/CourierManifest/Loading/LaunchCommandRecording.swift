@@ -83,6 +83,8 @@ extension PropertyListValue {
     private static func escaped(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
+            // XML text escapes (a property list's own rule: C0 as character references, which
+            // Courier's reader and Foundation's accept); JSONStringLiteral's are JSON's, alike in shape only.
             switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
