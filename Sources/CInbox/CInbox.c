@@ -6,6 +6,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #ifndef RENAME_NOREPLACE
@@ -39,6 +40,13 @@ int cinbox_open_tmpfile(int dirfd, unsigned int mode) {
 
 int cinbox_get_status_flags(int fd) {
     return fcntl(fd, F_GETFL);
+}
+
+int cinbox_file_system_type(int fd, int64_t *type) {
+    struct statfs status;
+    if (fstatfs(fd, &status) != 0) return -1;
+    *type = (int64_t)status.f_type;
+    return 0;
 }
 
 int cinbox_start_writeback(int fd, int64_t offset, int64_t length) {

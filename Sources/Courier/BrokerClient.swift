@@ -77,6 +77,16 @@ public struct BrokerClient: Sendable {
         return values[0].stringValue ?? ""
     }
 
+    /// Registers the manifest open as `file` (`RegisterManifestFile`): the broker reads the
+    /// descriptor, so it reads only what this process could open, and answers with the manifest's
+    /// diagnostics; `path` (absolute) must name the same file, and is what the registry knows it by.
+    package func registerManifest(file: UnixFD, path: String, replace: Bool = false) async throws(CourierError) -> String {
+        var options = [String: DBusValue](CourierKey.path(path))
+        if replace { options.merge([String: DBusValue](CourierKey.replace(true))) { $1 } }
+        let values = try await call(Broker1.registerManifestFile, [.unixFD(file), .vardict(options)])
+        return values.first?.stringValue ?? ""
+    }
+
     public func unregister(bundleID: String) async throws(CourierError) {
         _ = try await call(Broker1.unregister, [.string(bundleID)])
     }

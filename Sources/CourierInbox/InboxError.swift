@@ -20,6 +20,9 @@ public struct InboxError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let notReadable = Code(rawValue: "not-readable")
         /// The file has no name left on disk (`st_nlink == 0`).
         public static let deletedFile = Code(rawValue: "deleted-file")
+        /// The file's size is not its content (a file of `/proc` or `/sys`: `st_size` 0 or 4096
+        /// whatever it holds), so a copy of `st_size` bytes would deliver an empty or cut file.
+        public static let untrustedSize = Code(rawValue: "untrusted-size")
         /// The file's type is not one the receiving app declares.
         public static let notPermitted = Code(rawValue: "not-permitted")
         /// One file is larger than `DropLimits.maximumFileBytes`.
@@ -67,7 +70,7 @@ public struct InboxError: Error, Sendable, Equatable, CustomStringConvertible {
     public var courierErrorCode: CourierErrorCode {
         switch code {
         case .notPermitted: .notPermitted
-        case .notRegularFile, .notReadable, .deletedFile: .invalidFile
+        case .notRegularFile, .notReadable, .deletedFile, .untrustedSize: .invalidFile
         case .invalidBundleIdentifier, .invalidRequest: .invalidArguments
         case .fileTooLarge, .dropTooLarge, .tooManyFiles: .limitsExceeded
         case .insufficientSpace: .noSpace

@@ -28,6 +28,14 @@ struct SourceFile {
                       leadingBytes: leadingBytes, descriptor: descriptor)
     }
 
+    /// File systems whose files report a size that is not their content (`statfs(2)` magic numbers):
+    /// procfs says 0 bytes, sysfs 4096, the others 0 — a copy of `st_size` bytes would be empty or cut.
+    static let pseudoFileSystems: [Int: String] = [
+        0x9FA0: "procfs (/proc)", 0x6265_6572: "sysfs (/sys)", 0x6462_6720: "debugfs", 0x7472_6163: "tracefs",
+        0x7363_6673: "securityfs", 0x6265_6570: "configfs", 0x6367_7270: "cgroup2", 0x0027_E0EB: "cgroup",
+        0x6165_676C: "pstore", 0xCAFE_4A11: "bpffs", 0xDE5E_81E4: "efivarfs",
+    ]
+
     /// Checks `file` and reads its first bytes; throws a typed error saying what the descriptor is
     /// instead and what to pass.
     init(inspecting file: DropFile, index: Int) throws(InboxError) {
@@ -71,8 +79,14 @@ struct SourceFile {
             throw refuse(.notRegularFile, what, "only regular files can be dropped (for a folder, drop the files in it).")
         }
 
-        // Reading the head both proves the descriptor readable and feeds the type check.
-        let headLength = Int(min(Int64(DropCandidate.sniffLength), Int64(status.st_size)))
+        if let fileSystem = (try? Sys.fileSystemType(fd)).flatMap({ SourceFile.pseudoFileSystems[$0] }) {
+            throw refuse(.untrustedSize, "is a file of \(fileSystem), whose size (\(status.st_size) bytes) is not its content, so it cannot be copied as a file",
+                         "copy it into a regular file first (cat FILE > copy.txt) and drop the copy.")
+        }
+
+        // Reading the head both proves the descriptor readable and feeds the type check. An empty
+        // file is read too: one that holds bytes is not what its size says.
+        let headLength = status.st_size == 0 ? 1 : Int(min(Int64(DropCandidate.sniffLength), Int64(status.st_size)))
         var head = [UInt8](repeating: 0, count: headLength)
         if headLength > 0 {
             let result = head.withUnsafeMutableBytes { buffer in
@@ -85,6 +99,10 @@ struct SourceFile {
                 throw refuse(.notReadable, "cannot be read (\(error))", "pass a descriptor opened for reading.", errno: error.rawValue)
             }
             head.removeSubrange(count...)
+        }
+        if status.st_size == 0, !head.isEmpty {
+            throw refuse(.untrustedSize, "reports a size of 0 bytes but holds data, so its size cannot be trusted",
+                         "copy it into a regular file first (cat FILE > copy.txt) and drop the copy.")
         }
 
         self.index = index

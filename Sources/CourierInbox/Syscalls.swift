@@ -76,6 +76,13 @@ enum Sys {
         return status
     }
 
+    /// `fstatfs(2)`'s `f_type`: the magic number of the file system holding `fd` (`PROC_SUPER_MAGIC`, …).
+    static func fileSystemType(_ fd: Int32) throws(Errno) -> Int {
+        var type: Int64 = 0
+        _ = try retrying { cinbox_file_system_type(fd, &type) }
+        return Int(type)
+    }
+
     // MARK: Reading and writing
 
     /// `pread(2)`: reads at `offset` without moving the file offset. Returns the count read.

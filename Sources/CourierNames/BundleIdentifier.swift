@@ -3,7 +3,8 @@
 /// entries — validated once, here, by the one rule every layer shares.
 ///
 /// The rule: reverse-DNS, at least two elements separated by `.`, each element one or more ASCII
-/// letters, digits, `-` or `_` and not starting with `-`; at most ``maximumLength`` bytes. That is
+/// letters, digits, `-` or `_` and not starting with `-`; at most ``maximumLength`` bytes; not in
+/// a ``reservedNamespaces`` (`org.freedesktop.*`, `org.courier.*`). That is
 /// what real apps use (Apple's rule, plus `_`), and every name Courier derives from it is safe: a
 /// file name (no `/`, no leading `.` or `-`), a desktop entry id, a bus name, an object path.
 ///
@@ -83,7 +84,22 @@ public struct BundleIdentifier: Hashable, Comparable, Sendable, Codable, CustomS
             }
             guard first != UInt8(ascii: "-") else { return "an element starts with '-'" }
         }
+        if let namespace = reservedNamespace(of: elements) {
+            return "\(namespace).* is reserved for the bus and for Courier itself (\(namespace == "org.courier" ? "org.courier.Broker, org.courier.BrokerLink1" : "org.freedesktop.DBus, org.freedesktop.Notifications"), …), not an app's name"
+        }
         return nil
+    }
+
+    /// The namespaces no app may take: a bundle id is also the bus name the app owns, and these
+    /// name the bus itself, desktop services and Courier's own services — an app under such a name
+    /// would stand where a client expects the broker or the bus.
+    public static let reservedNamespaces = ["org.freedesktop", "org.courier"]
+
+    /// The reserved namespace `elements` fall in (compared without case: `Org.Courier.Broker` only
+    /// differs from the broker's name in case), or nil.
+    private static func reservedNamespace(of elements: [ArraySlice<UInt8>]) -> String? {
+        let head = elements.prefix(2).map { String(decoding: $0, as: UTF8.self).lowercased() }.joined(separator: ".")
+        return reservedNamespaces.first { $0 == head }
     }
 
     private static func isElementByte(_ b: UInt8) -> Bool {

@@ -57,7 +57,8 @@ public struct CourierErrorCode: RawRepresentable, Hashable, Sendable, CustomStri
     // MARK: Dropping files
 
     /// A dropped descriptor is not a readable regular file: a directory, pipe, socket, device,
-    /// `O_PATH` or write-only descriptor, or a deleted file.
+    /// `O_PATH` or write-only descriptor, a deleted file, or a file whose size is not its content
+    /// (`/proc`, `/sys`: copying its reported size would deliver an empty or cut file).
     public static let invalidFile = CourierErrorCode(rawValue: "InvalidFile")
     /// The Inbox's file system has not enough free space or inodes for the drop.
     public static let noSpace = CourierErrorCode(rawValue: "NoSpace")

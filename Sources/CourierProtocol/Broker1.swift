@@ -28,6 +28,10 @@ public enum Broker1 {
     /// `(s path, a{sv} options) → (s bundle_id)` (`OptionKey.replace`).
     public static let registerManifestWithOptions = ProtocolMethod(
         name, "RegisterManifestWithOptions", arguments: "sa{sv}", results: "s", argumentNames: ["path", "options"], resultNames: ["bundle_id"])
+    /// `(h file, a{sv} options) → (s bundle_id)`: the manifest the caller's descriptor reads
+    /// (`CourierKey.path`, required: the file's absolute path; `CourierKey.replace`).
+    public static let registerManifestFile = ProtocolMethod(
+        name, "RegisterManifestFile", arguments: "ha{sv}", results: "s", argumentNames: ["file", "options"], resultNames: ["bundle_id"])
     /// `(s bundle_id) → ()`.
     public static let unregister = ProtocolMethod(name, "Unregister", arguments: "s", argumentNames: ["bundle_id"])
     /// `() → (as updated)`: re-read the user's defaults.
@@ -59,7 +63,7 @@ public enum Broker1 {
     public static let interface = ProtocolInterface(
         name,
         methods: [
-            openURL, canOpenURL, handlersForURL, checkIn, confirmLink, registerManifest, registerManifestWithOptions, unregister,
+            openURL, canOpenURL, handlersForURL, checkIn, confirmLink, registerManifest, registerManifestWithOptions, registerManifestFile, unregister,
             reloadDefaults, listApplications, getStatus, dropFiles, openFiles, listProcesses, terminate,
         ],
         signals: [registryChanged, dropProgress, applicationStateChanged]

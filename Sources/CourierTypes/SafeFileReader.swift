@@ -19,12 +19,17 @@ package enum SafeFileReader {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { return .failure(.unreadable(errno: errno, reason: errorText(errno))) }
         defer { close(fd) }
+        return read(descriptor: fd, limit: limit)
+    }
+
+    /// Reads a regular file from an open descriptor, from its start with `pread` (the file offset,
+    /// which the descriptor's owner may share, is left as it was).
+    package static func read(descriptor fd: Int32, limit: Int) -> Result<[UInt8], Failure> {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return .failure(.unreadable(errno: errno, reason: errorText(errno))) }
         let kind = st.st_mode & S_IFMT
         guard kind == S_IFREG else { return .failure(.notRegularFile(kind: describe(kind))) }
         guard st.st_size <= limit else { return .failure(.tooLarge(size: Int(st.st_size))) }
-        // The size may change while reading: read up to limit + 1 bytes and check again.
         var buffer = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
         var count = 0
         while true {
@@ -33,7 +38,7 @@ package enum SafeFileReader {
                 buffer.append(contentsOf: repeatElement(0, count: min(buffer.count, limit + 1 - buffer.count)))
             }
             let n = buffer.withUnsafeMutableBytes { raw in
-                Glibc.read(fd, raw.baseAddress! + count, raw.count - count)
+                pread(fd, raw.baseAddress! + count, raw.count - count, off_t(count))
             }
             if n < 0 {
                 if errno == EINTR { continue }

@@ -11,7 +11,7 @@ extension URLFormat {
     /// - Throws: ``URLFormatError`` naming the key path of the first problem.
     public init(propertyList: Any) throws(URLFormatError) {
         let root = try PropertyListReader.dictionary(propertyList, at: "")
-        try PropertyListReader.allowOnly(["Schemes", "Components", "QueryItems", "AllowsOtherQueryItems", "DNSHost"], in: root, at: "")
+        try PropertyListReader.allowOnly(["Schemes", "Components", "QueryItems", "AllowsOtherQueryItems", "DNSHost", "AllowsControlCharacters"], in: root, at: "")
         var schemes: [URIScheme] = []
         if let list = root["Schemes"] {
             let array = try PropertyListReader.array(list, at: "Schemes")
@@ -50,7 +50,11 @@ extension URLFormat {
             try PropertyListReader.bool(v, at: "AllowsOtherQueryItems")
         } ?? true
         let dnsHost = try root["DNSHost"].map { (v) throws(URLFormatError) in try PropertyListReader.bool(v, at: "DNSHost") } ?? false
-        self.init(schemes: schemes, components: components, queryItems: queryItems, allowsOtherQueryItems: allowsOthers, dnsHost: dnsHost)
+        let allowsControls = try root["AllowsControlCharacters"].map { (v) throws(URLFormatError) in
+            try PropertyListReader.bool(v, at: "AllowsControlCharacters")
+        } ?? false
+        self.init(schemes: schemes, components: components, queryItems: queryItems, allowsOtherQueryItems: allowsOthers,
+                  dnsHost: dnsHost, allowsControlCharacters: allowsControls)
     }
 
     /// The format as property-list values, the inverse of ``init(propertyList:)`` (defaults omitted).
@@ -65,6 +69,7 @@ extension URLFormat {
         }
         if !allowsOtherQueryItems { root["AllowsOtherQueryItems"] = false }
         if dnsHost { root["DNSHost"] = true }
+        if allowsControlCharacters { root["AllowsControlCharacters"] = true }
         return root
     }
 }

@@ -19,16 +19,22 @@ public struct URLFormat: Sendable, Hashable {
     /// Whether the host is a DNS name: then a host written with characters outside ASCII (an IRI,
     /// `myapp://例え.jp/…`) is converted with IDNA, as for `http`, instead of percent-encoded.
     public var dnsHost: Bool
+    /// When true, the broker also sends the app URLs whose decoded components hold control or
+    /// bidirectional formatting characters (`%00`, `%0A`, `%1B`, `%E2%80%AE`); by default it
+    /// refuses them with `InvalidURL` before launching anything (docs/url-format.md).
+    public var allowsControlCharacters: Bool
 
     public init(
         schemes: [URIScheme] = [], components: [URIComponent: URLComponentRule] = [:],
-        queryItems: [String: URLComponentRule] = [:], allowsOtherQueryItems: Bool = true, dnsHost: Bool = false
+        queryItems: [String: URLComponentRule] = [:], allowsOtherQueryItems: Bool = true, dnsHost: Bool = false,
+        allowsControlCharacters: Bool = false
     ) {
         self.schemes = schemes
         self.components = components
         self.queryItems = queryItems
         self.allowsOtherQueryItems = allowsOtherQueryItems
         self.dnsHost = dnsHost
+        self.allowsControlCharacters = allowsControlCharacters
     }
 
     /// Whether the format is for `uri`'s scheme.

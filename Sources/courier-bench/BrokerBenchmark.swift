@@ -130,7 +130,7 @@ enum BrokerBenchmark {
         let loggingAsCourierd = broker == .logging
         let folder = bus.directory.appendingPathComponent(broker.rawValue)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: BenchManifest.inProcessApp, to: folder)
+        try BenchManifest.write("org.example.bench.echo", schemes: ["bench"], arguments: BenchManifest.inProcessApp, to: folder)
         // When the broker starts and ends the delivery to the app: splits an OpenURL in three.
         let marks = Mutex<(delivering: ContinuousClock.Instant?, delivered: ContinuousClock.Instant?)>((nil, nil))
         let service = try await startBroker(bus: bus, folders: [folder.path], logger: loggingAsCourierd ? courierdLogger() : nil, directLinks: broker != .busOnly) { event in
@@ -141,7 +141,7 @@ enum BrokerBenchmark {
             }
         }
         defer { service.stop(); service.connection.close() }
-        let app = try Application(bundleID: "org.courier.bench.echo", delegate: EchoDelegate(), connection: DBusConnection(address: bus.address))
+        let app = try Application(bundleID: "org.example.bench.echo", delegate: EchoDelegate(), connection: DBusConnection(address: bus.address))
         try await app.start()
         defer { app.stop() }
         if broker != .busOnly {   // the app attaches its link just after it checked in
@@ -243,7 +243,7 @@ enum BrokerBenchmark {
         func mean(_ handle: ProcessHandle?) -> Double {
             var held = 0
             let t0 = clock.now
-            for _ in 0..<rounds where verifier.stillHolds(verdict, bundleID: "org.courier.bench.echo", handle: handle) { held += 1 }
+            for _ in 0..<rounds where verifier.stillHolds(verdict, bundleID: "org.example.bench.echo", handle: handle) { held += 1 }
             let elapsed = clock.now - t0
             precondition(held == rounds, "this process failed its own receiver check")
             return elapsed.seconds * 1e6 / Double(rounds)
@@ -353,10 +353,10 @@ enum BrokerBenchmark {
 
         let folder = bus.directory.appendingPathComponent("process-manifests")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try BenchManifest.write("org.courier.bench.echo", schemes: ["bench"], arguments: BenchManifest.inProcessApp, to: folder)
+        try BenchManifest.write("org.example.bench.echo", schemes: ["bench"], arguments: BenchManifest.inProcessApp, to: folder)
         let service = try await startBroker(bus: bus, folders: [folder.path])
         defer { service.stop(); service.connection.close() }
-        let app = try Application(bundleID: "org.courier.bench.echo", delegate: EchoDelegate(), connection: DBusConnection(address: bus.address))
+        let app = try Application(bundleID: "org.example.bench.echo", delegate: EchoDelegate(), connection: DBusConnection(address: bus.address))
         try await app.start()
         defer { app.stop() }
 

@@ -34,7 +34,7 @@ import Glibc
 /// and LocalSend's fixed port is free; without root the uploads run on the host's loopback and the
 /// LocalSend peers (which announce by multicast) and discovery are skipped, saying so.
 enum NearbyBenchmark {
-    static let bundleID = "org.courier.bench.nearby"
+    static let bundleID = "org.example.bench.nearby"
     static let pin = "4711"
     static let cipher = "TLS_AES_256_GCM_SHA384"
 

@@ -19,7 +19,7 @@ import Synchronization
 ///    and by the broker on the raw contract (its time beside a bare one-way send of the same
 ///    bytes) — and the broker answers the next request.
 enum PayloadBenchmark {
-    static let bundleID = "org.courier.bench.payload"
+    static let bundleID = "org.example.bench.payload"
 
     static func run(arguments: [String]) async throws {
         let rounds = try BrokerBenchmark.rounds(arguments, default: 15, usage: "courier-bench payload [--rounds N] (timed rounds of each 4 MiB case, default 15)")

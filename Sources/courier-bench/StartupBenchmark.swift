@@ -38,8 +38,8 @@ enum StartupBenchmark {
         defer { bus.stop() }
         let capp = try compileCPeer(into: bus.directory)
         let candidates = [
-            Candidate(label: "bare C libdbus (courier-bench-capp)", path: capp, arguments: [], bundleID: "org.courier.bench.capp", serves: false),
-            Candidate(label: "Courier library (courier-bench-app)", path: bin.appendingPathComponent("courier-bench-app").path, arguments: [], bundleID: "org.courier.bench.app", serves: false),
+            Candidate(label: "bare C libdbus (courier-bench-capp)", path: capp, arguments: [], bundleID: "org.example.bench.capp", serves: false),
+            Candidate(label: "Courier library (courier-bench-app)", path: bin.appendingPathComponent("courier-bench-app").path, arguments: [], bundleID: "org.example.bench.app", serves: false),
             Candidate(label: "todolist example (todolist run)", path: bin.appendingPathComponent("todolist").path, arguments: ["run"], bundleID: "com.acme.todolist", serves: true),
         ]
         for candidate in candidates where !FileManager.default.isExecutableFile(atPath: candidate.path) {

@@ -1,5 +1,5 @@
 /// The naming and routing plan shared by the driver, the clients and the checker: app `i` is
-/// `org.courier.load.appNN` with scheme `loadNN`; client `c`'s request `s` of a round goes to app
+/// `org.example.load.appNN` with scheme `loadNN`; client `c`'s request `s` of a round goes to app
 /// `first + (3c + s) mod count` — every client walks all the round's apps, starting at different
 /// ones, so each cold app is asked by many clients at once.
 struct LoadPlan: Sendable {
@@ -9,7 +9,7 @@ struct LoadPlan: Sendable {
     var first: Int
     var count: Int
 
-    static func bundleID(_ app: Int) -> String { "org.courier.load.app" + twoDigits(app) }
+    static func bundleID(_ app: Int) -> String { "org.example.load.app" + twoDigits(app) }
     static func scheme(_ app: Int) -> String { "load" + twoDigits(app) }
 
     func app(client: Int, sequence: Int) -> Int { first + (3 * client + sequence) % count }

@@ -6,7 +6,7 @@ import Foundation
 /// The copy of a manifest that `courier register` installs in the user's manifests folder, named
 /// after the bundle id (two apps' `Info.plist` never overwrite each other; registering an app
 /// again replaces its copy), with `argv[0]` of `CourierLaunchArguments` made absolute when the
-/// review resolved it. Until the broker accepts it, the copy can be rolled back: the folder is then
+/// review resolved it (`LaunchCommandRecording`: recorded for real, or the registration is refused). Until the broker accepts it, the copy can be rolled back: the folder is then
 /// as it was (the previous copy restored, or none).
 struct InstalledManifest {
     /// The installed file (the user's own file when it is already in the manifests folder).
@@ -16,19 +16,34 @@ struct InstalledManifest {
     /// Whether `install` wrote anything.
     private let wrote: Bool
 
-    /// Writes the copy (atomically). Exits with 73 when the folder or the file cannot be written.
+    /// Writes the copy (atomically). A manifest already in the folder the broker reads is not
+    /// copied: the path is recorded in it, in place. Exits with 73 when the folder or the file
+    /// cannot be written, or the path cannot be recorded (saying why; nothing is installed).
     static func install(source: String, bundleID: String, executable: String?) throws -> InstalledManifest {
         let folder = UserManifests.folder
         let sourceURL = URL(fileURLWithPath: source).standardizedFileURL
-        if sourceURL.deletingLastPathComponent().path == folder.standardizedFileURL.path {
-            // Already in the folder the broker reads: registering it must not add a second copy.
-            return InstalledManifest(destination: sourceURL, previous: nil, wrote: false)
+        // Already in the folder the broker reads: registering it must not add a second copy.
+        let inFolder = sourceURL.deletingLastPathComponent().path == folder.standardizedFileURL.path
+        if inFolder && executable == nil { return InstalledManifest(destination: sourceURL, previous: nil, wrote: false) }
+        let destination = inFolder ? sourceURL : folder.appendingPathComponent(bundleID + ".plist")
+        let data: Data
+        do {
+            let original = try Data(contentsOf: sourceURL)
+            if let executable {
+                data = Data(try LaunchCommandRecording.recording(executable, in: Array(original), path: destination.path))
+            } else {
+                data = original
+            }
+        } catch let failure as LaunchCommandRecording.Failure {
+            FileHandle.standardError.write(Data("courier register: cannot record the path \(executable ?? "") as the launch command of \(source): \(failure.reason) (nothing was installed); write the absolute path in CourierLaunchArguments yourself\n".utf8))
+            throw CourierExitCode.cannotWrite.exitCode
+        } catch {
+            FileHandle.standardError.write(Data("courier register: cannot read \(source): \(error.localizedDescription) (nothing was installed)\n".utf8))
+            throw CourierExitCode.cannotOpen.exitCode
         }
-        let destination = folder.appendingPathComponent(bundleID + ".plist")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let previous = FileManager.default.contents(atPath: destination.path)
-            let data = try recording(executable, in: Data(contentsOf: sourceURL), path: destination.path)
             try data.write(to: destination, options: .atomic)
             return InstalledManifest(destination: destination, previous: previous, wrote: true)
         } catch {
@@ -45,21 +60,5 @@ struct InstalledManifest {
         } else {
             try? FileManager.default.removeItem(at: destination)
         }
-    }
-
-    /// `data` with `argv[0]` of `CourierLaunchArguments` replaced by `executable` (as an XML
-    /// property list), checked to load as a manifest again; `data` itself when there is nothing to
-    /// record or Foundation cannot rewrite this file (the broker then resolves the name as written).
-    private static func recording(_ executable: String?, in data: Data, path: String) -> Data {
-        guard let executable else { return data }
-        let key = ManifestParser.launchArgumentsKey
-        var format = PropertyListSerialization.PropertyListFormat.xml
-        guard var plist = (try? PropertyListSerialization.propertyList(from: data, options: [], format: &format)) as? [String: Any],
-              var argv = plist[key] as? [String], !argv.isEmpty else { return data }
-        argv[0] = executable
-        plist[key] = argv
-        guard let rewritten = try? PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0),
-              ManifestLoader().decode(Array(rewritten), path: path).manifest?.launchCommand?.arguments.first == executable else { return data }
-        return rewritten
     }
 }

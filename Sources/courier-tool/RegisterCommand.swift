@@ -2,6 +2,7 @@ import ArgumentParser
 import Courier
 import CourierManifest
 import CourierNames
+import DBus
 import Foundation
 
 /// `courier register MANIFEST`: check a manifest, install a copy for this user and tell the running
@@ -57,8 +58,11 @@ struct RegisterCommand: AsyncParsableCommand {
             print(OfflineDesktopEntries.synchronize())
             return
         }
-        do {
-            let bundleID = try await client.registerManifest(atPath: copy.destination.path, replace: replace)
+        do throws(CourierError) {
+            // The broker reads the copy from this descriptor: only what this process can open.
+            let descriptor = open(copy.destination.path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+            guard descriptor >= 0 else { throw CourierError(.invalidManifest, "cannot open \(copy.destination.path): \(String(cString: strerror(errno)))") }
+            let bundleID = try await client.registerManifest(file: UnixFD(taking: descriptor), path: copy.destination.path, replace: replace)
             print("registered \(bundleID) from \(loaded.path)\(launch)")
         } catch {
             copy.rollBack()

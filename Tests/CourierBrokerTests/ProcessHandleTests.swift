@@ -19,11 +19,11 @@ struct ProcessHandleTests {
         let sleep = try #require(FileIdentity(path: "/bin/sleep"))
         #expect(handle.executable == sleep)
         let admitted = ReceiverVerdict.sameExecutable(ProcessIdentity.of(pid: child.pid))
-        #expect(verifier.stillHolds(admitted, bundleID: "org.courier.test.sleep", handle: handle))
+        #expect(verifier.stillHolds(admitted, bundleID: "org.example.test.sleep", handle: handle))
 
         _ = child.stop(grace: .zero)
         #expect(handle.executable == nil)
-        #expect(!verifier.stillHolds(admitted, bundleID: "org.courier.test.sleep", handle: handle))
+        #expect(!verifier.stillHolds(admitted, bundleID: "org.example.test.sleep", handle: handle))
     }
 
     /// A process admitted for its executable that then replaces it (`exec` keeps the pid and the
@@ -42,7 +42,7 @@ struct ProcessHandleTests {
             return
         }
         #expect(handle.executable == shellFile)
-        #expect(verifier.stillHolds(admitted, bundleID: "org.courier.test.shell", handle: handle))
+        #expect(verifier.stillHolds(admitted, bundleID: "org.example.test.shell", handle: handle))
 
         let writer = open(fifo, O_WRONLY | O_CLOEXEC)
         #expect(writer >= 0)
@@ -52,7 +52,7 @@ struct ProcessHandleTests {
         // The exec happens in the child after it reads the line: wait for it (bounded).
         for _ in 0..<1000 where handle.executable != sleep { usleep(10_000) }
         #expect(handle.executable == sleep)
-        #expect(!verifier.stillHolds(admitted, bundleID: "org.courier.test.shell", handle: handle))
-        #expect(!verifier.stillHolds(admitted, bundleID: "org.courier.test.shell"))
+        #expect(!verifier.stillHolds(admitted, bundleID: "org.example.test.shell", handle: handle))
+        #expect(!verifier.stillHolds(admitted, bundleID: "org.example.test.shell"))
     }
 }

@@ -27,7 +27,7 @@ struct ProcessLauncherTests {
         let script = #"for fd in /proc/$$/fd/*; do echo "${fd##*/}"; done > "$0""#
         let exited: Void = await withCheckedContinuation { continuation in
             do {
-                _ = try launcher.launch(LaunchSpec(bundleID: "org.courier.test.fds", arguments: ["/bin/sh", "-c", script, listing])) { _, _ in
+                _ = try launcher.launch(LaunchSpec(bundleID: "org.example.test.fds", arguments: ["/bin/sh", "-c", script, listing])) { _, _ in
                     continuation.resume()
                 }
             } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CourierNames
 import CourierInbox
 #if canImport(Glibc)
 import Glibc
@@ -48,6 +49,27 @@ import Glibc
         #expect(error?.message.contains("shrank while it was copied") == true)
         #expect(scratch.list(scratch.inbox().inboxPath(for: bundle)) == [])
         #expect(scratch.openDescriptorsInside().isEmpty)
+    }
+
+    /// `/proc` files report 0 bytes whatever they hold (`/sys` files 4096): a copy of the reported
+    /// size would deliver an empty file as if it were the file. Refused, named, nothing written.
+    @Test(arguments: ["/proc/self/status", "/proc/cpuinfo", "/sys/kernel/mm/transparent_hugepage/enabled"])
+    func aFileWhoseSizeIsNotItsContentIsRefusedNotDeliveredEmpty(_ path: String) throws {
+        guard FileManager.default.isReadableFile(atPath: path) else { return }
+        let scratch = Scratch()
+        let error = try scratch.withDescriptor(path) { fd -> InboxError? in
+            do {
+                _ = try scratch.inbox().drop([DropFile(descriptor: fd, suggestedName: "status.txt")], to: bundle)
+                return nil
+            } catch let error as InboxError {
+                return error
+            }
+        }
+        #expect(error?.code == .untrustedSize, "\(String(describing: error))")
+        #expect(error?.courierErrorCode == .invalidFile)
+        #expect(error?.message.contains("is not its content") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("cat FILE > copy.txt") == true)
+        #expect((scratch.list(scratch.inbox().inboxPath(for: bundle)) ?? []).isEmpty)
     }
 
     @Test func aFIFOPlantedUnderTheTemporaryPatternDoesNotHangTheSweep() throws {

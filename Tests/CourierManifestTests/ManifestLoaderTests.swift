@@ -86,6 +86,29 @@ import CourierTypes
         #expect(r.diagnostics[0].message.contains("No such file"))
     }
 
+    /// A manifest whose file name is not UTF-8 (`caf\xE9.plist`, Latin-1) is listed with the true
+    /// reason, not with an "No such file or directory" from opening a repaired name.
+    @Test func aFileNameThatIsNotUTF8IsListedWithTheTrueReason() throws {
+        let folder = TemporaryFolder()
+        folder.write("a.plist", appPlist("com.acme.a", schemes: ["a"]))
+        let name: [UInt8] = Array("caf".utf8) + [0xE9] + Array(".plist".utf8)
+        let fullPath = Array(folder.path.utf8) + [UInt8(ascii: "/")] + name + [0]
+        let xml = Array(appPlist("com.acme.latin", schemes: ["latin"]).utf8)
+        let fd = fullPath.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        #expect(fd >= 0)
+        _ = xml.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        defer { _ = fullPath.withUnsafeBufferPointer { unlink(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) } }
+
+        let result = ManifestLoader().load(folders: [folder.path])
+        #expect(result.files.compactMap { $0.manifest?.bundleIdentifier.rawValue } == ["com.acme.a"])
+        let refused = try #require(result.files.first { $0.manifest == nil })
+        #expect(refused.path == folder.path + "/caf\u{FFFD}.plist")
+        #expect(refused.codes() == [.invalidFileName])
+        #expect(refused.diagnostics[0].message.contains("the file name is not valid UTF-8"), "\(refused.diagnostics)")
+        #expect(!refused.diagnostics[0].message.contains("No such file"))
+    }
+
     @Test func oneBadManifestNeverStopsTheOthers() throws {
         let folder = TemporaryFolder()
         folder.write("1.plist", "garbage")

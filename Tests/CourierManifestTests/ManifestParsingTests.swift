@@ -1,6 +1,7 @@
 import BusTestSupport
 import Foundation
 import Testing
+import CourierNames
 @testable import CourierManifest
 import CourierTypes
 
@@ -49,6 +50,33 @@ import CourierTypes
         #expect(m.launchCommand?.executable == .path("/opt/acme/manifests/bin/notes"))
         #expect(m.urlFormat == .dictionary(["Components": .dictionary([:])]))
         #expect(m.path == "/opt/acme/manifests/notes.plist")
+    }
+
+    /// A NUL (written raw or as `&#0;`) or another control character in a name is never kept: it
+    /// would break `ListApplications` for every caller (D-Bus strings cannot hold a NUL) and reach
+    /// terminals. The value is ignored with a warning naming the key; the app still loads.
+    @Test(arguments: ["&#0;", "\u{0}", "&#27;[31m", "\u{1B}[31m", "&#x202E;", "\u{85}"])
+    func aControlCharacterInANameIsIgnoredWithAWarningNamingTheKey(_ bad: String) throws {
+        let r = parse(appPlist("com.acme.notes", schemes: ["notes"], extra: """
+            <key>CFBundleDisplayName</key><string>Acme\(bad)Notes</string>
+            <key>CFBundleName</key><string>Notes\(bad)</string>
+            <key>CFBundleDocumentTypes</key><array><dict>
+              <key>CFBundleTypeName</key><string>Note\(bad)</string>
+              <key>LSItemContentTypes</key><array><string>public.plain-text</string></array>
+            </dict></array>
+            """))
+        let m = try #require(r.manifest, "\(r.diagnostics)")
+        #expect(m.name == "com.acme.notes")
+        #expect(m.documentTypes.first?.name == "public.plain-text")
+        let unclean = r.diagnostics.filter { $0.code == .uncleanText }
+        #expect(unclean.map(\.keyPath).sorted() == ["CFBundleDisplayName", "CFBundleDocumentTypes[0].CFBundleTypeName", "CFBundleName"], "\(r.diagnostics)")
+        #expect(unclean.allSatisfy { $0.severity == .warning && $0.message.contains("\\u{") && !$0.message.unicodeScalars.contains { !CleanText.isClean($0) } })
+    }
+
+    @Test func aCleanNameWithLettersOfAnyScriptIsKept() throws {
+        let r = parse(appPlist("com.acme.notes", extra: "<key>CFBundleName</key><string>Ноты 📝 ملاحظات</string>"))
+        #expect(r.manifest?.name == "Ноты 📝 ملاحظات")
+        #expect(r.diagnostics.allSatisfy { $0.code != .uncleanText })
     }
 
     @Test func launchArgumentsResolveAgainstTheManifestFolderOrPATH() {

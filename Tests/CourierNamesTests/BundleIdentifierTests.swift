@@ -28,6 +28,23 @@ import Testing
         #expect(throws: InvalidBundleIdentifier.self) { try BundleIdentifier(id) }
     }
 
+    /// A bundle id is the bus name the app owns: the names of the bus, of desktop services and of
+    /// Courier's own services are not apps, in any case.
+    @Test(arguments: ["org.courier.Broker", "org.courier.BrokerLink1", "org.freedesktop.DBus", "org.freedesktop.Notifications",
+                      "org.freedesktop.portal.Desktop", "org.courier.anything", "Org.Courier.Broker", "ORG.FREEDESKTOP.DBus", "org.courier"])
+    func refusesTheReservedNamespaces(_ id: String) {
+        #expect(BundleIdentifier(validating: id) == nil)
+        do {
+            _ = try BundleIdentifier(id)
+        } catch {
+            #expect(error.reason.contains("is reserved for the bus and for Courier itself"), "\(error.reason)")
+        }
+        // Names that only start alike are apps.
+        #expect(BundleIdentifier(validating: "org.courierapps.x") != nil)
+        #expect(BundleIdentifier(validating: "org.freedesktopper.x") != nil)
+        #expect(BundleIdentifier(validating: "com.courier.Broker") != nil)
+    }
+
     @Test func theLongestIdentifierStillNamesADesktopEntry() throws {
         let longest = "com." + String(repeating: "a", count: BundleIdentifier.maximumLength - 4)
         let identifier = try BundleIdentifier(longest)

@@ -27,9 +27,9 @@ struct DirectLinkTests {
     /// A broker on a private bus and an app served by this process (its manifest launches this
     /// process's executable, so the receiver check admits it), its direct link attached.
     static func inProcessApp() async throws -> (BrokerFixture, Application, OpenedURLs) {
-        let fixture = try await BrokerFixture { try $0.write("org.courier.tests.inprocess", schemes: ["inproc"], arguments: ["/proc/\(getpid())/exe"]) }
+        let fixture = try await BrokerFixture { try $0.write("org.example.tests.inprocess", schemes: ["inproc"], arguments: ["/proc/\(getpid())/exe"]) }
         let opened = OpenedURLs()
-        let app = try Application(bundleID: "org.courier.tests.inprocess", delegate: opened, connection: fixture.bus.connect())
+        let app = try Application(bundleID: "org.example.tests.inprocess", delegate: opened, connection: fixture.bus.connect())
         try await app.start()
         #expect(await eventually { app.brokerLink != nil && fixture.service.directlyLinked.count == 1 })
         return (fixture, app, opened)
@@ -153,14 +153,14 @@ extension DirectLinkTests {
         let oneTooMany = try DBusConnection(address: address, registerOnBus: false)
         defer { oneTooMany.close() }
         await #expect(throws: DBusError.self) {
-            _ = try await oneTooMany.call(nil, path: "/org/courier/Broker", interface: "org.courier.BrokerLink1", method: "Attach", [.string("org.courier.tests.inprocess")], timeout: .seconds(5))
+            _ = try await oneTooMany.call(nil, path: "/org/courier/Broker", interface: "org.courier.BrokerLink1", method: "Attach", [.string("org.example.tests.inprocess")], timeout: .seconds(5))
         }
         idle.forEach { $0.close() }
         var attached = false
         for _ in 0..<100 where !attached {   // until the broker has seen the idle ones go
             let attaching = try DBusConnection(address: address, registerOnBus: false)
             defer { attaching.close() }
-            attached = (try? await attaching.call(nil, path: "/org/courier/Broker", interface: "org.courier.BrokerLink1", method: "Attach", [.string("org.courier.tests.inprocess")], timeout: .seconds(5))) != nil
+            attached = (try? await attaching.call(nil, path: "/org/courier/Broker", interface: "org.courier.BrokerLink1", method: "Attach", [.string("org.example.tests.inprocess")], timeout: .seconds(5))) != nil
             if !attached { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(attached)
@@ -187,7 +187,7 @@ extension DirectLinkTests {
                 return [.boolean(true), .vardict([:])]
             },
         ])], at: "/org/courier/tests/inprocess")
-        let challenge = try await stray.call(nil, path: "/org/courier/Broker", interface: "org.courier.BrokerLink1", method: "Attach", [.string("org.courier.tests.inprocess")])
+        let challenge = try await stray.call(nil, path: "/org/courier/Broker", interface: "org.courier.BrokerLink1", method: "Attach", [.string("org.example.tests.inprocess")])
         let text = try #require(challenge.first?.stringValue)
         // Handed back from another bus connection (the attacker's): refused.
         await #expect(throws: DBusError.self) {

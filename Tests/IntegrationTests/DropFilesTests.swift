@@ -140,6 +140,21 @@ struct DropFilesTests {
         #expect(fixture.launcher.count == 0)
     }
 
+    /// `/proc/self/status` says it holds 0 bytes: the drop is refused by name (InvalidFile, exit
+    /// 10), not delivered as an empty file, and nothing is launched.
+    @Test func aFileWhoseSizeIsNotItsContentIsRefusedNotDeliveredEmpty() async throws {
+        let fixture = try await BrokerFixture { try $0.todolist() }
+        defer { fixture.tearDown() }
+        let result = try await fixture.run(Products.path("courier"), ["drop", "/proc/self/status", "--to", Self.todolist])
+        #expect(result.status == 10, "\(result)")
+        #expect(result.error.contains("procfs (/proc), whose size (0 bytes) is not its content"), "\(result.error)")
+        let status = UnixFD(taking: open("/proc/self/status", O_RDONLY | O_CLOEXEC))
+        let error = await Self.dbusError { _ = try await Self.dropFiles(fixture.client, to: Self.todolist, [status], names: ["status.txt"]) }
+        #expect(error?.name == "org.courier.Error.InvalidFile", "\(String(describing: error))")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: Self.inbox(fixture))) ?? []).isEmpty)
+        #expect(fixture.launcher.count == 0)
+    }
+
     @Test func aSymlinkedInboxIsRefusedAndNothingIsWrittenThrough() async throws {
         let fixture = try await BrokerFixture { try $0.todolist() }
         defer { fixture.tearDown() }

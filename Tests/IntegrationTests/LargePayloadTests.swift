@@ -10,7 +10,7 @@ import Testing
 /// payload`; tests assert no times.)
 @Suite("Large payloads", .serialized)
 struct LargePayloadTests {
-    static let bundleID = "org.courier.test.payload"
+    static let bundleID = "org.example.test.payload"
 
     static func fixture() async throws -> BrokerFixture {
         try await BrokerFixture { try $0.write(bundleID, schemes: ["payload"], arguments: [Products.path("courier-test-app"), "payload"]) }

@@ -31,6 +31,30 @@ struct RegisterCommandTests {
         #expect(fixture.todoItems().map { $0["task"] } == ["Quarterly Report"])
     }
 
+    /// `register` prints the path it records, and the file the broker reads says it: also for a
+    /// manifest already in the manifests folder (recorded in place, not copied), and the copy is
+    /// written without Foundation's property-list writer (which fails in the statically linked
+    /// `courier-tool` that scripts/install builds).
+    @Test func thePathRegisterPrintsIsThePathTheBrokerRuns() async throws {
+        let fixture = try await BrokerFixture(brokerSearchPath: "/usr/bin:/bin")
+        defer { fixture.tearDown() }
+        let folder = fixture.environment["XDG_DATA_HOME"]! + "/courier/manifests"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let placed = folder + "/todolist-by-hand.plist"
+        try FileManager.default.copyItem(atPath: Self.schemesManifest, toPath: placed)
+        let register = try await runProduct("courier", ["register", placed], fixture.environment)
+        #expect(register.status == 0, "\(register)")
+        #expect(register.output.contains("(launch: \(Products.path("todolist")))"), "\(register.output)")
+        #expect(Self.installed(fixture) == ["todolist-by-hand.plist"])
+        let recorded = try #require(PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: placed)), format: nil) as? [String: Any])
+        #expect(recorded["CourierLaunchArguments"] as? [String] == [Products.path("todolist")])
+        // Everything else survives the rewrite.
+        let original = try #require(PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: Self.schemesManifest)), format: nil) as? [String: Any])
+        #expect(NSDictionary(dictionary: recorded.filter { $0.key != "CourierLaunchArguments" }).isEqual(to: original.filter { $0.key != "CourierLaunchArguments" }))
+        let open = try await runProduct("courier", ["open", BrokerBusTests.quarterly], fixture.environment)
+        #expect(open.status == 0, "\(open)")
+    }
+
     @Test func aLaunchCommandNotOnTheUsersPathIsAWarningThenAnErrorThatSaysHowToFixIt() async throws {
         let fixture = try await BrokerFixture(brokerSearchPath: "/usr/bin:/bin")
         defer { fixture.tearDown() }

@@ -11,10 +11,11 @@ public protocol ApplicationCatalog: HandlerResolver {
     func uri(fromIRI url: String) throws(CourierError) -> String
     /// The apps that can open `url`, the chosen one first; throws `InvalidURL`.
     func handlers(forURL url: String) throws(CourierError) -> [String]
-    /// Loads and registers the manifest file at `path` if `authority` allows it (`NotPermitted`
-    /// otherwise, nothing changed), and returns its bundle id and the takeovers `replace` confirmed;
-    /// throws `InvalidManifest` with its diagnostics. `origin` is logged and announced.
-    func register(manifestAt path: String, authority: RegistryAuthority, origin: RegistryChangeOrigin) async throws(CourierError) -> (bundleID: String, takeovers: [RegistryTakeover])
+    /// Loads and registers the manifest file at `path` — read from `descriptor` when one is given
+    /// (the caller has checked that `path` names its file) — if `authority` allows it
+    /// (`NotPermitted` otherwise, nothing changed), and returns its bundle id and the takeovers
+    /// `replace` confirmed; throws `InvalidManifest` with its diagnostics. `origin` is logged and announced.
+    func register(manifestAt path: String, descriptor: Int32?, authority: RegistryAuthority, origin: RegistryChangeOrigin) async throws(CourierError) -> (bundleID: String, takeovers: [RegistryTakeover])
     /// Removes an app; throws `NoHandler` when it is not registered.
     func unregister(bundleID: String, origin: RegistryChangeOrigin) async throws(CourierError) -> CatalogChange
     /// From now on, reloads of the manifest folders hold back changes that would take over one of

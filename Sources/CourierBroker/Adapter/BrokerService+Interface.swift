@@ -23,6 +23,7 @@ extension BrokerService {
             confirmLinkMethod(),
             registerManifestMethod(),  // BrokerService+Registry.swift
             registerManifestWithOptionsMethod(),
+            registerManifestFileMethod(),
             unregisterMethod(),
             reloadDefaultsMethod(),
             listApplicationsMethod(),

@@ -3,6 +3,9 @@ import CourierNames
 import DBus
 import CourierProtocol
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The registry members of `org.courier.Broker1` — `RegisterManifest`,
 /// `RegisterManifestWithOptions`, `Unregister`, the `RegistryChanged` signal — and who may use
@@ -22,7 +25,7 @@ extension BrokerService {
     /// `RegisterManifest (s path) → (s bundle_id)`: `RegisterManifestWithOptions` without options.
     func registerManifestMethod() -> DBusMethod {
         Broker1.registerManifest.serving { [self] call in
-            try await register(call, path: call.arguments.decode(String.self, at: 0), replace: false, via: Broker1.registerManifest.name.rawValue)
+            try await register(call, path: call.arguments.decode(String.self, at: 0), descriptor: nil, replace: false, via: Broker1.registerManifest.name.rawValue)
         }
     }
 
@@ -30,20 +33,60 @@ extension BrokerService {
     /// the caller confirms that the manifest may take over a running app (its bundle id pointed at
     /// another executable, or a scheme it handles); a re-pointed app is asked to quit, so the next
     /// request launches the executable the registry now names.
+    ///
+    /// The broker reads `path` itself, so a refusal says only that the file was not registered:
+    /// missing, unreadable, not a regular file, not a property list and not a valid manifest all
+    /// answer alike, telling a caller nothing about files it cannot read. `RegisterManifestFile`
+    /// (the caller's own descriptor) answers with the diagnostics.
     func registerManifestWithOptionsMethod() -> DBusMethod {
         Broker1.registerManifestWithOptions.serving { [self] call in
             let options = try call.arguments.decode([String: DBusValue].self, at: 1)
             let replace: Bool
             do throws(CourierError) { replace = try options.decode(CourierKey.replace) ?? false } catch { throw error.dbusError }
-            return try await register(call, path: call.arguments.decode(String.self, at: 0), replace: replace, via: Broker1.registerManifestWithOptions.name.rawValue)
+            return try await register(call, path: call.arguments.decode(String.self, at: 0), descriptor: nil, replace: replace, via: Broker1.registerManifestWithOptions.name.rawValue)
         }
     }
 
-    private func register(_ call: MethodCall, path: String, replace: Bool, via: String) async throws -> [DBusValue] {
+    /// `RegisterManifestFile (h file, a{sv} options) → (s bundle_id)`: the manifest is what the
+    /// caller's descriptor reads — only a file the caller could open itself — and the answer has
+    /// its diagnostics. Options: `path` s (required) — where the file is, absolute; it must name
+    /// the descriptor's file (same device and inode), and is what the registry knows the app by
+    /// and re-reads on reload; `replace` b as for `RegisterManifestWithOptions`.
+    func registerManifestFileMethod() -> DBusMethod {
+        Broker1.registerManifestFile.serving { [self] call in
+            let file = try call.arguments.decode(UnixFD.self, at: 0)
+            defer { file.close() }
+            let options = try call.arguments.decode([String: DBusValue].self, at: 1)
+            let replace: Bool
+            let path: String?
+            do throws(CourierError) {
+                replace = try options.decode(CourierKey.replace) ?? false
+                path = try options.decode(CourierKey.path)
+            } catch { throw error.dbusError }
+            let method = Broker1.registerManifestFile.name.rawValue
+            guard let path, path.hasPrefix("/") else {
+                throw CourierError(.invalidArguments, "\(method) needs the option '\(CourierKey.path)' (s): the absolute path of the file the descriptor is open on").dbusError
+            }
+            guard let descriptor = file.rawValue, Self.sameFile(descriptor, path) else {
+                throw CourierError(.invalidArguments, "the option '\(CourierKey.path)' (\(path)) does not name the file the descriptor is open on; pass the path you opened").dbusError
+            }
+            return try await register(call, path: path, descriptor: descriptor, replace: replace, via: method)
+        }
+    }
+
+
+    /// Whether `path` names the file open as `descriptor` (same device and inode).
+    private static func sameFile(_ descriptor: Int32, _ path: String) -> Bool {
+        var open = stat(), named = stat()
+        guard fstat(descriptor, &open) == 0, stat(path, &named) == 0 else { return false }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+    }
+
+    private func register(_ call: MethodCall, path: String, descriptor: Int32?, replace: Bool, via: String) async throws -> [DBusValue] {
         let origin = await registryOrigin(of: call, via: via)
         let authority = RegistryAuthority(running: runningApps(), callerApp: origin.application, replace: replace)
         do {
-            let (bundleID, takeovers) = try await catalog.register(manifestAt: path, authority: authority, origin: origin)
+            let (bundleID, takeovers) = try await catalog.register(manifestAt: path, descriptor: descriptor, authority: authority, origin: origin)
             for takeover in takeovers {
                 logger.notice("registration of \(path) by \(origin) took over a running app (confirmed): \(takeover)")
                 // A re-pointed app's running instance is the old executable: it quits, with notice,
@@ -53,6 +96,8 @@ extension BrokerService {
                 }
             }
             return [.string(bundleID)]
+        } catch where descriptor == nil && error.code == .invalidManifest {
+            throw CourierError(.invalidManifest, "\(path) was not registered: it is missing, unreadable, not a regular file, not a property list or not a valid manifest (\(via) answers these alike; open the file and pass it to \(Broker1.registerManifestFile.name.rawValue), or run `courier register \(path)`, to see why)").dbusError
         } catch {
             throw Self.dbusError(error)
         }

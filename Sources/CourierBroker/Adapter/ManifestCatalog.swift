@@ -55,7 +55,11 @@ public final class ManifestCatalog: ApplicationCatalog {
     public func resolve(url: String, bundleID: String?) throws(CourierError) -> AppDescriptor {
         let reference = try Self.parse(url)
         let route = if let bundleID { try self.route(bundleID: bundleID) } else { try self.route(scheme: reference.scheme ?? "") }
-        if let format = route.format, format.applies(to: reference) {
+        let applicable = route.format.flatMap { $0.applies(to: reference) ? $0 : nil }
+        if applicable?.allowsControlCharacters != true, let finding = URLTextCheck.firstUnclean(in: reference) {
+            throw URLTextCheck.refusal(finding, in: url, bundleID: route.descriptor.bundleID)
+        }
+        if let format = applicable {
             do {
                 try format.validate(reference)
             } catch {
@@ -104,14 +108,19 @@ public final class ManifestCatalog: ApplicationCatalog {
         return service.snapshot.handlers(forScheme: reference.scheme ?? "").bundleIdentifiers
     }
 
-    public func register(manifestAt path: String, authority: RegistryAuthority, origin: RegistryChangeOrigin) async throws(CourierError) -> (bundleID: String, takeovers: [RegistryTakeover]) {
+    public func register(manifestAt path: String, descriptor: Int32?, authority: RegistryAuthority, origin: RegistryChangeOrigin) async throws(CourierError) -> (bundleID: String, takeovers: [RegistryTakeover]) {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         var takeovers: [RegistryTakeover] = []
         do {
-            try service.register(manifestAt: absolute, replacing: true, origin: origin) { current, proposed throws(RegistryError) in
+            let vet = { (current: Registry, proposed: Registry) throws(RegistryError) in
                 let review = authority.review(registering: current, as: proposed)
                 if let refusal = review.refusal { throw RegistryError(.notPermitted, refusal) }
                 takeovers = review.takeovers
+            }
+            if let descriptor {
+                try service.register(descriptor: descriptor, path: absolute, replacing: true, origin: origin, vet: vet)
+            } else {
+                try service.register(manifestAt: absolute, replacing: true, origin: origin, vet: vet)
             }
             return (service.snapshot.application(atPath: absolute)?.bundleIdentifier.rawValue ?? "", takeovers)
         } catch where error.code == .notPermitted {

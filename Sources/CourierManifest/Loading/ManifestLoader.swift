@@ -38,13 +38,22 @@ public struct ManifestLoader: Sendable {
     /// Loads one file. `path` is made absolute.
     public func load(file path: String) -> FileResult {
         let path = Paths.absolute(path)
+        return loaded(SafeFileReader.read(path: path, limit: maximumFileSize), path: path)
+    }
+
+    /// Loads the file open as `descriptor` as if it were `path` (absolute): what a caller passes
+    /// when the reader must see only what the caller itself could open (`RegisterManifestFile`).
+    public func load(descriptor: Int32, path: String) -> FileResult {
+        loaded(SafeFileReader.read(descriptor: descriptor, limit: maximumFileSize), path: path)
+    }
+
+    private func loaded(_ read: Result<[UInt8], SafeFileReader.Failure>, path: String) -> FileResult {
         func refuse(_ code: ManifestDiagnostic.Code, _ message: String) -> FileResult {
             FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: message, severity: .error, code: code)])
         }
-        let bytes: [UInt8]
-        switch SafeFileReader.read(path: path, limit: maximumFileSize) {
-        case .success(let b):
-            bytes = b
+        switch read {
+        case .success(let bytes):
+            return decode(bytes, path: path)
         case .failure(.unreadable(_, let reason)):
             return refuse(.unreadable, "cannot read the file: \(reason); check that it exists and that its permissions let you read it")
         case .failure(.notRegularFile(let kind)):
@@ -52,40 +61,43 @@ public struct ManifestLoader: Sendable {
         case .failure(.tooLarge(let size)):
             return refuse(.tooLarge, "the file is \(size) bytes, over the \(maximumFileSize)-byte limit for manifests; an Info.plist is a few KiB — check that this is the right file")
         }
-        return decode(bytes, path: path)
     }
 
     /// Decodes and parses property-list bytes as if read from `path` (absolute).
     public func decode(_ bytes: [UInt8], path: String) -> FileResult {
+        switch Self.propertyList(bytes) {
+        case .failure(let message):
+            return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: message.text, severity: .error, code: .notPropertyList)])
+        case .success(let value):
+            let parsed = parser.parse(value, path: path)
+            return FileResult(path: path, manifest: parsed.manifest, diagnostics: parsed.diagnostics)
+        }
+    }
+
+    /// Why bytes are not a property list, as a diagnostic says it.
+    public struct NotPropertyList: Error, Sendable {
+        public let text: String
+    }
+
+    /// The top-level value of an XML or binary property list; the failure says why it is not one.
+    public static func propertyList(_ bytes: [UInt8]) -> Result<PropertyListValue, NotPropertyList> {
         let notPlist = "the file is not a property list (XML or binary); write it as an Info.plist <plist><dict>…</dict></plist> or convert it with plutil"
-        guard !bytes.isEmpty else {
-            return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: "the file is empty; " + notPlist, severity: .error, code: .notPropertyList)])
-        }
-        let value: PropertyListValue
+        guard !bytes.isEmpty else { return .failure(NotPropertyList(text: "the file is empty; " + notPlist)) }
         let isBinary = bytes.starts(with: Array("bplist".utf8))
-        if !isBinary, let fast = try? XMLPropertyListParser.parse(bytes) {
-            value = fast
-        } else {
-            // Binary plists, other encodings, and files the direct parser refused: Foundation decides.
-            let object: Any
-            do {
-                var format = PropertyListSerialization.PropertyListFormat.xml
-                object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: &format)
-                // Foundation also accepts the old OpenStep text format, which would take any word
-                // for a string; only XML and binary property lists are manifests.
-                guard format == .xml || format == .binary else {
-                    return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist + Self.detail(bytes), severity: .error, code: .notPropertyList)])
-                }
-            } catch {
-                return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist + Self.detail(bytes, error), severity: .error, code: .notPropertyList)])
-            }
-            guard let converted = PropertyListValue(foundation: object) else {
-                return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: notPlist, severity: .error, code: .notPropertyList)])
-            }
-            value = converted
+        if !isBinary, let fast = try? XMLPropertyListParser.parse(bytes) { return .success(fast) }
+        // Binary plists, other encodings, and files the direct parser refused: Foundation decides.
+        let object: Any
+        do {
+            var format = PropertyListSerialization.PropertyListFormat.xml
+            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: &format)
+            // Foundation also accepts the old OpenStep text format, which would take any word
+            // for a string; only XML and binary property lists are manifests.
+            guard format == .xml || format == .binary else { return .failure(NotPropertyList(text: notPlist + detail(bytes))) }
+        } catch {
+            return .failure(NotPropertyList(text: notPlist + detail(bytes, error)))
         }
-        let parsed = parser.parse(value, path: path)
-        return FileResult(path: path, manifest: parsed.manifest, diagnostics: parsed.diagnostics)
+        guard let converted = PropertyListValue(foundation: object) else { return .failure(NotPropertyList(text: notPlist)) }
+        return .success(converted)
     }
 
     /// What a set of folders gave, file by file, in precedence order.
@@ -103,6 +115,7 @@ public struct ManifestLoader: Sendable {
     public func load(folders: [String], reportMissing: Bool = true) -> FolderResult {
         var paths: [String] = []
         var diagnostics: [ManifestDiagnostic] = []
+        var unnamed: [FileResult] = []
         var seenFolders = Set<String>()
         for folder in folders {
             let folder = Paths.absolute(folder)
@@ -112,9 +125,19 @@ public struct ManifestLoader: Sendable {
                 paths.append(folder)
                 continue
             }
-            switch DirectoryListing.names(in: folder) {
-            case .success(let names):
-                paths += names.filter(Self.isManifestFileName).map { Paths.join(folder, $0) }
+            switch DirectoryListing.entries(in: folder) {
+            case .success(let entries):
+                for entry in entries where Self.isManifestFileName(entry.name) {
+                    let path = Paths.join(folder, entry.name)
+                    if entry.isUTF8 {
+                        paths.append(path)
+                    } else {
+                        // Registered apps are known by their manifest's path, which is text: a
+                        // name that is not UTF-8 cannot be one (nor be opened by a String path).
+                        let message = "the file name is not valid UTF-8 (shown with \u{FFFD} for the bytes that are not), so Courier cannot name it; rename it, e.g. to BUNDLE_ID.plist — it is not loaded"
+                        unnamed.append(FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: message, severity: .error, code: .invalidFileName)]))
+                    }
+                }
             case .failure(.missing):
                 if reportMissing {
                     diagnostics.append(ManifestDiagnostic(file: folder, keyPath: "", message: "the manifest folder does not exist; create it or fix the path", severity: .warning, code: .missingFolder))
@@ -123,7 +146,7 @@ public struct ManifestLoader: Sendable {
                 diagnostics.append(ManifestDiagnostic(file: folder, keyPath: "", message: "cannot list the manifest folder: \(reason); check its permissions", severity: .error, code: .unreadable))
             }
         }
-        return FolderResult(files: load(files: paths), diagnostics: diagnostics)
+        return FolderResult(files: load(files: paths) + unnamed, diagnostics: diagnostics)
     }
 
     /// Loads the given files in parallel, keeping their order.

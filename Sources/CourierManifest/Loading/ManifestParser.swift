@@ -124,6 +124,7 @@ public struct ManifestParser: Sendable {
                 context.warning(.unresolvedBuildVariable, key, "'\(name)' contains the unresolved build setting \(variable); write the final name — it is ignored")
                 continue
             }
+            guard context.isClean(name, key: key) else { continue }
             if !name.isEmpty { return name }
         }
         return nil
@@ -440,6 +441,16 @@ public struct ManifestParser: Sendable {
             diagnostics.append(ManifestDiagnostic(file: path, keyPath: key, message: message, severity: .warning, code: code))
         }
 
+        /// Whether `text` is clean (`CleanText`: no control or bidirectional formatting character);
+        /// otherwise a warning naming the key, the character and where it stands. Every string the
+        /// parser keeps can reach the bus (`ListApplications`, `courier dump`), where a NUL is not
+        /// allowed at all, and a person's terminal, where an escape sequence is a forgery.
+        mutating func isClean(_ text: String, key: @autoclosure () -> String) -> Bool {
+            guard let violation = CleanText.firstUnclean(in: text) else { return true }
+            warning(.uncleanText, key(), "'\(CleanText.escaped(text))' contains \(violation) at character \(violation.offset + 1); names and values Courier shows or puts on the bus are clean text (no control or bidirectional formatting characters) — remove it; the value is ignored")
+            return false
+        }
+
         mutating func array(_ value: PropertyListValue?, key: @autoclosure () -> String) -> [PropertyListValue]? {
             guard let value else { return nil }
             guard case .array(let a) = value else {
@@ -467,7 +478,7 @@ public struct ManifestParser: Sendable {
                 warning(.unresolvedBuildVariable, key(), "'\(s)' contains the unresolved build setting \(variable); write the final value — it is ignored")
                 return nil
             }
-            return s
+            return isClean(s, key: key()) ? s : nil
         }
 
         /// The string elements of an array with their indices; wrong elements are reported and skipped.
@@ -482,6 +493,7 @@ public struct ManifestParser: Sendable {
                     warning(.wrongType, "\(key())[\(i)]", "this element is a \(item.typeName), expected a string; it is ignored")
                     continue
                 }
+                guard isClean(s, key: "\(key())[\(i)]") else { continue }
                 out.append((i, s))
             }
             return out
@@ -489,7 +501,7 @@ public struct ManifestParser: Sendable {
 
         /// Apple accepts a single string where an array of strings is usual (UTTypeConformsTo, tags).
         mutating func stringOrStringArray(_ value: PropertyListValue, key: @autoclosure () -> String) -> [(Int, String)] {
-            if case .string(let s) = value { return [(0, s)] }
+            if case .string(let s) = value { return isClean(s, key: key()) ? [(0, s)] : [] }
             return stringArray(value, key: key()) ?? []
         }
 

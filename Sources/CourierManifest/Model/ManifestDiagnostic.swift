@@ -32,6 +32,9 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         public static let unreadable = Code(rawValue: "unreadable")
         public static let tooLarge = Code(rawValue: "too-large")
         public static let notRegularFile = Code(rawValue: "not-a-regular-file")
+        /// A file name in a manifest folder that is not UTF-8: not loaded (apps are known by the
+        /// path of their manifest, which is text).
+        public static let invalidFileName = Code(rawValue: "invalid-file-name")
         public static let reservedScheme = Code(rawValue: "reserved-scheme")
         public static let schemeConflict = Code(rawValue: "scheme-conflict")
         public static let keptLastGoodVersion = Code(rawValue: "kept-last-good-version")
@@ -47,6 +50,9 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// A manifest in a watched folder that would take a running app's bundle id or scheme: held
         /// back until the app no longer runs, or `courier register --replace` confirms it.
         public static let heldRegistryChange = Code(rawValue: "held-registry-change")
+        /// A string with a control or bidirectional formatting character (`CleanText`): ignored, so
+        /// that it never reaches the bus or a terminal.
+        public static let uncleanText = Code(rawValue: "unclean-text")
         /// An identifier read without the white space around it.
         public static let trimmedWhitespace = Code(rawValue: "trimmed-whitespace")
     }

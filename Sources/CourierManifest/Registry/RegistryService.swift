@@ -187,7 +187,19 @@ public final class RegistryService: Sendable {
     @discardableResult
     public func register(manifestAt path: String, replacing: Bool = false, origin: RegistryChangeOrigin? = nil,
                          vet: (_ current: Registry, _ proposed: Registry) throws(RegistryError) -> Void = { _, _ in }) throws(RegistryError) -> RegistryChange {
-        let result = configuration.loader.load(file: path)
+        try register(loaded: configuration.loader.load(file: path), replacing: replacing, origin: origin, vet: vet)
+    }
+
+    /// `register(manifestAt:)` of the file open as `descriptor`, known by `path` (absolute; the
+    /// caller has checked that it names that file): the manifest is what the descriptor reads.
+    @discardableResult
+    public func register(descriptor: Int32, path: String, replacing: Bool = false, origin: RegistryChangeOrigin? = nil,
+                         vet: (_ current: Registry, _ proposed: Registry) throws(RegistryError) -> Void = { _, _ in }) throws(RegistryError) -> RegistryChange {
+        try register(loaded: configuration.loader.load(descriptor: descriptor, path: path), replacing: replacing, origin: origin, vet: vet)
+    }
+
+    private func register(loaded result: ManifestLoader.FileResult, replacing: Bool, origin: RegistryChangeOrigin?,
+                          vet: (_ current: Registry, _ proposed: Registry) throws(RegistryError) -> Void) throws(RegistryError) -> RegistryChange {
         guard let manifest = result.manifest else {
             throw RegistryError(.invalidManifest, "\(result.path) was not registered: it has errors", diagnostics: result.diagnostics)
         }

@@ -30,7 +30,7 @@ int main(void) {
         fprintf(stderr, "courier-bench-capp: COURIER_BUNDLE_ID is not set (or longer than 200 bytes)\n");
         return 64;
     }
-    /* org.courier.bench.capp -> /org/courier/bench/capp */
+    /* org.example.bench.capp -> /org/example/bench/capp */
     char path[256] = "/";
     for (size_t i = 0; id[i]; i++) path[i + 1] = id[i] == '.' ? '/' : id[i] == '-' ? '_' : id[i];
     path[strlen(id) + 1] = 0;
