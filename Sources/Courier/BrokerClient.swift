@@ -26,7 +26,8 @@ public struct BrokerClient: Sendable {
     public func open(_ url: String, options: OpenOptions = .init()) async throws(CourierError) -> OpenResult {
         try Self.checkAnnotationSize(options)
         let timeout = (options.timeout ?? .seconds(25)) + .seconds(15)   // the broker may have to launch first
-        let reply = try OpenURLReply(await call(Broker1.openURL, [.string(url), .vardict(options.dictionary)], timeout: timeout))
+        let reply = try OpenURLReply(reply: await Broker1.openURL.callMessage(
+            on: connection, Broker1.busName, path: Broker1.objectPath, [.string(url), .vardict(options.dictionary)], timeout: timeout))
         return OpenResult(handled: reply.handled, bundleID: reply.bundleID, reply: reply.reply.courierValues)
     }
 

@@ -13,16 +13,16 @@ public struct OptionKey<Value: DBusRepresentable>: Sendable, CustomStringConvert
 extension Dictionary where Key == String, Value == DBusValue {
     /// The value under `key` when it has the key's type; nil when absent or of another type.
     /// Setting nil removes the key.
-    public subscript<T>(key: OptionKey<T>) -> T? {
+    @inlinable public subscript<T>(key: OptionKey<T>) -> T? {
         get { try? decode(key) }
         set { self[key.name] = newValue.map(\.payload) }
     }
 
     /// The value under `key`; nil when absent; `InvalidArguments` naming the key when present
     /// with another type (a caller's option is refused, never silently dropped).
-    public func decode<T>(_ key: OptionKey<T>) throws(CourierError) -> T? {
+    @inlinable public func decode<T>(_ key: OptionKey<T>) throws(CourierError) -> T? {
         guard let value = self[key.name]?.unwrapped else { return nil }
-        if T.self == DBusValue.self { return value as? T }
+        if T.self == DBusValue.self { return unsafeBitCast(value, to: T.self) }
         do {
             return try T(dbusValue: value)
         } catch {
@@ -33,9 +33,9 @@ extension Dictionary where Key == String, Value == DBusValue {
 
 extension DBusRepresentable {
     /// What an `a{sv}` holds for the value: the value itself, or the variant's content.
-    fileprivate var payload: DBusValue {
-        if let value = self as? DBusValue { return value }
-        return dbusValue
+    @inlinable var payload: DBusValue {
+        // A key of type DBusValue holds the value itself (checked on the type, not by a dynamic cast).
+        Self.self == DBusValue.self ? unsafeBitCast(self, to: DBusValue.self) : dbusValue
     }
 }
 
@@ -43,16 +43,21 @@ extension DBusRepresentable {
 public struct OptionEntry: Sendable {
     public let key: String
     public let value: DBusValue
+
+    @inlinable init(key: String, value: DBusValue) {
+        self.key = key
+        self.value = value
+    }
 }
 
 extension OptionKey {
     /// The entry `key: value`, for `[String: DBusValue](entries…)`.
-    public func callAsFunction(_ value: Value) -> OptionEntry { OptionEntry(key: name, value: value.payload) }
+    @inlinable public func callAsFunction(_ value: Value) -> OptionEntry { OptionEntry(key: name, value: value.payload) }
 }
 
 extension Dictionary where Key == String, Value == DBusValue {
     /// The dictionary of `entries` (a later entry replaces an earlier one of the same key).
-    public init(_ entries: OptionEntry...) {
+    @inlinable public init(_ entries: OptionEntry...) {
         self.init(minimumCapacity: entries.count)
         for entry in entries { self[entry.key] = entry.value }
     }

@@ -52,7 +52,7 @@ public struct ProtocolMethod: Sendable {
         } catch {
             throw CourierError(wrapping: error)
         }
-        try checkReply(reply.body)
+        try checkReply(reply)
         return reply
     }
 
@@ -70,6 +70,14 @@ public struct ProtocolMethod: Sendable {
             try connection.callNoReply(destination, path: path, interface: interface, method: name, arguments)
         } catch {
             throw CourierError(wrapping: error)
+        }
+    }
+
+    /// Throws `Bus` when `reply` does not have the declared result signature (its header's
+    /// signature: no value is inspected, so the check costs a comparison on the hot path).
+    public func checkReply(_ reply: DBusMessage) throws(CourierError) {
+        guard reply.signature.rawValue == results.rawValue else {
+            throw CourierError(.bus, "\(interface).\(name) answered with signature '\(reply.signature)', not '\(results)'")
         }
     }
 

@@ -21,6 +21,13 @@ public struct OpenURLReply: Sendable {
         self.init(handled: body[0].boolValue ?? false, bundleID: body[1].stringValue ?? "", reply: body[2].vardictValue ?? [:])
     }
 
+    /// Decodes a reply message; `Bus` when its signature is not the declared one.
+    public init(reply message: DBusMessage) throws(CourierError) {
+        try Broker1.openURL.checkReply(message)
+        let body = message.body
+        self.init(handled: body[0].boolValue ?? false, bundleID: body[1].stringValue ?? "", reply: body[2].vardictValue ?? [:])
+    }
+
     public var body: [DBusValue] { [.boolean(handled), .string(bundleID), .vardict(reply)] }
 }
 
@@ -63,6 +70,13 @@ public struct ApplicationOpenReply: Sendable {
     /// Decodes a reply body; `AppFailed` when it does not have the declared signature.
     public init(_ body: [DBusValue]) throws(CourierError) {
         do throws(CourierError) { try Application1.openURL.checkReply(body) } catch { throw CourierError(.appFailed, error.message) }
+        self.init(handled: body[0].boolValue ?? false, reply: body[1].vardictValue ?? [:])
+    }
+
+    /// Decodes a reply message; `AppFailed` when its signature is not the declared one.
+    public init(reply message: DBusMessage) throws(CourierError) {
+        do throws(CourierError) { try Application1.openURL.checkReply(message) } catch { throw CourierError(.appFailed, error.message) }
+        let body = message.body
         self.init(handled: body[0].boolValue ?? false, reply: body[1].vardictValue ?? [:])
     }
 

@@ -38,7 +38,7 @@ struct RegistryCommandsBrokerTests {
         #expect(explained.status == 0 && explained.output.contains("com.acme.echo"), "\(explained)")
         let dump = try await runProduct("courier", ["dump", "--json"], environment)
         #expect(dump.status == 0 && dump.error.isEmpty, "\(dump.error)")
-        #expect(dump.output.contains("\"bundleIdentifier\" : \"com.acme.echo\"") && dump.output.contains("\"bundleIdentifier\" : \"com.acme.todolist\""), "\(dump.output)")
+        #expect(dump.output.contains("\"bundle_id\":\"com.acme.echo\"") && dump.output.contains("\"bundle_id\":\"com.acme.todolist\""), "\(dump.output)")
 
         // Unregistered from the broker: gone from both answers, although its file is still in the folder.
         #expect(try await runProduct("courier", ["unregister", "com.acme.todolist"], environment).status == 0)

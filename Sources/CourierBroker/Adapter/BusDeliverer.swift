@@ -35,16 +35,16 @@ struct BusDeliverer: Deliverer {
             timeout: delivery.timeout ?? defaultTimeout
         ) { result in
             completion(Result { () throws(CourierError) in
-                let values: [DBusValue]
+                let message: DBusMessage
                 do {
-                    values = try result.get().body
+                    message = try result.get()
                 } catch let error as DBusError {
                     throw CourierErrorCode(dbusName: error.name).map { CourierError($0, error.message) }
                         ?? CourierError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error.name): \(error.message)")
                 } catch {
                     throw CourierError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error)")
                 }
-                let answer = try ApplicationOpenReply(values)
+                let answer = try ApplicationOpenReply(reply: message)
                 return DeliveryAnswer(handled: answer.handled, reply: answer.reply)
             })
         }
