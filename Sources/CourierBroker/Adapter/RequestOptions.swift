@@ -39,6 +39,7 @@ struct RequestOptions: Sendable {
         caller.activationToken = try Self.value(String.self, "activation-token", in: options) ?? startupID
         caller.deliveryTimeout = try Self.value(UInt32.self, "timeout-ms", in: options).map { .milliseconds(Int64($0)) }
         caller.relayed = try Self.value(Bool.self, "relayed", in: options) ?? false
+        caller.shareActivity = try Self.value(String.self, "share-activity", in: options).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     private static func value<T: DBusRepresentable>(_ type: T.Type, _ key: String, in options: [String: DBusValue]) throws(CourierError) -> T? {
@@ -77,6 +78,7 @@ extension CallerOptions {
             dictionary["desktop-startup-id"] = .string(activationToken)
         }
         if facts.droppedFile { dictionary["inbox"] = .boolean(true) }
+        if let shareActivity { dictionary["share-activity"] = .string(shareActivity) }
         return dictionary
     }
 }
