@@ -91,11 +91,7 @@ public struct ShareSheet: Sendable {
 
     /// Performs the activity named `id` (`courier share --activity ID`), if it fits these items.
     public func perform(activityID id: String, folder: String? = nil, device: String? = nil) async throws(CourierError) -> ShareOutcome {
-        let offered = try await activities()
-        guard let activity = offered.first(where: { $0.id == id }) else {
-            throw CourierError(.noActivity, "the activity '\(CleanText.escaped(id.prefix(120)))' does not fit these items; the ones that do: \(offered.map(\.id).joined(separator: ", "))")
-        }
-        return try await perform(ShareChoice(activity: activity, folder: folder, device: device))
+        try await run(chooser: NamedShareChooser(id: id, folder: folder, device: device))
     }
 
     // MARK: Performing

@@ -14,6 +14,7 @@ struct ShareCommandTests {
 
     static func setup() async throws -> OpenDocumentsTests.Setup {
         try await OpenDocumentsTests.Setup { writer in
+            try writer.todolist()
             try writer.write(notes, schemes: ["notes"], arguments: [Products.path("courier-test-app"), "app"], extra: [
                 "CourierShareActivities": [[
                     "CourierActivityName": "add-note", "CourierActivityTitle": "Add to Notes",
@@ -37,7 +38,8 @@ struct ShareCommandTests {
         let text = try await setup.courier(["share", setup.path("notes.txt"), "--list", "--json"])
         #expect(text.status == 0, "\(text)")
         // No clipboard tool in this session (no DISPLAY): no Copy.
-        #expect(Self.ids(try Self.json(text.output)) == ["open-in:\(OpenDocumentsTests.wrangler)", "app:\(Self.notes)/add-note", "save-to", "nearby"])
+        #expect(Self.ids(try Self.json(text.output)) == ["open-in:com.acme.todolist", "app:com.acme.todolist/add-tasks",
+                                                          "open-in:\(OpenDocumentsTests.wrangler)", "app:\(Self.notes)/add-note", "save-to", "nearby"])
         // A PNG and a PDF: no app takes both.
         let mixed = try await setup.courier(["share", setup.path("pic.png"), setup.path("paper.pdf"), "--list", "--json"])
         #expect(Self.ids(try Self.json(mixed.output)) == ["save-to", "nearby"], "\(mixed)")
@@ -123,6 +125,25 @@ struct ShareCommandTests {
         #expect(asked.status == 9, "\(asked)")
         #expect((try Self.json(asked.output)["error"] as? [String: Any])?["name"] as? String == "org.courier.Error.NobodyToAsk")
         #expect(asked.error.contains("--activity"), "\(asked)")
+    }
+
+    @Test func theTodolistSharesItsListLazilyAndOneTaskAsText() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        #expect(try await setup.courier(["open", "todolist://www.acme.com?Buy%20milk"]).status == 0)
+        let folder = setup.files.appendingPathComponent("exported").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let list = try await runProduct("todolist", ["share", "--activity", "save-to", "--folder", folder], setup.environment)
+        #expect(list.status == 0 && list.output == folder + "/Todo List.txt\n", "\(list)")
+        let saved = String(decoding: FileManager.default.contents(atPath: folder + "/Todo List.txt") ?? Data(), as: UTF8.self)
+        #expect(saved.hasPrefix("Buy milk — due ") && saved.hasSuffix("\n") && saved.count(where: { $0 == "\n" }) == 1, "\(saved)")
+        // One task, as text, to another app's own activity.
+        let task = try await runProduct("todolist", ["share", "--task", "1", "--activity", "app:\(Self.notes)/add-note"], setup.environment)
+        #expect(task.status == 0, "\(task)")
+        let text = String(decoding: FileManager.default.contents(atPath: setup.container(Self.notes) + "/Documents/Inbox/Text.txt") ?? Data(), as: UTF8.self)
+        #expect(text == saved.dropLast(), "\(text)")
+        let none = try await runProduct("todolist", ["share", "--task", "7"], setup.environment)
+        #expect(none.status == 64 && none.error.contains("there is no task 7"), "\(none)")
     }
 
     // MARK: The terminal sheet, on a real pty
