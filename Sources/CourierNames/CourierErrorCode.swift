@@ -67,6 +67,15 @@ public struct CourierErrorCode: RawRepresentable, Hashable, Sendable, CustomStri
     /// Any other failure (a system call failed); the message says which.
     public static let failed = CourierErrorCode(rawValue: "Failed")
 
+    // MARK: Sharing
+
+    /// No share activity accepts every item (docs/share.md).
+    public static let noActivity = CourierErrorCode(rawValue: "NoActivity")
+    /// The person asked to choose a share activity dismissed the choice.
+    public static let dismissed = CourierErrorCode(rawValue: "Dismissed")
+    /// Nobody can be asked to choose: no terminal and no desktop notification server.
+    public static let nobodyToAsk = CourierErrorCode(rawValue: "NobodyToAsk")
+
     // MARK: Local: never on the bus
 
     /// No session bus, or no broker on it (and it could not be started).

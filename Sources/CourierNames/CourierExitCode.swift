@@ -72,12 +72,12 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
     public init(_ code: CourierErrorCode) {
         switch code {
         case .invalidURL: self = .invalidURL
-        case .noHandler: self = .noHandler
+        case .noHandler, .noActivity: self = .noHandler
         case .launchFailed: self = .launchFailed
         case .launchTimeout: self = .launchTimeout
         case .appFailed: self = .appFailed
         case .notPermitted, .nameSquatted: self = .notPermitted
-        case .declined: self = .declined
+        case .declined, .dismissed: self = .declined
         case .brokerUnavailable: self = .brokerUnavailable
         default: self = .otherError
         }
@@ -100,6 +100,14 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
         5 launch timeout; 6 the app failed while handling; 7 not permitted (or the app's bus name is \
         held by another process); 8 no broker reachable; \
         9 any other error; 64 usage error. With several URLs, the first failure's status.
+        """
+
+    /// The statuses `courier share` exits with, for its `--help`.
+    public static let shareHelp = """
+        Exit status: 0 shared (or listed); 1 the chosen app declined, or the choice was dismissed; \
+        3 no activity fits every item; 4 launch failed; 5 launch timeout; 6 the app or tool failed; \
+        7 not permitted; 8 no broker reachable; 9 any other error (nobody can be asked: use \
+        --activity); 10 a FILE vanished or is not a regular file; 64 usage error.
         """
 
     /// The statuses `courier drop` exits with, for its `--help`.

@@ -32,6 +32,11 @@ public enum Broker1 {
     /// (`CourierKey.path`, required: the file's absolute path; `CourierKey.replace`).
     public static let registerManifestFile = ProtocolMethod(
         name, "RegisterManifestFile", arguments: "ha{sv}", results: "s", argumentNames: ["file", "options"], resultNames: ["bundle_id"])
+    /// `(a(sss) items, ah files, a{sv} options) → (a(ssa{sv}) activities)`: the share sheet's
+    /// activities for the items (docs/share.md); options `CourierKey.exclude`, `.clipboard`, `.nearby`.
+    public static let shareActivities = ProtocolMethod(
+        name, "ShareActivities", arguments: "a(sss)aha{sv}", results: "a(ssa{sv})",
+        argumentNames: ["items", "files", "options"], resultNames: ["activities"])
     /// `(s bundle_id) → ()`.
     public static let unregister = ProtocolMethod(name, "Unregister", arguments: "s", argumentNames: ["bundle_id"])
     /// `() → (as updated)`: re-read the user's defaults.
@@ -64,7 +69,7 @@ public enum Broker1 {
         name,
         methods: [
             openURL, canOpenURL, handlersForURL, checkIn, confirmLink, registerManifest, registerManifestWithOptions, registerManifestFile, unregister,
-            reloadDefaults, listApplications, getStatus, dropFiles, openFiles, listProcesses, terminate,
+            reloadDefaults, listApplications, getStatus, dropFiles, openFiles, listProcesses, terminate, shareActivities,
         ],
         signals: [registryChanged, dropProgress, applicationStateChanged]
     )

@@ -46,6 +46,23 @@ public enum CourierKey {
     /// CheckIn: where the app attaches its direct link (`BrokerLink1`).
     public static let linkAddress = OptionKey<String>("link-address")
 
+    /// The share sheet's activity the items are delivered for (an app's own, from its manifest);
+    /// also what the app receives.
+    public static let shareActivity = OptionKey<String>("share-activity")
+
+    // MARK: ShareActivities options and activity details
+
+    /// Activity kinds or ids the caller leaves out.
+    public static let exclude = OptionKey<[String]>("exclude")
+    /// The caller's session has a clipboard tool.
+    public static let clipboard = OptionKey<Bool>("clipboard")
+    /// The caller can run `courier nearby`.
+    public static let nearby = OptionKey<Bool>("nearby")
+    /// An activity's kind: open-in, app, copy, save, nearby.
+    public static let kind = OptionKey<String>("kind")
+    /// An app's own activity's name.
+    public static let activity = OptionKey<String>("activity")
+
     // MARK: RegisterManifestWithOptions
 
     /// The caller confirms it may take over a running app.

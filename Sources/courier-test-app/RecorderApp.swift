@@ -1,4 +1,5 @@
 import Courier
+import CourierProtocol
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,8 @@ import Glibc
 ///
 /// - `$COURIER_CONTAINER/launches`: one line (its pid) per start, written first thing, before it
 ///   owns its bus name — a second, concurrent launch would show as a second line;
-/// - `$COURIER_CONTAINER/deliveries`: one line per delivered URL, in delivery order, written
+/// - `$COURIER_CONTAINER/deliveries`: one line per delivered URL (followed by ` share-activity=NAME`
+///   for a share activity), in delivery order, written
 ///   (unbuffered, `O_APPEND`) before `open` returns, so every handled request is on disk by the
 ///   time its caller has the reply.
 enum RecorderApp {
@@ -34,7 +36,12 @@ enum RecorderApp {
         let fd: Int32
 
         func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool {
-            append(url + "\n", to: fd)
+            // A share activity's name comes along with the URL (docs/share.md).
+            if let activity = options.all[CourierKey.shareActivity.name]?.stringValue {
+                append(url + " share-activity=" + activity + "\n", to: fd)
+            } else {
+                append(url + "\n", to: fd)
+            }
             return true
         }
     }

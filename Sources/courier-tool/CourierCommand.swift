@@ -15,6 +15,7 @@ struct CourierCommand: AsyncParsableCommand {
             HandlersCommand.self,
             DefaultCommand.self,
             OpenCommand.self,
+            ShareCommand.self,
             CanOpenCommand.self,
             StatusCommand.self,
             PsCommand.self,

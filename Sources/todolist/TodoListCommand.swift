@@ -16,6 +16,7 @@ struct TodoListCommand: AsyncParsableCommand {
             RunCommand.self,
             ListCommand.self,
             DecodeCommand.self,
+            ShareCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )

@@ -91,6 +91,9 @@ extension BrokerService {
         } catch {
             throw Self.dbusError(error)
         }
+        do throws(CourierError) { try checkShareActivity(options.caller.shareActivity, target: bundleID.isEmpty ? nil : bundleID) } catch {
+            throw error.dbusError
+        }
         guard !descriptors.isEmpty else {
             throw CourierError(.invalidArguments, "\(method) needs at least one file descriptor").dbusError
         }

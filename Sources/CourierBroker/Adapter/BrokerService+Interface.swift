@@ -32,6 +32,7 @@ extension BrokerService {
             openFilesMethod(),
             listProcessesMethod(),  // BrokerService+Lifecycle.swift
             terminateMethod(),
+            shareActivitiesMethod(),  // BrokerService+Share.swift
         ])
     }
 
@@ -57,6 +58,10 @@ extension BrokerService {
                     giveBack(ticket)
                     return reply.fail(error.dbusError)
                 }
+            }
+            do throws(CourierError) { try checkShareActivity(options.caller.shareActivity, target: options.bundleID) } catch {
+                giveBack(ticket)
+                return reply.fail(error.dbusError)
             }
             if options.dryRun {
                 let sender = call.sender?.rawValue ?? ""

@@ -43,6 +43,7 @@ struct RequestOptions: Sendable {
         caller.activationToken = try options.decode(CourierKey.activationToken) ?? startupID
         caller.deliveryTimeout = try options.decode(CourierKey.timeoutMS).map { .milliseconds(Int64($0)) }
         caller.relayed = try options.decode(CourierKey.relayed) ?? false
+        caller.shareActivity = try options.decode(CourierKey.shareActivity).flatMap { $0.isEmpty ? nil : $0 }
     }
 }
 
@@ -72,6 +73,7 @@ extension CallerOptions {
             dictionary[CourierKey.desktopStartupID] = activationToken
         }
         if facts.droppedFile { dictionary[CourierKey.inbox] = true }
+        if let shareActivity { dictionary[CourierKey.shareActivity] = shareActivity }
         return dictionary
     }
 }

@@ -22,6 +22,9 @@ public struct CallerOptions: Sendable, Hashable {
     /// app — for the app's caller rules and as the `sourceApplication` it is told —, so the relay
     /// is no way around a rule. Only ever lowers the caller's standing, so it may come from its word.
     public var relayed: Bool
+    /// The receiving app's own share activity the person chose (`share-activity`, docs/share.md):
+    /// the broker checks that the app declares it, and lets the drop in by its types.
+    public var shareActivity: String?
 
     public init(annotation: DBusValue? = nil, background: Bool = false, activationToken: String? = nil, deliveryTimeout: Duration? = nil, relayed: Bool = false) {
         self.relayed = relayed

@@ -14,10 +14,14 @@ public struct DeclaredDocumentTypesPolicy: DropTypePolicy {
     public let registry: Registry
     /// The app receiving the drop.
     public let bundleIdentifier: String
+    /// The app's share activity the drop is for (`share-activity`): its declared types are
+    /// accepted too (`CourierShareActivities`, docs/share.md).
+    public let shareActivity: String?
 
-    public init(registry: Registry, bundleIdentifier: String) {
+    public init(registry: Registry, bundleIdentifier: String, shareActivity: String? = nil) {
         self.registry = registry
         self.bundleIdentifier = bundleIdentifier
+        self.shareActivity = shareActivity
     }
 
     public func check(_ candidate: DropCandidate) throws(InboxError) {
@@ -29,7 +33,9 @@ public struct DeclaredDocumentTypesPolicy: DropTypePolicy {
         let (identification, documentType) = registry.acceptance(ofFileNamed: candidate.fileName.name,
                                                                  fileDescriptor: candidate.descriptor, by: bundleIdentifier)
         guard documentType == nil else { return }
-        var accepted: [String] = []
+        let activity = shareActivity.flatMap { name in app.shareActivities.first { $0.name == name } }
+        if let activity, activity.contentTypes.contains(where: { registry.types.conforms(identification.typeIdentifier, to: $0) }) { return }
+        var accepted: [String] = activity?.contentTypes ?? []
         for type in app.documentTypes.flatMap(\.contentTypes) where !accepted.contains(type) {
             accepted.append(type)
         }

@@ -154,7 +154,7 @@ public struct FileDropService: Sendable {
         for bundleID in Set(routes.map(\.bundleID)).sorted() {
             if let refusal = receiverCheck(bundleID) { throw refusal }
         }
-        let delivered = try await place(request.files, along: routes, registry: registry, progress: progress)
+        let delivered = try await place(request.files, along: routes, registry: registry, shareActivity: request.options.shareActivity, progress: progress)
 
         // One batch per app: submitted back to back, so they queue together and in order.
         let (answers, answer) = AsyncStream<(Int, Result<OpenOutcome, CourierError>)>.makeStream()
@@ -206,7 +206,7 @@ public struct FileDropService: Sendable {
 
     /// Step 2: each app's files into its Inbox, app after app; a failure withdraws what the earlier
     /// apps received, so the drop is placed entirely or not at all. Returns the files in request order.
-    private func place(_ files: [DropFile], along routes: [Route], registry: Registry,
+    private func place(_ files: [DropFile], along routes: [Route], registry: Registry, shareActivity: String?,
                        progress: @escaping @Sendable (DropProgress) -> Void) async throws(CourierError) -> [DeliveredFile] {
         var groups: [(bundleID: String, indices: [Int])] = []
         for route in routes {
@@ -222,7 +222,7 @@ public struct FileDropService: Sendable {
         var placed: [(bundleID: String, files: [DeliveredFile])] = []
         var bytesBefore: Int64 = 0
         for group in groups {
-            let policy = DeclaredDocumentTypesPolicy(registry: registry, bundleIdentifier: group.bundleID)
+            let policy = DeclaredDocumentTypesPolicy(registry: registry, bundleIdentifier: group.bundleID, shareActivity: shareActivity)
             let offset = bytesBefore
             let fileCount = files.count
             let indices = group.indices

@@ -73,6 +73,7 @@ public struct ManifestParser: Sendable {
             }
         }
         manifest.dropCallers = parseDropCallers(plist, &context)
+        manifest.shareActivities = parseShareActivities(plist[Self.shareActivitiesKey], &context)
         if let format = plist[Self.urlFormatKey] {
             if let problem = urlFormatValidator?(format) {
                 let key = problem.keyPath.isEmpty ? Self.urlFormatKey : Self.urlFormatKey + "." + problem.keyPath
@@ -270,7 +271,7 @@ public struct ManifestParser: Sendable {
 
     /// A valid type identifier, or nil after a warning. White space around it (a stray blank in a
     /// hand-edited plist) is trimmed with a warning rather than refused.
-    private func checkedTypeIdentifier(_ s: String, key: @autoclosure () -> String, _ context: inout Context) -> String? {
+    func checkedTypeIdentifier(_ s: String, key: @autoclosure () -> String, _ context: inout Context) -> String? {
         if let variable = Identifiers.unresolvedBuildVariable(in: s) {
             context.warning(.unresolvedBuildVariable, key(), "'\(s)' contains the unresolved build setting \(variable); write the final type identifier — it is ignored")
             return nil

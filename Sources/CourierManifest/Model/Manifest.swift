@@ -35,6 +35,8 @@ public struct Manifest: Sendable, Hashable {
     /// `CourierAllowedDropCallers`: who may drop files on this app (`DropFiles`, `OpenFiles`,
     /// `courier drop`, `courier open FILE`); default anyone. See ``CallerRule``.
     public var dropCallers = CallerRule.anyone
+    /// `CourierShareActivities`: activities this app offers in share sheets (docs/share.md).
+    public var shareActivities: [ShareActivityDeclaration] = []
     /// The absolute path of the file this manifest was read from (empty when built in memory).
     public var path: String
 

@@ -1,0 +1,241 @@
+import BusTestSupport
+import Courier
+import DBus
+import Foundation
+import Testing
+
+/// `courier share` against a real `courierd` on a private bus, with the older apps' manifests of
+/// `OpenDocumentsTests` (a text editor, an image viewer, a PDF viewer) and a notes app that
+/// declares a share activity of its own, all launched as `courier-test-app app` (it records the
+/// URLs it opens, and the `share-activity` option). The terminal sheet runs on a real pty.
+@Suite("Sharing", .serialized)
+struct ShareCommandTests {
+    static let notes = "com.example.notes"
+
+    static func setup() async throws -> OpenDocumentsTests.Setup {
+        try await OpenDocumentsTests.Setup { writer in
+            try writer.todolist()
+            try writer.write(notes, schemes: ["notes"], arguments: [Products.path("courier-test-app"), "app"], extra: [
+                "CourierShareActivities": [[
+                    "CourierActivityName": "add-note", "CourierActivityTitle": "Add to Notes",
+                    "CourierActivityContentTypes": ["public.plain-text", "public.url"],
+                ]],
+            ])
+        }
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    static func ids(_ listing: [String: Any]) -> [String] {
+        (listing["activities"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+    }
+
+    @Test func theActivitiesListedAreThoseThatFitEveryItem() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let text = try await setup.courier(["share", setup.path("notes.txt"), "--list", "--json"])
+        #expect(text.status == 0, "\(text)")
+        // No clipboard tool in this session (no DISPLAY): no Copy.
+        #expect(Self.ids(try Self.json(text.output)) == ["open-in:com.acme.todolist", "app:com.acme.todolist/add-tasks",
+                                                          "open-in:\(OpenDocumentsTests.wrangler)", "app:\(Self.notes)/add-note", "save-to", "nearby"])
+        // A PNG and a PDF: no app takes both.
+        let mixed = try await setup.courier(["share", setup.path("pic.png"), setup.path("paper.pdf"), "--list", "--json"])
+        #expect(Self.ids(try Self.json(mixed.output)) == ["save-to", "nearby"], "\(mixed)")
+        // A URL goes to the app that claims its scheme.
+        let url = try await setup.courier(["share", "notes://today", "--list"])
+        #expect(url.output == "open-in:\(Self.notes)\tOpen in notes\napp:\(Self.notes)/add-note\tAdd to Notes\n", "\(url)")
+    }
+
+    @Test func whenNothingFitsTheRefusalIsNamed() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let none = try await setup.courier(["share", setup.path("pic.png"), setup.path("paper.pdf"), "--exclude", "save-to", "--exclude", "nearby", "--list", "--json"])
+        #expect(none.status == 3, "\(none)")
+        let reply = try Self.json(none.output)
+        #expect((reply["error"] as? [String: Any])?["name"] as? String == "org.courier.Error.NoActivity")
+        #expect(none.error.contains("no activity accepts every item"), "\(none)")
+        let web = try await setup.courier(["share", "https://example.org/", "--list"])
+        #expect(web.status == 3, "\(web)")
+        let missing = try await setup.courier(["share", setup.path("nothing-here.txt"), "--list"])
+        #expect(missing.status == 66 && missing.error.contains("neither an existing file nor a URL"), "\(missing)")
+    }
+
+    @Test func anAppsOwnActivityReceivesTheItemsWithItsName() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let shared = try await setup.courier(["share", "--text", "Buy milk", "--activity", "app:\(Self.notes)/add-note", "--json"])
+        #expect(shared.status == 0, "\(shared)")
+        #expect(setup.inbox(Self.notes) == ["Text.txt"])
+        let inbox = setup.container(Self.notes) + "/Documents/Inbox"
+        #expect(FileManager.default.contents(atPath: inbox + "/Text.txt") == Data("Buy milk".utf8))
+        #expect(await setup.waitForDeliveries(Self.notes, count: 1) == ["file://\(inbox)/Text.txt share-activity=add-note"])
+        // A URL of its scheme arrives as an open, with the activity named.
+        let url = try await setup.courier(["share", "notes://today", "--activity", "app:\(Self.notes)/add-note"])
+        #expect(url.status == 0 && url.output == "notes://today\n", "\(url)")
+        #expect(await setup.waitForDeliveries(Self.notes, count: 2).last == "notes://today share-activity=add-note")
+        // Open in: a plain drop.
+        let open = try await setup.courier(["share", setup.path("notes.txt"), "--activity", "open-in:\(OpenDocumentsTests.wrangler)"])
+        #expect(open.status == 0, "\(open)")
+        #expect(setup.inbox(OpenDocumentsTests.wrangler) == ["notes.txt"])
+    }
+
+    @Test func aShareActivityTheAppDoesNotDeclareIsRefused() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        // A caller naming an activity the app never declared, or sending a type it does not take.
+        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: setup.path("pic.png")))
+        let call = { (activity: String) async throws in
+            _ = try await setup.client.connection.call(
+                "org.courier.Broker", path: "/org/courier/Broker", interface: "org.courier.Broker1", method: "DropFiles",
+                [.string(Self.notes), .fds([UnixFD(taking: dup(file.fileDescriptor))]), .strings(["pic.png"]), .vardict(["share-activity": .string(activity)])])
+        }
+        for (activity, says) in [("made-up", "declares no share activity 'made-up'"), ("add-note", "public.png")] {
+            do {
+                try await call(activity)
+                Issue.record("the drop with share-activity \(activity) went through")
+            } catch let error as DBusError {
+                #expect(error.name == "org.courier.Error.NotPermitted" && error.message.contains(says), "\(error)")
+            }
+        }
+        #expect(setup.inbox(Self.notes).isEmpty)
+        #expect(setup.deliveries(Self.notes).isEmpty)
+    }
+
+    @Test func saveToWritesNewFilesAndNeverOverwrites() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let folder = setup.files.appendingPathComponent("saved").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for _ in 0..<2 {
+            let saved = try await setup.courier(["share", setup.path("notes.txt"), "--text", "hello", "--activity", "save-to", "--folder", folder])
+            #expect(saved.status == 0, "\(saved)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["Text 2.txt", "Text.txt", "notes 2.txt", "notes.txt"])
+        #expect(FileManager.default.contents(atPath: folder + "/notes 2.txt") == Data("milk\neggs\n".utf8))
+        let noFolder = try await setup.courier(["share", setup.path("notes.txt"), "--activity", "save-to"])
+        #expect(noFolder.status == 9 && noFolder.error.contains("needs a folder"), "\(noFolder)")
+    }
+
+    @Test func withoutATerminalNobodyCanBeAskedAndTheErrorSaysWhatToDo() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let asked = try await setup.courier(["share", setup.path("notes.txt"), "--json"])
+        #expect(asked.status == 9, "\(asked)")
+        #expect((try Self.json(asked.output)["error"] as? [String: Any])?["name"] as? String == "org.courier.Error.NobodyToAsk")
+        #expect(asked.error.contains("--activity"), "\(asked)")
+    }
+
+    @Test func theTodolistSharesItsListLazilyAndOneTaskAsText() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        #expect(try await setup.courier(["open", "todolist://www.acme.com?Buy%20milk"]).status == 0)
+        let folder = setup.files.appendingPathComponent("exported").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let list = try await runProduct("todolist", ["share", "--activity", "save-to", "--folder", folder], setup.environment)
+        #expect(list.status == 0 && list.output == folder + "/Todo List.txt\n", "\(list)")
+        let saved = String(decoding: FileManager.default.contents(atPath: folder + "/Todo List.txt") ?? Data(), as: UTF8.self)
+        #expect(saved.hasPrefix("Buy milk — due ") && saved.hasSuffix("\n") && saved.count(where: { $0 == "\n" }) == 1, "\(saved)")
+        // One task, as text, to another app's own activity.
+        let task = try await runProduct("todolist", ["share", "--task", "1", "--activity", "app:\(Self.notes)/add-note"], setup.environment)
+        #expect(task.status == 0, "\(task)")
+        let text = String(decoding: FileManager.default.contents(atPath: setup.container(Self.notes) + "/Documents/Inbox/Text.txt") ?? Data(), as: UTF8.self)
+        #expect(text == saved.dropLast(), "\(text)")
+        let none = try await runProduct("todolist", ["share", "--task", "7"], setup.environment)
+        #expect(none.status == 64 && none.error.contains("there is no task 7"), "\(none)")
+    }
+
+    // MARK: The terminal sheet, on a real pty
+
+    /// Runs `courier ARGS` on a pty (python's `pty`), answering the sheet as `steps` say: `expect`
+    /// waits for text, `remove` deletes a file, `choose` answers with the number of a title,
+    /// `send` types a line. Returns the exit status and everything the terminal showed.
+    static func onTerminal(_ setup: OpenDocumentsTests.Setup, _ arguments: [String], steps: [[String: String]]) async throws -> (status: Int32, screen: String) {
+        let spec: [String: Any] = ["argv": [Products.path("courier")] + arguments, "env": setup.environment, "steps": steps]
+        let specData = try JSONSerialization.data(withJSONObject: spec)
+        let run = try await runProduct("python3", ["-c", ptyScript, String(decoding: specData, as: UTF8.self)], setup.environment, executable: "/usr/bin/python3")
+        return (run.status, run.output + run.error)
+    }
+
+    static let ptyScript = #"""
+    import json, os, pty, re, select, sys, time
+    spec = json.loads(sys.argv[1])
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(spec["argv"][0], spec["argv"], spec["env"])
+    screen = b""
+    def until(text):
+        global screen
+        end = time.time() + 20
+        while text.encode() not in screen:
+            ready, _, _ = select.select([fd], [], [], max(0, end - time.time()))
+            if not ready:
+                sys.stderr.write("timed out waiting for %r\n" % text); break
+            try:
+                data = os.read(fd, 4096)
+            except OSError:
+                data = b""
+            if not data:
+                sys.stderr.write("the program ended before %r\n" % text); break
+            screen += data
+    for step in spec["steps"]:
+        if "expect" in step: until(step["expect"])
+        if "remove" in step: os.unlink(step["remove"])
+        if "choose" in step:
+            number = re.search(rb"(\d+)\) " + re.escape(step["choose"].encode()), screen)
+            os.write(fd, (number.group(1) if number else b"?") + b"\n")
+        if "send" in step: os.write(fd, step["send"].encode() + b"\n")
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data: break
+        screen += data
+    _, status = os.waitpid(pid, 0)
+    sys.stdout.write(screen.decode(errors="replace"))
+    sys.exit(os.waitstatus_to_exitcode(status))
+    """#
+
+    @Test func onATerminalThePersonChooses() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let run = try await Self.onTerminal(setup, ["share", "--text", "Buy milk"], steps: [
+            ["expect": "Choose 1-"], ["choose": "Add to Notes"],
+        ])
+        #expect(run.status == 0, "\(run.screen)")
+        #expect(run.screen.contains("Share text “Buy milk”:"), "\(run.screen)")
+        #expect(run.screen.contains(") Open in TextWrangler"), "\(run.screen)")
+        #expect(setup.inbox(Self.notes) == ["Text.txt"])
+        // Save to… asks for the folder.
+        let folder = setup.files.appendingPathComponent("out").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let saved = try await Self.onTerminal(setup, ["share", setup.path("notes.txt")], steps: [
+            ["expect": "Choose 1-"], ["choose": "Save to…"], ["expect": "Folder to save into"], ["send": folder],
+        ])
+        #expect(saved.status == 0, "\(saved.screen)")
+        #expect(FileManager.default.contents(atPath: folder + "/notes.txt") == Data("milk\neggs\n".utf8))
+    }
+
+    @Test func dismissingTheTerminalSheetSharesNothing() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let run = try await Self.onTerminal(setup, ["share", setup.path("notes.txt")], steps: [["expect": "Choose 1-"], ["send": ""]])
+        #expect(run.status == 1, "\(run.screen)")
+        #expect(run.screen.contains("cancelled"), "\(run.screen)")
+        #expect(setup.inbox(OpenDocumentsTests.wrangler).isEmpty)
+    }
+
+    @Test func aFileRemovedBeforeTheChoiceIsRefusedAndNothingIsShared() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let victim = setup.path("paper.pdf")
+        let run = try await Self.onTerminal(setup, ["share", setup.path("notes.txt"), victim], steps: [
+            ["expect": "Choose 1-"], ["remove": victim], ["choose": "Save to…"], ["expect": "Folder"], ["send": setup.files.path],
+        ])
+        #expect(run.status == 10, "\(run.screen)")
+        #expect(run.screen.contains("was removed before the choice was made; nothing was shared"), "\(run.screen)")
+        #expect(!FileManager.default.fileExists(atPath: setup.path("notes 2.txt")))
+    }
+}
