@@ -82,10 +82,12 @@ let package = Package(
         // for the apps the broker launches, the programs the desktop edge runs, and the helper processes
         // of the benchmark, the load harness and the tests.
         .target(name: "CourierProcess"),
+        // pidfd_send_signal(2) for the broker's `ProcessHandle`: signals the very process it verified.
+        .target(name: "CProcessHandle"),
         .target(
             name: "CourierBroker",
             dependencies: [
-                "DBus", "CourierURL", "CourierManifest", "CourierTypes", "CourierInbox", "CourierNames", "CourierProcess",
+                "DBus", "CourierURL", "CourierManifest", "CourierTypes", "CourierInbox", "CourierNames", "CourierProcess", "CProcessHandle",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]

@@ -5,8 +5,10 @@ import Synchronization
 import Glibc
 #endif
 
-/// `courier-test-app lifecycle [--will-terminate-delay-ms N] [--ignore-sigterm] [--version V]`:
-/// a Courier app for the life-cycle tests (docs/lifecycle.md). It preserves which URLs it handled,
+/// `courier-test-app lifecycle [--will-terminate-delay-ms N] [--ignore-sigterm] [--version V]
+/// [--open-delay-ms N] [--hang-on TEXT]`: a Courier app for the life-cycle tests
+/// (docs/lifecycle.md). It takes N ms over each URL, never answers a URL containing TEXT (a hung
+/// app), preserves which URLs it handled,
 /// restores them, and records in `$COURIER_CONTAINER/events` one line per thing that happened to
 /// it: `launch PID`, `restored URL,URL…` (or `refused VERSION`), `open URL`, `will-terminate PID`
 /// and, once its delegate has returned, `will-terminate-done PID`.
@@ -18,6 +20,8 @@ enum LifecycleApp {
 
     static func run(arguments: [String]) async throws {
         var delay = 0
+        var openDelay = 0
+        var hangOn: String?
         var version = "1"
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
@@ -25,12 +29,15 @@ enum LifecycleApp {
             case "--will-terminate-delay-ms": delay = Int(remaining.popFirst() ?? "") ?? 0
             case "--ignore-sigterm": signal(SIGTERM, SIG_IGN)
             case "--version": version = remaining.popFirst() ?? version
+            case "--open-delay-ms": openDelay = Int(remaining.popFirst() ?? "") ?? 0
+            case "--hang-on": hangOn = remaining.popFirst()
             default: throw LoadError("courier-test-app lifecycle: unknown option \(argument)")
             }
         }
         let events = try RecorderApp.openAppending(try container() + "/" + eventsFile)
         RecorderApp.append("launch \(getpid())\n", to: events)
-        try await Application(version: version, delegate: Delegate(events: events, willTerminateDelay: .milliseconds(delay))).run()
+        let delegate = Delegate(events: events, willTerminateDelay: .milliseconds(delay), openDelay: .milliseconds(openDelay), hangOn: hangOn)
+        try await Application(version: version, delegate: delegate).run()
     }
 
     static func saveLoop(arguments: [String]) async throws {
@@ -53,14 +60,23 @@ enum LifecycleApp {
     final class Delegate: ApplicationDelegate {
         let events: Int32
         let willTerminateDelay: Duration
+        let openDelay: Duration
+        let hangOn: String?
         let handled = Mutex<[String]>([])
 
-        init(events: Int32, willTerminateDelay: Duration) {
+        init(events: Int32, willTerminateDelay: Duration, openDelay: Duration = .zero, hangOn: String? = nil) {
             self.events = events
             self.willTerminateDelay = willTerminateDelay
+            self.openDelay = openDelay
+            self.hangOn = hangOn
         }
 
         func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool {
+            if let hangOn, url.contains(hangOn) {
+                RecorderApp.append("hang \(url)\n", to: events)
+                while true { try? await Task.sleep(for: .seconds(3600)) }
+            }
+            if openDelay > .zero { try? await Task.sleep(for: openDelay) }
             handled.withLock { $0.append(url) }
             RecorderApp.append("open \(url)\n", to: events)
             return true

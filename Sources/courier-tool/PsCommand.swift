@@ -31,10 +31,13 @@ struct PsCommand: AsyncParsableCommand {
         /// `link` (the app's direct link) or `bus`: where its URLs travel, and so whether
         /// dbus-monitor sees them.
         var delivery: String?
+        /// The app let the broker's delivery deadline pass without answering (hung).
+        var notResponding: Bool?
 
         enum CodingKeys: String, CodingKey {
             case bundleID = "bundle-id", state, pid, startedBy = "started-by", uptimeMilliseconds = "uptime-ms"
             case idleMilliseconds = "idle-ms", handled, queued, residentBytes = "rss-bytes", consecutiveFailures = "failures", delivery
+            case notResponding = "not-responding"
         }
 
         init(_ row: [String: DBusValue]) {
@@ -49,6 +52,7 @@ struct PsCommand: AsyncParsableCommand {
             residentBytes = row["rss-bytes"]?.uint64Value
             consecutiveFailures = row["failures"]?.uint32Value ?? 0
             delivery = row["delivery"]?.stringValue
+            notResponding = row["not-responding"]?.boolValue
         }
     }
 
@@ -66,7 +70,7 @@ struct PsCommand: AsyncParsableCommand {
             var lines = [["BUNDLE-ID", "STATE", "PID", "STARTED-BY", "UPTIME", "HANDLED", "QUEUED", "RSS", "DELIVERY"]]
             for row in rows {
                 lines.append([
-                    row.bundleID, row.state, row.pid.map(String.init) ?? "-", row.startedBy ?? "-",
+                    row.bundleID, row.notResponding == true ? "not-responding" : row.state, row.pid.map(String.init) ?? "-", row.startedBy ?? "-",
                     row.uptimeMilliseconds.map(Self.duration) ?? "-", String(row.handled), String(row.queued),
                     row.residentBytes.map(Self.size) ?? "-", row.delivery ?? "-",
                 ])

@@ -9,7 +9,7 @@ struct QuitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quit",
         abstract: "Terminate a running app with notice (it may save its state first); waits until it is gone.",
-        discussion: "Requests for the app that arrive meanwhile wait and are delivered to its next launch. Exit status: 0 gone; 9 not running or another error; 8 no broker."
+        discussion: "Requests for the app that arrive meanwhile wait and are delivered to its next launch. Exit status: 0 gone; 9 not running or another error; 8 no broker; 16 not gone within --timeout (the app is stuck)."
     )
 
     @Argument(help: "The bundle id of the app, as `courier ps` lists it.")
@@ -17,6 +17,9 @@ struct QuitCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Return once the notice is sent, without waiting for the app to be gone.")
     var noWait = false
+
+    @Option(name: .long, help: "Seconds to wait for the app to be gone (the broker's notice deadline and kill grace fit in the default).")
+    var timeout: Double = 30
 
     func run() async throws {
         try await BrokerConnection.withRunningBroker("quit", notRunning: {
@@ -26,7 +29,29 @@ struct QuitCommand: AsyncParsableCommand {
             let changes = try await client.stateChanges(of: bundleID)
             try await client.terminate(bundleID: bundleID)
             if noWait { return }
-            for await change in changes where change.state == "not-running" || change.state == "launching" { return }
+            let gone = await withTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    for await change in changes where change.state == "not-running" || change.state == "launching" { return true }
+                    return false
+                }
+                group.addTask { [timeout] in
+                    try? await Task.sleep(for: .milliseconds(Int64(max(0, timeout) * 1000)))
+                    return false
+                }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            if !gone {
+                let row = try await client.processes().first { $0["bundle-id"]?.stringValue == bundleID }
+                let pid = row?["pid"]?.uint32Value
+                let state = row?["state"]?.stringValue ?? "unknown"
+                throw CourierError(.notResponding, "\(bundleID)\(pid.map { " (pid \($0))" } ?? "") is still \(state) \(Self.seconds(timeout)) after it was told to quit; it is not responding: end it by hand\(pid.map { " (kill -KILL \($0))" } ?? "")")
+            }
         }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value))s" : "\(value)s"
     }
 }

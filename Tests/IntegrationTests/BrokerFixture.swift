@@ -24,7 +24,7 @@ final class BrokerFixture: @unchecked Sendable {
 
     /// - Parameter brokerSearchPath: the broker's `PATH` when it is not the clients' (which has the
     ///   build's products first).
-    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, brokerSearchPath: String? = nil, termination: TerminationPolicy = .init(), directLinks: Bool = true, configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
+    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, brokerSearchPath: String? = nil, termination: TerminationPolicy = .init(), directLinks: Bool = true, deliveryTimeout: Duration = .seconds(25), configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
         bus = try PrivateBus()
         root = bus.directory.appendingPathComponent("fixture", isDirectory: true)
         manifests = root.appendingPathComponent("manifests", isDirectory: true)
@@ -48,7 +48,7 @@ final class BrokerFixture: @unchecked Sendable {
             ),
             logger: logger,
             inbox: Inbox(containersRoot: dataHome.appendingPathComponent("courier/containers").path, limits: inboxLimits),
-            directLinks: directLinks
+            directLinks: directLinks, deliveryTimeout: deliveryTimeout
         )
         try await service.start()
         client = BrokerClient(connection: try bus.connect())

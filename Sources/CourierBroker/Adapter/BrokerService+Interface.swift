@@ -176,8 +176,8 @@ extension BrokerService {
             do {
                 // Asked afresh, not cached: an app's connection is not a caller's.
                 let pid = (try? await connection.credentials(of: sender))?.processID.map { Int32(bitPattern: $0) }
-                try receivers.admit(bundleID: bundleID, uniqueName: sender.rawValue, pid: pid)
-                let options = try dispatcher.checkIn(bundleID: bundleID, uniqueName: sender.rawValue)
+                let process = try receivers.admit(bundleID: bundleID, uniqueName: sender.rawValue, pid: pid)
+                let options = try dispatcher.checkIn(bundleID: bundleID, uniqueName: sender.rawValue, process: process)
                 return [.vardict(withLinkAddress(options.dbusDictionary))]
             } catch {
                 throw Self.dbusError(error)

@@ -19,8 +19,9 @@ extension BrokerService {
 
     /// `ListProcesses () → (aa{sv})`: one row per app the broker has dealt with since it started
     /// (`courier ps`): `bundle-id`, `state`, `pid`, `started-by`, `uptime-ms`, `idle-ms`, `handled`,
-    /// `queued` (waiting plus in flight), `in-flight`, `rss-bytes` (from /proc), `failures`, and
-    /// for a checked-in app `delivery`: `link` (its direct link) or `bus`.
+    /// `queued` (waiting plus in flight), `in-flight`, `rss-bytes` (from /proc), `failures`, for a
+    /// checked-in app `delivery`: `link` (its direct link) or `bus`, and `not-responding` (true)
+    /// while its process is hung.
     func listProcessesMethod() -> DBusMethod {
         DBusMethod("ListProcesses", results: "aa{sv}", resultNames: ["processes"]) { [self] _ in
             let rows: [DBusValue] = dispatcher.statuses().map { status in
@@ -30,6 +31,7 @@ extension BrokerService {
                     "in-flight": .boolean(status.inFlight), "failures": .uint32(UInt32(status.consecutiveFailures)),
                 ]
                 if !status.startedBy.isEmpty { row["started-by"] = .string(status.startedBy) }
+                if status.notResponding { row["not-responding"] = .boolean(true) }
                 if let uniqueName = status.state.uniqueName {
                     row["delivery"] = .string(links?.connection(for: uniqueName) != nil ? "link" : "bus")
                 }

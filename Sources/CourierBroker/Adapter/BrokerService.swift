@@ -59,6 +59,7 @@ public final class BrokerService: Sendable {
     ///   - launcher: defaults to a `ProcessLauncher` with the current environment.
     ///   - startedBy: how this broker was started, for `GetStatus` ("bus activation", "command line", …).
     ///   - maxRequestsPerSender: requests one caller may have in flight before `LimitsExceeded`.
+    ///   - deliveryTimeout: how long an app may take over a request before it is `NotResponding`.
     public init(
         connection: DBusConnection,
         catalog: any ApplicationCatalog,
@@ -71,7 +72,8 @@ public final class BrokerService: Sendable {
         inbox: Inbox? = nil,
         registryObserver: (@Sendable () -> Void)? = nil,
         maxRequestsPerSender: Int = SenderQuota.defaultLimit,
-        directLinks: Bool = true
+        directLinks: Bool = true,
+        deliveryTimeout: Duration = .seconds(25)
     ) {
         self.senderQuota = Mutex(SenderQuota(limit: maxRequestsPerSender))
         self.registryObserver = registryObserver
@@ -97,7 +99,7 @@ public final class BrokerService: Sendable {
         self.dispatcher = Dispatcher(
             resolver: catalog,
             launcher: GuardedLauncher(base: launcher, receivers: receivers),
-            deliverer: GuardedDeliverer(base: BusDeliverer(connection: connection, links: links), receivers: receivers),
+            deliverer: GuardedDeliverer(base: BusDeliverer(connection: connection, links: links, defaultTimeout: deliveryTimeout), receivers: receivers),
             configuration: configuration,
             logger: logger,
             observer: { [connection] event in

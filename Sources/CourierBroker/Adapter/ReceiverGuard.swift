@@ -68,7 +68,12 @@ final class ReceiverGuard: Sendable {
     /// throws `NotPermitted` saying why not (and reports the impostor once).
     /// `adopting`: the broker found it running at start-up (BrokerService+Adoption.swift); its
     /// own `CheckIn` then only confirms it (`confirmAdoption`).
-    func admit(bundleID: String, uniqueName: String, pid: Int32?, adopting: Bool = false) throws(CourierError) {
+    ///
+    /// Returns, for a process the broker did not launch, its handle: the very process that was
+    /// verified (its `/proc/PID` opened before the verdict, and running the verified file after
+    /// it), through which the dispatcher signals it and reads its pid (`Dispatcher.checkIn`).
+    @discardableResult
+    func admit(bundleID: String, uniqueName: String, pid: Int32?, adopting: Bool = false) throws(CourierError) -> ProcessHandle? {
         // Opened before the verdict is read: if the pid changed hands in between, the handle
         // holds the earlier process, reads as gone, and every delivery is refused.
         let handle = pid.flatMap { ProcessHandle(pid: $0) }
@@ -77,11 +82,12 @@ final class ReceiverGuard: Sendable {
         guard verdict.isApp else {
             throw CourierError(.notPermitted, "CheckIn as \(bundleID) refused: \(verdict); only the process Courier launched, or one running the executable its manifest launches, may check in as \(bundleID)")
         }
+        let held: ProcessHandle? = if case .sameExecutable(let process) = verdict, let handle, handle.executable == process.executable { handle } else { nil }
         state.withLock {
-            let held: ProcessHandle? = if case .sameExecutable = verdict { handle } else { nil }
             $0.bindings[uniqueName] = Binding(bundleID: bundleID, verdict: verdict, handle: held)
             if adopting { $0.adopted.insert(uniqueName) }
         }
+        return held
     }
 
     /// True once for an instance adopted at start-up that now checks in as `bundleID`.
