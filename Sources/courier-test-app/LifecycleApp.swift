@@ -6,9 +6,10 @@ import Glibc
 #endif
 
 /// `courier-test-app lifecycle [--will-terminate-delay-ms N] [--ignore-sigterm] [--version V]
-/// [--open-delay-ms N] [--hang-on TEXT]`: a Courier app for the life-cycle tests
+/// [--open-delay-ms N] [--hang-on TEXT] [--linger-ms N]`: a Courier app for the life-cycle tests
 /// (docs/lifecycle.md). It takes N ms over each URL, never answers a URL containing TEXT (a hung
-/// app), preserves which URLs it handled,
+/// app), leaves its bus connection open N ms after it exits when told to terminate (a `sleep`
+/// child inherits its sockets: the bus sees the instance leave late), preserves which URLs it handled,
 /// restores them, and records in `$COURIER_CONTAINER/events` one line per thing that happened to
 /// it: `launch PID`, `restored URL,URL…` (or `refused VERSION`), `open URL`, `will-terminate PID`
 /// and, once its delegate has returned, `will-terminate-done PID`.
@@ -22,6 +23,7 @@ enum LifecycleApp {
         var delay = 0
         var openDelay = 0
         var hangOn: String?
+        var linger = 0
         var version = "1"
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
@@ -31,12 +33,13 @@ enum LifecycleApp {
             case "--version": version = remaining.popFirst() ?? version
             case "--open-delay-ms": openDelay = Int(remaining.popFirst() ?? "") ?? 0
             case "--hang-on": hangOn = remaining.popFirst()
+            case "--linger-ms": linger = Int(remaining.popFirst() ?? "") ?? 0
             default: throw LoadError("courier-test-app lifecycle: unknown option \(argument)")
             }
         }
         let events = try RecorderApp.openAppending(try container() + "/" + eventsFile)
         RecorderApp.append("launch \(getpid())\n", to: events)
-        let delegate = Delegate(events: events, willTerminateDelay: .milliseconds(delay), openDelay: .milliseconds(openDelay), hangOn: hangOn)
+        let delegate = Delegate(events: events, willTerminateDelay: .milliseconds(delay), openDelay: .milliseconds(openDelay), hangOn: hangOn, lingerMilliseconds: linger)
         try await Application(version: version, delegate: delegate).run()
     }
 
@@ -64,11 +67,33 @@ enum LifecycleApp {
         let hangOn: String?
         let handled = Mutex<[String]>([])
 
-        init(events: Int32, willTerminateDelay: Duration, openDelay: Duration = .zero, hangOn: String? = nil) {
+        let lingerMilliseconds: Int
+
+        init(events: Int32, willTerminateDelay: Duration, openDelay: Duration = .zero, hangOn: String? = nil, lingerMilliseconds: Int = 0) {
             self.events = events
             self.willTerminateDelay = willTerminateDelay
             self.openDelay = openDelay
             self.hangOn = hangOn
+            self.lingerMilliseconds = lingerMilliseconds
+        }
+
+        /// Starts `sleep` with every socket of this process as its descriptors 100, 101, …: the bus
+        /// connection outlives this process by `lingerMilliseconds`.
+        func lingerOnTheBus() {
+            let sockets = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { name -> Int32? in
+                guard let fd = Int32(name), fd > 2, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                      target.hasPrefix("socket:") else { return nil }
+                return fd
+            }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            for (index, fd) in sockets.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, Int32(100 + index)) }
+            let arguments = ["/bin/sleep", String(format: "%.3f", Double(lingerMilliseconds) / 1000)]
+            var argv = arguments.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            _ = posix_spawn(&pid, "/bin/sleep", &actions, nil, &argv, environ)
         }
 
         func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool {
@@ -103,6 +128,7 @@ enum LifecycleApp {
         }
 
         func willTerminate(_ application: Application) async {
+            if lingerMilliseconds > 0 { lingerOnTheBus() }
             RecorderApp.append("will-terminate \(getpid())\n", to: events)
             try? await Task.sleep(for: willTerminateDelay)
             RecorderApp.append("will-terminate-done \(getpid())\n", to: events)

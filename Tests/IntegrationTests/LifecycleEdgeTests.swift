@@ -89,6 +89,25 @@ struct LifecycleEdgeTests {
         #expect(restarted.dispatcher.state(of: "com.acme.todolist") == .notRunning)
     }
 
+    // MARK: Relaunch
+
+    @Test func aRelaunchRightAfterATerminationWaitsForThePreviousInstanceToLeaveTheBus() async throws {
+        // The terminated instance's bus connection outlives its process by 600 ms (a child holds
+        // its socket), as an exiting process's does for a moment on a busy bus.
+        let fixture = try await BrokerFixture {
+            try LifecycleBusTests.lifecycleApp($0, "com.acme.life", scheme: "life", options: ["--linger-ms", "600"])
+        }
+        defer { fixture.tearDown() }
+        #expect(try await fixture.client.open("life://one").handled)
+        let changes = try await fixture.client.stateChanges(of: "com.acme.life")
+        try await fixture.client.terminate(bundleID: "com.acme.life")
+        #expect(await LifecycleBusTests.reach("not-running", changes) != nil)
+        let result = await Self.openError(fixture.client, "life://two")
+        #expect(result == nil, "\(String(describing: result))")
+        #expect(fixture.launcher.count == 2)
+        #expect(LifecycleBusTests.events(fixture, "com.acme.life").last == "open life://two")
+    }
+
     // MARK: Callers' deadlines
 
     @Test func aCallersDeadlineIsToldUnansweredAndNeverCountsAgainstTheApp() async throws {

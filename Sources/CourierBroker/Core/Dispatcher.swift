@@ -234,7 +234,15 @@ public final class Dispatcher: Sendable {
             case .log(let level, let message):
                 logger.log(level: level, message)
             case .spawn(let spec, let generation):
-                work.append(contentsOf: spawn(spec, generation: generation))
+                if launcher.mustWaitBeforeLaunch(spec.bundleID) {
+                    // The previous instance still owns the app's bus name: spawn once it has gone.
+                    Task(executorPreference: configuration.taskExecutor) { [self] in
+                        await launcher.waitUntilLaunchable(spec.bundleID)
+                        perform(spawn(spec, generation: generation))
+                    }
+                } else {
+                    work.append(contentsOf: spawn(spec, generation: generation))
+                }
             case .startTimer(let kind, let bundleID, let generation, let delay):
                 let timer = Task(executorPreference: configuration.taskExecutor) {
                     try? await Task.sleep(for: delay)
