@@ -379,7 +379,8 @@ extension DispatcherStateTests {
     }
 
     @Test func aQueuedRequestIsWithdrawnWhenItsDeadlinePassesOrItsCallerLeaves() throws {
-        var state = runningState(pid: 42)
+        var state = DispatcherState(policy: .init(maxQueuedPerApp: 10, crashLoop: .init()))
+        _ = try state.checkIn(app, uniqueName: ":1.5", now: t0).get()
         _ = try #require(submit(&state, "todo://hung"))
         var timed = OpenRequest(url: "todo://timed")
         timed.options.deliveryTimeout = .milliseconds(300)
@@ -388,18 +389,25 @@ extension DispatcherStateTests {
         gone.callerIdentity = CallerIdentity(uniqueName: ":1.40", pid: nil)
         _ = state.submit(gone, to: app, received: t0, completion: { _ in }, now: t0)
         _ = try #require(submit(&state, "todo://stays"))
+        // Requests of that same caller it does not wait for, and the open of a file it dropped
+        // (already in the Inbox), stay.
+        var unwaited = OpenRequest(url: "todo://no-wait", caller: ":1.40")
+        unwaited.callerWaits = false
+        _ = state.submit(unwaited, to: app, received: t0, completion: { _ in }, now: t0)
+        let dropped = OpenRequest(url: "file:///inbox/a.txt", caller: ":1.40", facts: BrokerFacts(droppedFile: true))
+        _ = state.submit(dropped, to: app, received: t0, completion: { _ in }, now: t0)
 
         let left = state.busNameVanished(":1.40", now: t0)
         #expect(left.finished.map { $0.errorCode } == [.withdrawn])
         let due = state.timerFired(.requestDeadline, "com.acme.todolist", generation: 1, now: t0 + .milliseconds(300))
         #expect(due.finished.map { $0.errorCode } == [.withdrawn])
-        #expect(state.apps["com.acme.todolist"]?.queue.map(\.request.url) == ["todo://stays"])
+        #expect(state.apps["com.acme.todolist"]?.queue.map(\.request.url) == ["todo://stays", "todo://no-wait", "file:///inbox/a.txt"])
         // The hung request's failure marks the app, and its next answer clears the mark.
-        let hung = state.delivered("com.acme.todolist", requestID: 2, generation: 1, .failure(CourierError(.notResponding, "hung")), now: t0 + .seconds(25))
+        let hung = state.delivered("com.acme.todolist", requestID: 1, generation: 1, .failure(CourierError(.notResponding, "hung")), now: t0 + .seconds(25))
         #expect(hung.deliveries.map(\.url) == ["todo://stays"])
         #expect(state.statuses(now: t0).first?.notResponding == true)
         #expect(state.apps["com.acme.todolist"]?.failures == 0)
-        _ = state.delivered("com.acme.todolist", requestID: 5, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0 + .seconds(26))
+        _ = state.delivered("com.acme.todolist", requestID: 4, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0 + .seconds(26))
         #expect(state.statuses(now: t0).first?.notResponding == false)
     }
 }

@@ -37,6 +37,30 @@ extension BrokerService {
         }
     }
 
+    /// `StageFiles (ah files, as names) → (s batch)`: files handed over ahead of a drop with more
+    /// files than one message may carry (`StagedFiles`); the drop names the batch in its option
+    /// `staged`. Nothing is read, routed or delivered until then.
+    func stageFilesMethod() -> DBusMethod {
+        DBusMethod("StageFiles", arguments: "ahas", results: "s", argumentNames: ["files", "names"], resultNames: ["batch"]) { [self] call in
+            let descriptors = (try? call.arguments.decode([UnixFD].self, at: 0)) ?? []
+            var owned: [Int32] = []
+            defer { descriptors.forEach { $0.close() } }
+            do throws(CourierError) {
+                let names: [String]
+                do { names = try call.arguments.decode([String].self, at: 1) } catch { throw CourierError(.invalidArguments, "StageFiles: \(error)") }
+                guard names.count == descriptors.count, !descriptors.isEmpty else {
+                    throw CourierError(.invalidArguments, "StageFiles got \(descriptors.count) files but \(names.count) names; pass at least one file and one suggested name per file")
+                }
+                owned = descriptors.compactMap { $0.take() }
+                let sender = call.sender?.rawValue ?? ""
+                let token = try stagedFiles.withLock { staged throws(CourierError) in try staged.stage(owned, names: names, owner: sender) }
+                return [.string(token)]
+            } catch {
+                throw error.dbusError
+            }
+        }
+    }
+
     // Declared beside DropFiles on purpose: each method states its own signature and names
     // (zbus/sd-bus habit); the shared work is withDropRequest.
     /// `OpenFiles (s bundle_id, ah files, as names, a{sv} options) → (aa{sv} files)`: `DropFiles`
@@ -77,7 +101,8 @@ extension BrokerService {
         _ call: MethodCall, method: String,
         _ body: (FileDropService, FileDropService.Request, RequestOptions) async throws -> [DBusValue]
     ) async throws -> [DBusValue] {
-        let descriptors = (try? call.arguments.decode([UnixFD].self, at: 1)) ?? []
+        let received = (try? call.arguments.decode([UnixFD].self, at: 1)) ?? []
+        var descriptors = received
         defer { descriptors.forEach { $0.close() } }
         let ticket: SenderQuota.Ticket
         do throws(CourierError) { ticket = try takeSenderSlot(call, method: method) } catch { throw error.dbusError }
@@ -88,7 +113,7 @@ extension BrokerService {
         var handedOver = false
         defer { if !handedOver { giveBackOnce() } }
         let bundleID: String
-        let names: [String]
+        var names: [String]
         let options: RequestOptions
         do {
             bundleID = try call.arguments.decode(String.self, at: 0)
@@ -97,11 +122,22 @@ extension BrokerService {
         } catch {
             throw Self.dbusError(error)
         }
-        guard !descriptors.isEmpty else {
+        guard !received.isEmpty else {
             throw CourierError(.invalidArguments, "\(method) needs at least one file descriptor").dbusError
         }
-        guard names.count == descriptors.count else {
-            throw CourierError(.invalidArguments, "\(method) got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
+        guard names.count == received.count else {
+            throw CourierError(.invalidArguments, "\(method) got \(received.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
+        }
+        if !options.staged.isEmpty {
+            // The staged batches come first, in the order named; they are this drop's now.
+            let owner = call.sender?.rawValue ?? ""
+            do throws(CourierError) {
+                let staged = try stagedFiles.withLock { staged throws(CourierError) in try staged.take(options.staged, owner: owner) }
+                descriptors = staged.descriptors.map { UnixFD(taking: $0) } + received
+                names = staged.names + names
+            } catch {
+                throw error.dbusError
+            }
         }
         let files = zip(descriptors, names).map { DropFile(descriptor: $0.rawValue ?? -1, suggestedName: $1) }
         let sender = call.sender?.rawValue ?? ""

@@ -30,6 +30,7 @@ extension BrokerService {
                 getStatusMethod(),
                 dropFilesMethod(),  // BrokerService+DropFiles.swift
                 openFilesMethod(),
+                stageFilesMethod(),
                 listProcessesMethod(),  // BrokerService+Lifecycle.swift
                 terminateMethod(),
             ],
@@ -82,7 +83,7 @@ extension BrokerService {
                 }
                 return
             }
-            open(url: url, options: options, sender: call.sender?.rawValue ?? "") { [self] result in
+            open(url: url, options: options, sender: call.sender?.rawValue ?? "", waits: !call.message.noReplyExpected) { [self] result in
                 giveBack(ticket)
                 switch result {
                 case .success(let outcome):

@@ -46,11 +46,14 @@ public final class BrokerService: Sendable {
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// The last registry changes, each with who made it (BrokerService+Registry.swift).
     let changeLog = Mutex<[String]>([])
+    /// Files handed over ahead of a drop too large for one message (`StageFiles`).
+    let stagedFiles: Mutex<StagedFiles>
 
     struct IntakeItem: Sendable {
         let sender: String
         let url: String
         let options: RequestOptions
+        let waits: Bool
         let completion: Dispatcher.Completion
     }
 
@@ -80,6 +83,7 @@ public final class BrokerService: Sendable {
         self.connection = connection
         self.catalog = catalog
         self.inbox = inbox ?? Inbox(containersRoot: CourierLayout.current().containersRoot)
+        self.stagedFiles = Mutex(StagedFiles(limit: self.inbox.limits.maximumFileCount))
         self.logger = logger
         self.startedBy = startedBy
         var configuration = configuration
@@ -130,6 +134,7 @@ public final class BrokerService: Sendable {
                     senderQuota.withLock { $0.forget(old.rawValue) }
                     receivers.uniqueNameVanished(old.rawValue)
                     links?.uniqueNameVanished(old.rawValue)
+                    stagedFiles.withLock { if !$0.isEmpty { $0.forget(old.rawValue) } }
                     dispatcher.busNameVanished(old.rawValue)
                 } else {
                     dispatcher.bundleNameReleased(bundleID, by: old.rawValue)
@@ -180,20 +185,23 @@ public final class BrokerService: Sendable {
     // MARK: Intake (ordered)
 
     /// Routes one `OpenURL` from `sender`, in call order (see the type's notes on order).
-    func open(url: String, options: RequestOptions, sender: String, completion: @escaping Dispatcher.Completion) {
+    /// `waits`: the caller waits for the answer (not a call flagged "no reply expected").
+    func open(url: String, options: RequestOptions, sender: String, waits: Bool = true, completion: @escaping Dispatcher.Completion) {
         if intakeBacklog.load(ordering: .acquiring) == 0, let identity = knownIdentity(of: sender) {
             var request = Self.request(url: url, options: options, sender: sender)
             request.callerIdentity = identity
+            request.callerWaits = waits
             return dispatcher.submit(request, completion: completion)
         }
         intakeBacklog.add(1, ordering: .acquiringAndReleasing)
-        intake.yield(IntakeItem(sender: sender, url: url, options: options, completion: completion))
+        intake.yield(IntakeItem(sender: sender, url: url, options: options, waits: waits, completion: completion))
     }
 
     private func runIntake() async {
         for await item in intakeStream {
             var request = Self.request(url: item.url, options: item.options, sender: item.sender)
             request.callerIdentity = CallerIdentity(uniqueName: item.sender, pid: await callerPID(item.sender))
+            request.callerWaits = item.waits
             dispatcher.submit(request, completion: item.completion)
             intakeBacklog.subtract(1, ordering: .acquiringAndReleasing)
         }

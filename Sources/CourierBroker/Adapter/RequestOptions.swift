@@ -19,6 +19,8 @@ struct RequestOptions: Sendable {
     var progressToken: String?
     /// `wait` (b, `OpenFiles`): reply after the apps answered (nil: the default, true).
     var wait: Bool?
+    /// `staged` (as, `DropFiles`/`OpenFiles`): batches from `StageFiles` that come first, in order.
+    var staged: [String] = []
     var caller = CallerOptions()
 
     /// What only the broker says to an app; a caller's value for these is never forwarded.
@@ -29,6 +31,7 @@ struct RequestOptions: Sendable {
         dryRun = try Self.value(Bool.self, "dry-run", in: options) ?? false
         progressToken = try Self.value(String.self, "progress-token", in: options).flatMap { $0.isEmpty ? nil : $0 }
         wait = try Self.value(Bool.self, "wait", in: options)
+        staged = try Self.value([String].self, "staged", in: options) ?? []
         caller.annotation = options["annotation"]?.unwrapped
         // Refused as soon as the call is decoded, before anything is queued, launched or copied again.
         if let size = caller.annotation?.byteCount, size > CourierLimits.maximumAnnotationBytes {

@@ -354,10 +354,15 @@ struct AppRecord: Sendable {
         if let next { armRequestTimer(next, now: now, &effects) }
     }
 
-    /// The caller `uniqueName` left the bus: its queued requests are withdrawn (nobody waits for
-    /// them any more); one already in flight stays the app's.
+    /// The caller `uniqueName` left the bus: the queued requests it was waiting for are withdrawn
+    /// (nobody waits for them any more); one already in flight stays the app's, and so do those
+    /// it did not wait for (`courier open --no-wait`) and the opens of files already in the app's
+    /// Inbox (a drop).
     mutating func callerVanished(_ uniqueName: String, _ effects: inout [DispatcherEffect]) {
-        func isFrom(_ pending: PendingRequest) -> Bool { (pending.request.callerIdentity?.uniqueName ?? pending.request.caller) == uniqueName }
+        func isFrom(_ pending: PendingRequest) -> Bool {
+            pending.request.callerWaits && !pending.request.facts.droppedFile
+                && (pending.request.callerIdentity?.uniqueName ?? pending.request.caller) == uniqueName
+        }
         guard queue.contains(where: isFrom) else { return }
         withdraw(where: isFrom, because: { _ in "its caller (\(uniqueName)) left the bus before it was delivered; nothing was delivered" }, &effects)
     }
