@@ -116,6 +116,26 @@ final class BrokerFixture: @unchecked Sendable {
     }
 }
 
+extension BrokerFixture {
+    /// Stops the fixture's broker and starts another on the same bus, manifests and homes: it
+    /// adopts the apps still running.
+    func restartBroker(termination: TerminationPolicy = .init()) async throws -> (BrokerService, CountingLauncher) {
+        service.stop()
+        service.connection.close()
+        var logger = Logger(label: "courierd.tests.restarted")
+        logger.logLevel = .error
+        let launcher = CountingLauncher(ProcessLauncher(environment: environment, busAddress: bus.address))
+        let restarted = BrokerService(
+            connection: try bus.connect(), catalog: ManifestCatalog(folders: [manifests.path], logger: logger),
+            busAddress: bus.address, launcher: launcher,
+            configuration: .init(terminationGrace: .milliseconds(300), termination: termination), logger: logger,
+            inbox: Inbox(containersRoot: dataHome.appendingPathComponent("courier/containers").path)
+        )
+        try await restarted.start()
+        return (restarted, launcher)
+    }
+}
+
 /// The real `ProcessLauncher`, counting launches.
 final class CountingLauncher: Launcher {
     let real: ProcessLauncher

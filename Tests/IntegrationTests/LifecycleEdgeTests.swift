@@ -11,24 +11,6 @@ import Testing
 /// (adopted after a restart), a caller whose deadline passes, a caller that leaves, a hung app.
 @Suite("Lifecycle edges (bus)", .serialized)
 struct LifecycleEdgeTests {
-    /// Stops the fixture's broker and starts another on the same bus, manifests and homes: it
-    /// adopts the apps still running.
-    static func restart(_ fixture: BrokerFixture, termination: TerminationPolicy = .init()) async throws -> (BrokerService, CountingLauncher) {
-        fixture.service.stop()
-        fixture.service.connection.close()
-        var logger = Logger(label: "courierd.tests.restarted")
-        logger.logLevel = .error
-        let launcher = CountingLauncher(ProcessLauncher(environment: fixture.environment, busAddress: fixture.bus.address))
-        let restarted = BrokerService(
-            connection: try fixture.bus.connect(), catalog: ManifestCatalog(folders: [fixture.manifests.path], logger: logger),
-            busAddress: fixture.bus.address, launcher: launcher,
-            configuration: .init(terminationGrace: .milliseconds(300), termination: termination), logger: logger,
-            inbox: Inbox(containersRoot: fixture.dataHome.appendingPathComponent("courier/containers").path)
-        )
-        try await restarted.start()
-        return (restarted, launcher)
-    }
-
     static func psRow(_ fixture: BrokerFixture, _ bundleID: String) async throws -> [String: Any]? {
         let ps = try await fixture.run(Products.path("courier"), ["ps", "--json"])
         let rows = try JSONSerialization.jsonObject(with: Data(ps.output.utf8)) as? [[String: Any]]
@@ -51,7 +33,7 @@ struct LifecycleEdgeTests {
         defer { fixture.tearDown() }
         #expect(try await fixture.client.open("todolist://www.acme.com?Before").handled)
         let appPID = try #require(fixture.launcher.pids.first)
-        let (restarted, launcher) = try await Self.restart(fixture)
+        let (restarted, launcher) = try await fixture.restartBroker()
         defer {
             for pid in launcher.pids { kill(pid, SIGKILL) }
             restarted.stop()
@@ -79,7 +61,7 @@ struct LifecycleEdgeTests {
         defer { fixture.tearDown() }
         #expect(try await fixture.client.open("todolist://www.acme.com?Before").handled)
         let appPID = try #require(fixture.launcher.pids.first)
-        let (restarted, launcher) = try await Self.restart(fixture, termination: .init(idleTimeout: .milliseconds(300), sweepInterval: .milliseconds(50)))
+        let (restarted, launcher) = try await fixture.restartBroker(termination: .init(idleTimeout: .milliseconds(300), sweepInterval: .milliseconds(50)))
         defer {
             for pid in launcher.pids { kill(pid, SIGKILL) }
             restarted.stop()
