@@ -88,10 +88,12 @@ let package = Package(
         // for the apps the broker launches, the programs the desktop edge runs, and the helper processes
         // of the benchmark, the load harness and the tests.
         .target(name: "CourierProcess"),
+        // pidfd_send_signal(2) for the broker's `ProcessHandle`: signals the very process it verified.
+        .target(name: "CProcessHandle"),
         .target(
             name: "CourierBroker",
             dependencies: [
-                "DBus", "CourierURL", "CourierIRI", "CourierManifest", "CourierTypes", "CourierInbox", "CourierNames", "CourierProcess", "CourierProtocol",
+                "DBus", "CourierURL", "CourierIRI", "CourierManifest", "CourierTypes", "CourierInbox", "CourierNames", "CourierProcess", "CourierProtocol", "CProcessHandle",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]

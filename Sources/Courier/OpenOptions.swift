@@ -12,7 +12,9 @@ public struct OpenOptions: Sendable, Hashable {
     public var background: Bool
     /// A Wayland/X11 activation token so the app may raise its window (`activation-token`).
     public var activationToken: String?
-    /// How long the app may take to answer (`timeout-ms`).
+    /// The caller's deadline (`timeout-ms`), counted from when the broker receives the request: past
+    /// it the caller is answered `Unanswered` (delivered, the app may still act on it) or
+    /// `Withdrawn` (never delivered); neither counts as the app's failure.
     public var timeout: Duration?
     /// Validate and resolve only; launch and deliver nothing (`dry-run`).
     public var dryRun: Bool

@@ -46,6 +46,15 @@ public struct CourierErrorCode: RawRepresentable, Hashable, Sendable, CustomStri
     public static let limitsExceeded = CourierErrorCode(rawValue: "LimitsExceeded")
     /// The app died, left the bus or failed while handling the request.
     public static let appFailed = CourierErrorCode(rawValue: "AppFailed")
+    /// Delivered, but the app had not answered when the caller's own deadline (`timeout-ms`)
+    /// passed: it may still act on the request. The caller's deadline is not the app's failure.
+    public static let unanswered = CourierErrorCode(rawValue: "Unanswered")
+    /// Never delivered, and never will be: the caller's deadline passed while the request waited
+    /// in the app's queue (or the caller left the bus). Safe to send again.
+    public static let withdrawn = CourierErrorCode(rawValue: "Withdrawn")
+    /// The app's process (named with its pid) is hung: it did not answer a delivery within the
+    /// broker's deadline, or did not leave the bus after it was told to terminate and signalled.
+    public static let notResponding = CourierErrorCode(rawValue: "NotResponding")
     /// The arguments of the call are malformed (no files, names not matching files, a bad bundle id).
     public static let invalidArguments = CourierErrorCode(rawValue: "InvalidArguments")
 

@@ -21,6 +21,13 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
     case noSpace = 12
     /// `org.courier.Error.UnsafeContainer`: a folder on the way to the app's Inbox is a symbolic link.
     case unsafeContainer = 13
+    // A caller's deadline, and a hung app (`courier open`, `drop`, `quit`).
+    /// `org.courier.Error.Unanswered`: delivered, not answered by the caller's deadline (`timeout-ms`).
+    case unanswered = 14
+    /// `org.courier.Error.Withdrawn`: not delivered; the caller's deadline passed while it waited.
+    case withdrawn = 15
+    /// `org.courier.Error.NotResponding`: the app's process is hung (the message names its pid).
+    case notResponding = 16
     // sysexits(3), for what is wrong on this side.
     /// The command line is wrong (EX_USAGE; ArgumentParser's own).
     case usage = 64
@@ -76,6 +83,9 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
         case .launchFailed: self = .launchFailed
         case .launchTimeout: self = .launchTimeout
         case .appFailed: self = .appFailed
+        case .unanswered: self = .unanswered
+        case .withdrawn: self = .withdrawn
+        case .notResponding: self = .notResponding
         case .notPermitted, .nameSquatted: self = .notPermitted
         case .declined, .dismissed: self = .declined
         case .brokerUnavailable: self = .brokerUnavailable
@@ -99,7 +109,9 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
         Exit status: 0 handled; 1 declined by the app; 2 invalid URL; 3 no handler; 4 launch failed; \
         5 launch timeout; 6 the app failed while handling; 7 not permitted (or the app's bus name is \
         held by another process); 8 no broker reachable; \
-        9 any other error; 64 usage error. With several URLs, the first failure's status.
+        9 any other error; 14 delivered but not answered by the caller's deadline (timeout-ms); 15 \
+        withdrawn unsent (that deadline passed while it waited); 16 the app is not responding (hung, \
+        its pid named); 64 usage error. With several URLs, the first failure's status.
         """
 
     /// The statuses `courier share` exits with, for its `--help`.

@@ -37,6 +37,10 @@ public enum Broker1 {
     public static let shareActivities = ProtocolMethod(
         name, "ShareActivities", arguments: "a(sss)aha{sv}", results: "a(ssa{sv})",
         argumentNames: ["items", "files", "options"], resultNames: ["activities"])
+    /// `(ah files, as names) → (s batch)`: hands the broker files of a drop larger than the bus
+    /// lets one message carry; `DropFiles`/`OpenFiles` name the batches in `CourierKey.staged`.
+    public static let stageFiles = ProtocolMethod(
+        name, "StageFiles", arguments: "ahas", results: "s", argumentNames: ["files", "names"], resultNames: ["batch"])
     /// `(s bundle_id) → ()`.
     public static let unregister = ProtocolMethod(name, "Unregister", arguments: "s", argumentNames: ["bundle_id"])
     /// `() → (as updated)`: re-read the user's defaults.
@@ -69,7 +73,7 @@ public enum Broker1 {
         name,
         methods: [
             openURL, canOpenURL, handlersForURL, checkIn, confirmLink, registerManifest, registerManifestWithOptions, registerManifestFile, unregister,
-            reloadDefaults, listApplications, getStatus, dropFiles, openFiles, listProcesses, terminate, shareActivities,
+            reloadDefaults, listApplications, getStatus, dropFiles, openFiles, listProcesses, terminate, shareActivities, stageFiles,
         ],
         signals: [registryChanged, dropProgress, applicationStateChanged]
     )

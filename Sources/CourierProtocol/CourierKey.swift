@@ -46,6 +46,8 @@ public enum CourierKey {
     /// CheckIn: where the app attaches its direct link (`BrokerLink1`).
     public static let linkAddress = OptionKey<String>("link-address")
 
+    /// `DropFiles`/`OpenFiles`: batches handed over first with `StageFiles`, in order.
+    public static let staged = OptionKey<[String]>("staged")
     /// The share sheet's activity the items are delivered for (an app's own, from its manifest);
     /// also what the app receives.
     public static let shareActivity = OptionKey<String>("share-activity")
@@ -90,6 +92,8 @@ public enum CourierKey {
     /// Requests waiting, the one in flight included.
     public static let queued = OptionKey<UInt32>("queued")
     public static let inFlight = OptionKey<Bool>("in-flight")
+    /// The app has not answered a request within the broker's deadline.
+    public static let notResponding = OptionKey<Bool>("not-responding")
     /// Consecutive failures.
     public static let failures = OptionKey<UInt32>("failures")
     /// How requests reach the app: `link` or `bus`.

@@ -18,6 +18,9 @@ import Synchronization
 ///    < 2 ms at p50.
 /// 2. courierd's resident memory while N apps (the todolist under N bundle ids) cycle through
 ///    launch → terminate with notice → relaunch: flat means no record, timer or task is left behind.
+/// 3. SIGTERM → exit of a courierd serving a 5,000-scheme manifest with its desktop entries on,
+///    against the same daemon with them off, interleaved: exit does not wait for the desktop sync.
+///    Target: < 2 s.
 enum LifecycleBenchmark {
     struct Options {
         var runs = 30
@@ -52,6 +55,40 @@ enum LifecycleBenchmark {
         print("lifecycle benchmark: private dbus-daemon at \(bus.address); binaries in \(bin.path)")
         try await restoredVersusCold(bus: bus, todolist: todolist, runs: options.runs)
         try await cycling(bus: bus, bin: bin, apps: options.apps, rounds: options.rounds)
+        try await exitTime(bus: bus, bin: bin, runs: 3)
+    }
+
+    // MARK: 3
+
+    static func exitTime(bus: PrivateBus, bin: URL, runs: Int) async throws {
+        let courierd = bin.appendingPathComponent("courierd").path
+        guard FileManager.default.isExecutableFile(atPath: courierd) else { return }
+        let root = bus.directory.appendingPathComponent("lifecycle-exit")
+        let folder = root.appendingPathComponent("manifests")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try BenchManifest.write("org.example.many", schemes: (0..<5000).map { String(format: "many%04d", $0) }, arguments: ["/bin/true"], to: folder)
+        var times: (desktop: [Duration], bare: [Duration]) = ([], [])
+        for run in 0..<(2 * runs) {
+            let desktop = run % 2 == 0
+            var environment = ProcessInfo.processInfo.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+            for (key, folder) in [("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("XDG_STATE_HOME", "state")] {
+                environment[key] = root.appendingPathComponent("\(folder)-\(run)").path
+            }
+            environment["COURIER_DESKTOP_ENTRIES"] = desktop ? "1" : "0"
+            let (process, client) = try await BrokerBenchmark.startCourierd(courierd, ["--manifests", folder.path, "--log-level", "error"], environment: environment, bus: bus)
+            client.connection.close()
+            let signalled = ContinuousClock.now
+            kill(process.pid, SIGTERM)
+            _ = process.wait()
+            let elapsed = ContinuousClock.now - signalled
+            if desktop { times.desktop.append(elapsed) } else { times.bare.append(elapsed) }
+        }
+        let (desktop, bare) = (Stats(times.desktop), Stats(times.bare))
+        print("")
+        print("3. courierd SIGTERM → exit with a 5,000-scheme manifest (\(runs) + \(runs) runs, interleaved; target < 2 s)")
+        print("   desktop entries on  p50 \(desktop.p50.milli)  (min \(desktop.percentile(0).milli), max \(desktop.percentile(1).milli))")
+        print("   desktop entries off p50 \(bare.p50.milli)  (min \(bare.percentile(0).milli), max \(bare.percentile(1).milli)); ratio \(String(format: "%.2f", desktop.p50.seconds / max(bare.p50.seconds, 1e-9)))")
     }
 
     // MARK: 1

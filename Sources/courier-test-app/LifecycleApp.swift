@@ -5,8 +5,11 @@ import Synchronization
 import Glibc
 #endif
 
-/// `courier-test-app lifecycle [--will-terminate-delay-ms N] [--ignore-sigterm] [--version V]`:
-/// a Courier app for the life-cycle tests (docs/lifecycle.md). It preserves which URLs it handled,
+/// `courier-test-app lifecycle [--will-terminate-delay-ms N] [--ignore-sigterm] [--version V]
+/// [--open-delay-ms N] [--hang-on TEXT] [--linger-ms N]`: a Courier app for the life-cycle tests
+/// (docs/lifecycle.md). It takes N ms over each URL, never answers a URL containing TEXT (a hung
+/// app), leaves its bus connection open N ms after it exits when told to terminate (a `sleep`
+/// child inherits its sockets: the bus sees the instance leave late), preserves which URLs it handled,
 /// restores them, and records in `$COURIER_CONTAINER/events` one line per thing that happened to
 /// it: `launch PID`, `restored URL,URL…` (or `refused VERSION`), `open URL`, `will-terminate PID`
 /// and, once its delegate has returned, `will-terminate-done PID`.
@@ -18,6 +21,9 @@ enum LifecycleApp {
 
     static func run(arguments: [String]) async throws {
         var delay = 0
+        var openDelay = 0
+        var hangOn: String?
+        var linger = 0
         var version = "1"
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
@@ -25,12 +31,16 @@ enum LifecycleApp {
             case "--will-terminate-delay-ms": delay = Int(remaining.popFirst() ?? "") ?? 0
             case "--ignore-sigterm": signal(SIGTERM, SIG_IGN)
             case "--version": version = remaining.popFirst() ?? version
+            case "--open-delay-ms": openDelay = Int(remaining.popFirst() ?? "") ?? 0
+            case "--hang-on": hangOn = remaining.popFirst()
+            case "--linger-ms": linger = Int(remaining.popFirst() ?? "") ?? 0
             default: throw LoadError("courier-test-app lifecycle: unknown option \(argument)")
             }
         }
         let events = try RecorderApp.openAppending(try container() + "/" + eventsFile)
         RecorderApp.append("launch \(getpid())\n", to: events)
-        try await Application(version: version, delegate: Delegate(events: events, willTerminateDelay: .milliseconds(delay))).run()
+        let delegate = Delegate(events: events, willTerminateDelay: .milliseconds(delay), openDelay: .milliseconds(openDelay), hangOn: hangOn, lingerMilliseconds: linger)
+        try await Application(version: version, delegate: delegate).run()
     }
 
     static func saveLoop(arguments: [String]) async throws {
@@ -53,14 +63,45 @@ enum LifecycleApp {
     final class Delegate: ApplicationDelegate {
         let events: Int32
         let willTerminateDelay: Duration
+        let openDelay: Duration
+        let hangOn: String?
         let handled = Mutex<[String]>([])
 
-        init(events: Int32, willTerminateDelay: Duration) {
+        let lingerMilliseconds: Int
+
+        init(events: Int32, willTerminateDelay: Duration, openDelay: Duration = .zero, hangOn: String? = nil, lingerMilliseconds: Int = 0) {
             self.events = events
             self.willTerminateDelay = willTerminateDelay
+            self.openDelay = openDelay
+            self.hangOn = hangOn
+            self.lingerMilliseconds = lingerMilliseconds
+        }
+
+        /// Starts `sleep` with every socket of this process as its descriptors 100, 101, …: the bus
+        /// connection outlives this process by `lingerMilliseconds`.
+        func lingerOnTheBus() {
+            let sockets = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { name -> Int32? in
+                guard let fd = Int32(name), fd > 2, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                      target.hasPrefix("socket:") else { return nil }
+                return fd
+            }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            for (index, fd) in sockets.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, Int32(100 + index)) }
+            let arguments = ["/bin/sleep", String(format: "%.3f", Double(lingerMilliseconds) / 1000)]
+            var argv = arguments.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            _ = posix_spawn(&pid, "/bin/sleep", &actions, nil, &argv, environ)
         }
 
         func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool {
+            if let hangOn, url.contains(hangOn) {
+                RecorderApp.append("hang \(url)\n", to: events)
+                while true { try? await Task.sleep(for: .seconds(3600)) }
+            }
+            if openDelay > .zero { try? await Task.sleep(for: openDelay) }
             handled.withLock { $0.append(url) }
             RecorderApp.append("open \(url)\n", to: events)
             return true
@@ -87,6 +128,7 @@ enum LifecycleApp {
         }
 
         func willTerminate(_ application: Application) async {
+            if lingerMilliseconds > 0 { lingerOnTheBus() }
             RecorderApp.append("will-terminate \(getpid())\n", to: events)
             try? await Task.sleep(for: willTerminateDelay)
             RecorderApp.append("will-terminate-done \(getpid())\n", to: events)

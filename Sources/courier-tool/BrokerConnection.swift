@@ -11,10 +11,15 @@ enum BrokerConnection {
     /// Runs `body` against the broker; when nobody owns `org.courier.Broker` and activation is not
     /// possible, starts `courierd` and runs `body` once more (a message to a missing name is never
     /// delivered, so the retry cannot duplicate a request).
+    ///
+    /// A connection the bus closed during the call is not a missing broker: no broker is started
+    /// then (it would find the broker running, or be a second one), and the error says what happened.
     static func withBroker<T>(autostart: Bool = true, _ body: (BrokerClient) async throws(CourierError) -> T) async throws(CourierError) -> T {
         let client = try BrokerClient.session()
         do {
             return try await body(client)
+        } catch where error.code == .brokerUnavailable && !client.connection.isConnected {
+            throw CourierError(.bus, "the session bus closed this connection during the call (\(error.message)); no broker was started, and what the call did is unknown. A message with more file descriptors than the bus allows is one cause")
         } catch where error.code == .brokerUnavailable && autostart {
             try await startDaemon(client)
             return try await body(client)

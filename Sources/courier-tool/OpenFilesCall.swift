@@ -11,7 +11,15 @@ import Glibc
 /// `Broker1.OpenFiles` from the CLI, shared by `courier open FILE…` and `courier drop`: the files
 /// are opened here and handed over as descriptors (the broker never opens a path on our behalf),
 /// and the reply says, per file, its type, the app it went to (or none) and where it is now.
+///
+/// A bus limits the descriptors one message may carry (dbus-daemon's default: 16) and disconnects a
+/// client that sends more, so files go in batches of `filesPerMessage`: all but the last with
+/// `StageFiles`, the last with `OpenFiles` naming the staged batches — one drop either way. More
+/// than the drop limit (`DropLimits.standard`, 256 files) is refused before anything is sent.
 enum OpenFilesCall {
+    /// Descriptors per message: the smallest limit of the bus implementations (dbus-daemon's default).
+    static let filesPerMessage = 16
+
     /// One file of the reply, with the argument it came from.
     struct Placement {
         /// The path as given on the command line.
@@ -58,6 +66,10 @@ enum OpenFilesCall {
     /// Calls `OpenFiles`, drawing the broker's `DropProgress` signals when `progressToken` is not empty.
     static func call(_ client: BrokerClient, bundleID: String, files: [String], descriptors: [UnixFD],
                      options: [String: DBusValue], progressToken: String = "") async throws(CourierError) -> [Placement] {
+        let limit = DropLimits.standard.maximumFileCount
+        guard descriptors.count <= limit else {
+            throw CourierError(.limitsExceeded, "\(descriptors.count) files in one drop; a drop takes at most \(limit) files. Nothing was sent: drop them in several goes")
+        }
         var options = options
         var progressTask: Task<Void, Never>?
         if !progressToken.isEmpty {
@@ -77,10 +89,20 @@ enum OpenFilesCall {
         }
         let values: [DBusValue]
         do {
+            let names = files.map(suggestedName)
+            let last = max(0, descriptors.count - 1) / filesPerMessage * filesPerMessage
+            var staged: [String] = []
+            for start in stride(from: 0, to: last, by: filesPerMessage) {
+                let batch = start..<(start + filesPerMessage)
+                let reply = try await Broker1.call(
+                    Broker1.stageFiles, on: client.connection, [.fds(Array(descriptors[batch])), .strings(Array(names[batch]))])
+                staged.append(reply.first?.stringValue ?? "")
+            }
+            if !staged.isEmpty { options[CourierKey.staged] = staged }
             // Copying gigabytes and launching the app can take a while: no short timeout.
             values = try await Broker1.call(
                 Broker1.openFiles, on: client.connection,
-                [.string(bundleID), .fds(descriptors), .strings(files.map(suggestedName)), .vardict(options)], timeout: .seconds(3600))
+                [.string(bundleID), .fds(Array(descriptors[last...])), .strings(Array(names[last...])), .vardict(options)], timeout: .seconds(3600))
         } catch {
             progressTask?.cancel()
             await progressTask?.value

@@ -32,10 +32,13 @@ struct PsCommand: AsyncParsableCommand {
         /// `link` (the app's direct link) or `bus`: where its URLs travel, and so whether
         /// dbus-monitor sees them.
         var delivery: String?
+        /// The app let the broker's delivery deadline pass without answering (hung).
+        var notResponding: Bool?
 
         enum CodingKeys: String, CodingKey {
             case bundleID = "bundle_id", state, pid, startedBy = "started_by", uptimeMilliseconds = "uptime_ms"
             case idleMilliseconds = "idle_ms", handled, queued, residentBytes = "rss_bytes", consecutiveFailures = "failures", delivery
+            case notResponding = "not_responding"
         }
 
         init(_ row: [String: DBusValue]) {
@@ -50,6 +53,7 @@ struct PsCommand: AsyncParsableCommand {
             residentBytes = row[CourierKey.rssBytes]
             consecutiveFailures = row[CourierKey.failures] ?? 0
             delivery = row[CourierKey.delivery]
+            notResponding = row[CourierKey.notResponding]
         }
     }
 
@@ -67,7 +71,7 @@ struct PsCommand: AsyncParsableCommand {
             var lines = [["BUNDLE-ID", "STATE", "PID", "STARTED-BY", "UPTIME", "HANDLED", "QUEUED", "RSS", "DELIVERY"]]
             for row in rows {
                 lines.append([
-                    row.bundleID, row.state, row.pid.map(String.init) ?? "-", row.startedBy ?? "-",
+                    row.bundleID, row.notResponding == true ? "not-responding" : row.state, row.pid.map(String.init) ?? "-", row.startedBy ?? "-",
                     row.uptimeMilliseconds.map(Self.duration) ?? "-", String(row.handled), String(row.queued),
                     row.residentBytes.map(Self.size) ?? "-", row.delivery ?? "-",
                 ])

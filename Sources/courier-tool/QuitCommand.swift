@@ -10,7 +10,7 @@ struct QuitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quit",
         abstract: "Terminate a running app with notice (it may save its state first); waits until it is gone.",
-        discussion: "Requests for the app that arrive meanwhile wait and are delivered to its next launch. Exit status: 0 gone, or not running; 3 no such app; 8 no broker; 9 another error."
+        discussion: "Requests for the app that arrive meanwhile wait and are delivered to its next launch. Exit status: 0 gone, or not running; 3 no such app; 8 no broker; 9 another error; 16 not gone within --timeout (the app is stuck)."
     )
 
     @Argument(help: "The bundle id of the app, as `courier ps` lists it.", completion: .custom(RegisteredNames.bundleIdentifiers))
@@ -18,6 +18,9 @@ struct QuitCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Return once the notice is sent, without waiting for the app to be gone.")
     var noWait = false
+
+    @Option(name: .long, help: "Seconds to wait for the app to be gone (the broker's notice deadline and kill grace fit in the default).")
+    var timeout: Double = 30
 
     func run() async throws {
         try await BrokerConnection.withRunningBroker("quit", notRunning: {
@@ -38,7 +41,29 @@ struct QuitCommand: AsyncParsableCommand {
                 throw error
             }
             if noWait { return }
-            for await change in changes where change.state == "not-running" || change.state == "launching" { return }
+            let gone = await withTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    for await change in changes where change.state == "not-running" || change.state == "launching" { return true }
+                    return false
+                }
+                group.addTask { [timeout] in
+                    try? await Task.sleep(for: .milliseconds(Int64(max(0, timeout) * 1000)))
+                    return false
+                }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            if !gone {
+                let row = try await client.processes().first { $0[CourierKey.bundleID] == bundleID }
+                let pid = row?[CourierKey.pid]
+                let state = row?[CourierKey.state] ?? "unknown"
+                throw CourierError(.notResponding, "\(bundleID)\(pid.map { " (pid \($0))" } ?? "") is still \(state) \(Self.seconds(timeout)) after it was told to quit; it is not responding: end it by hand\(pid.map { " (kill -KILL \($0))" } ?? "")")
+            }
         }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value))s" : "\(value)s"
     }
 }

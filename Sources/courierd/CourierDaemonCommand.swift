@@ -145,8 +145,11 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             logger.error("\(error.message)")
             throw ExitCode(CourierExitCode(error.code).rawValue)
         }
+        // A signal ends courierd at once: the desktop entries being written (thousands of schemes
+        // take seconds) are not waited for. Each file is replaced whole, so an interrupted sync
+        // leaves the previous entries or the new ones, and the next start writes them again.
         guard reason.signal == nil else {
-            await desktopEntries?.flush()
+            logger.info("courierd exits without waiting for the desktop entries (the next start writes them)")
             return
         }
         // The bus went away (or closed our connection). Apps we launched were on the same bus and

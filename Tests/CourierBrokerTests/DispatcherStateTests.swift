@@ -31,7 +31,7 @@ struct DispatcherStateTests {
 
         let spawned = state.spawned("com.acme.todolist", pid: 42, generation: 1)
         #expect(spawned.timers == [1])
-        #expect(state.apps["com.acme.todolist"]?.launchedPID == 42)
+        #expect(state.apps["com.acme.todolist"]?.pid == 42)
 
         let (options, effects) = try state.checkIn(app, uniqueName: ":1.5", now: t0).get()
         #expect(options.url == "todo://a" && options.requestID == 1)
@@ -297,7 +297,7 @@ extension [DispatcherEffect] {
         compactMap { if case .event(.stateChanged(let id, .terminating)) = $0 { id } else { nil } }
     }
     var terminated: [Int32] {
-        compactMap { if case .terminate(let pid) = $0 { pid } else { nil } }
+        compactMap { if case .terminate(let pid, _) = $0 { pid } else { nil } }
     }
     var deliveries: [Delivery] {
         compactMap { if case .deliver(_, let delivery, _, _) = $0 { delivery } else { nil } }
@@ -314,4 +314,104 @@ extension Result<OpenOutcome, CourierError> {
     var errorMessage: String? {
         if case .failure(let error) = self { error.message } else { nil }
     }
+}
+
+/// The edges of an app's life: a process the broker did not launch, a caller's deadline, a caller
+/// that left, a process that does not end.
+extension DispatcherStateTests {
+    @Test func anAdoptedProcessIsHeldLikeALaunchedOne() throws {
+        var state = makeState(idleTimeout: .seconds(60))
+        // Any running process stands in for the verified one: the effects are not performed here.
+        let process = try #require(ProcessHandle(pid: getpid()))
+        _ = try state.checkIn(app, uniqueName: ":1.7", process: process, now: t0).get()
+        #expect(state.apps["com.acme.todolist"]?.publicState == .idle(uniqueName: ":1.7", pid: getpid()))
+        #expect(state.sourceApplication(uniqueName: ":1.99", pid: getpid()) == "com.acme.todolist")
+        // The idle policy reaches it, and its signal goes through the held process.
+        let reclaimed = state.reclaim(now: t0 + .seconds(61), underPressure: false)
+        #expect(reclaimed.notices == [1])
+        let signalled = state.noticeAnswered("com.acme.todolist", generation: 1)
+        let held = signalled.compactMap { if case .terminate(let pid, let handle) = $0 { (pid, handle) } else { nil } }
+        #expect(held.count == 1 && held.first?.0 == getpid() && held.first?.1 === process)
+    }
+
+    @Test func aTerminatingProcessThatNeverLeavesIsAbandonedAndItsRequestsAnswered() throws {
+        var state = runningState(pid: 42)
+        _ = try state.terminate("com.acme.todolist", reason: "quit").get()
+        let waiting = try #require(submit(&state, "todo://waits"))
+        #expect(waiting.finished.isEmpty)
+        // No answer to the notice, SIGTERM; then the process is still there after the grace.
+        let signalled = state.timerFired(.terminationDeadline, "com.acme.todolist", generation: 1, now: t0)
+        #expect(signalled.terminated == [42])
+        let abandoned = state.timerFired(.terminationDeadline, "com.acme.todolist", generation: 1, now: t0)
+        #expect(abandoned.finished.map { $0.errorCode } == [.notResponding])
+        // Later requests are answered at once instead of waiting for it.
+        #expect(try #require(submit(&state, "todo://later")).finished.map { $0.errorCode } == [.notResponding])
+        // When it does leave, the next request relaunches it.
+        _ = state.processExited("com.acme.todolist", pid: 42, generation: 1, status: .signaled(SIGKILL), now: t0)
+        #expect(try #require(submit(&state, "todo://after")).spawns.map(\.generation) == [2])
+    }
+
+    @Test func aRequestInFlightOverrunningTheTerminationDeadlineIsSignalled() throws {
+        var state = runningState(pid: 42)
+        _ = try #require(submit(&state, "todo://slow"))
+        let terminating = try state.terminate("com.acme.todolist", reason: "quit").get()
+        #expect(terminating.notices.isEmpty)
+        #expect(state.timerFired(.terminationDeadline, "com.acme.todolist", generation: 1, now: t0).terminated == [42])
+    }
+
+    @Test func aCallersDeadlineEndsOnlyItsOwnWait() throws {
+        var state = runningState(pid: 42)
+        var request = OpenRequest(url: "todo://slow")
+        request.options.deliveryTimeout = .milliseconds(100)
+        let sent = state.submit(request, to: app, received: t0, completion: { _ in }, now: t0) ?? []
+        #expect(sent.deliveries.map(\.url) == ["todo://slow"])
+        #expect(try #require(submit(&state, "todo://next")).deliveries.isEmpty)
+        let due = state.timerFired(.requestDeadline, "com.acme.todolist", generation: 1, now: t0 + .milliseconds(100))
+        #expect(due.finished.map { $0.errorCode } == [.unanswered])
+        #expect(due.deliveries.isEmpty, "the app still has the request: the next one waits for its answer")
+        // The app answers late: its caller is not answered twice, nothing counts against the app,
+        // and the next request goes.
+        let late = state.delivered("com.acme.todolist", requestID: 2, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0 + .seconds(1))
+        #expect(late.finished.isEmpty)
+        #expect(late.deliveries.map(\.url) == ["todo://next"])
+        #expect(state.apps["com.acme.todolist"]?.failures == 0)
+        #expect(state.apps["com.acme.todolist"]?.handled == 2)
+    }
+
+    @Test func aQueuedRequestIsWithdrawnWhenItsDeadlinePassesOrItsCallerLeaves() throws {
+        var state = DispatcherState(policy: .init(maxQueuedPerApp: 10, crashLoop: .init()))
+        _ = try state.checkIn(app, uniqueName: ":1.5", now: t0).get()
+        _ = try #require(submit(&state, "todo://hung"))
+        var timed = OpenRequest(url: "todo://timed")
+        timed.options.deliveryTimeout = .milliseconds(300)
+        _ = state.submit(timed, to: app, received: t0, completion: { _ in }, now: t0)
+        var gone = OpenRequest(url: "todo://gone", caller: ":1.40")
+        gone.callerIdentity = CallerIdentity(uniqueName: ":1.40", pid: nil)
+        _ = state.submit(gone, to: app, received: t0, completion: { _ in }, now: t0)
+        _ = try #require(submit(&state, "todo://stays"))
+        // Requests of that same caller it does not wait for, and the open of a file it dropped
+        // (already in the Inbox), stay.
+        var unwaited = OpenRequest(url: "todo://no-wait", caller: ":1.40")
+        unwaited.callerWaits = false
+        _ = state.submit(unwaited, to: app, received: t0, completion: { _ in }, now: t0)
+        let dropped = OpenRequest(url: "file:///inbox/a.txt", caller: ":1.40", facts: BrokerFacts(droppedFile: true))
+        _ = state.submit(dropped, to: app, received: t0, completion: { _ in }, now: t0)
+
+        let left = state.busNameVanished(":1.40", now: t0)
+        #expect(left.finished.map { $0.errorCode } == [.withdrawn])
+        let due = state.timerFired(.requestDeadline, "com.acme.todolist", generation: 1, now: t0 + .milliseconds(300))
+        #expect(due.finished.map { $0.errorCode } == [.withdrawn])
+        #expect(state.apps["com.acme.todolist"]?.queue.map(\.request.url) == ["todo://stays", "todo://no-wait", "file:///inbox/a.txt"])
+        // The hung request's failure marks the app, and its next answer clears the mark.
+        let hung = state.delivered("com.acme.todolist", requestID: 1, generation: 1, .failure(CourierError(.notResponding, "hung")), now: t0 + .seconds(25))
+        #expect(hung.deliveries.map(\.url) == ["todo://stays"])
+        #expect(state.statuses(now: t0).first?.notResponding == true)
+        #expect(state.apps["com.acme.todolist"]?.failures == 0)
+        _ = state.delivered("com.acme.todolist", requestID: 4, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0 + .seconds(26))
+        #expect(state.statuses(now: t0).first?.notResponding == false)
+    }
+}
+
+extension DispatcherState {
+    func statuses(now: ContinuousClock.Instant) -> [AppStatus] { apps.values.map { $0.status(now: now) } }
 }

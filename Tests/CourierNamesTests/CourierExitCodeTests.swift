@@ -10,6 +10,10 @@ import Testing
         #expect(CourierExitCode(CourierErrorCode(classifying: "org.freedesktop.DBus.Error.NoMemory")) == .otherError)
         #expect(CourierExitCode(CourierErrorCode(classifying: "org.courier.Error.SomethingNew")) == .otherError)
         #expect(CourierExitCode(.noSpace) == .otherError, "open has no status for a drop's refusal")
+        // A caller's deadline and a hung app each have their own status, apart from a failed app.
+        #expect(CourierExitCode(CourierErrorCode(classifying: "org.courier.Error.Unanswered")) == .unanswered)
+        #expect(CourierExitCode(CourierErrorCode(classifying: "org.courier.Error.Withdrawn")) == .withdrawn)
+        #expect(CourierExitCode(CourierErrorCode(classifying: "org.courier.Error.NotResponding")) == .notResponding)
     }
 
     @Test func dropKeepsItsOwnRefusalsApart() {
@@ -20,7 +24,7 @@ import Testing
 
     @Test func statusesAreDistinctAndTheDocumentedNumbers() {
         #expect(Set(CourierExitCode.allCases.map(\.rawValue)).count == CourierExitCode.allCases.count)
-        #expect(CourierExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 64, 65, 66, 73])
+        #expect(CourierExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 64, 65, 66, 73])
     }
 
     /// docs/cli.md's table is `CourierExitCode.markdownTable`, between its markers; with

@@ -24,7 +24,7 @@ final class BrokerFixture: @unchecked Sendable {
 
     /// - Parameter brokerSearchPath: the broker's `PATH` when it is not the clients' (which has the
     ///   build's products first).
-    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, brokerSearchPath: String? = nil, termination: TerminationPolicy = .init(), directLinks: Bool = true, configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
+    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, brokerSearchPath: String? = nil, termination: TerminationPolicy = .init(), directLinks: Bool = true, deliveryTimeout: Duration = .seconds(25), configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
         bus = try PrivateBus()
         root = bus.directory.appendingPathComponent("fixture", isDirectory: true)
         manifests = root.appendingPathComponent("manifests", isDirectory: true)
@@ -48,7 +48,7 @@ final class BrokerFixture: @unchecked Sendable {
             ),
             logger: logger,
             inbox: Inbox(containersRoot: dataHome.appendingPathComponent("courier/containers").path, limits: inboxLimits),
-            directLinks: directLinks
+            directLinks: directLinks, deliveryTimeout: deliveryTimeout
         )
         try await service.start()
         client = BrokerClient(connection: try bus.connect())
@@ -113,6 +113,26 @@ final class BrokerFixture: @unchecked Sendable {
             let out = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
             try out.write(to: folder.appendingPathComponent("com.acme.todolist.plist"))
         }
+    }
+}
+
+extension BrokerFixture {
+    /// Stops the fixture's broker and starts another on the same bus, manifests and homes: it
+    /// adopts the apps still running.
+    func restartBroker(termination: TerminationPolicy = .init()) async throws -> (BrokerService, CountingLauncher) {
+        service.stop()
+        service.connection.close()
+        var logger = Logger(label: "courierd.tests.restarted")
+        logger.logLevel = .error
+        let launcher = CountingLauncher(ProcessLauncher(environment: environment, busAddress: bus.address))
+        let restarted = BrokerService(
+            connection: try bus.connect(), catalog: ManifestCatalog(folders: [manifests.path], logger: logger),
+            busAddress: bus.address, launcher: launcher,
+            configuration: .init(terminationGrace: .milliseconds(300), termination: termination), logger: logger,
+            inbox: Inbox(containersRoot: dataHome.appendingPathComponent("courier/containers").path)
+        )
+        try await restarted.start()
+        return (restarted, launcher)
     }
 }
 

@@ -20,17 +20,7 @@ struct BrokerRestartTests {
         let appPID = try #require(fixture.launcher.pids.first)
 
         // The broker goes away; its app keeps running and keeps its name.
-        fixture.service.stop()
-        fixture.service.connection.close()
-        var logger = Logger(label: "courierd.tests.restarted")
-        logger.logLevel = .error
-        let launcher = CountingLauncher(ProcessLauncher(environment: fixture.environment, busAddress: fixture.bus.address))
-        let restarted = BrokerService(
-            connection: try fixture.bus.connect(), catalog: ManifestCatalog(folders: [fixture.manifests.path], logger: logger),
-            busAddress: fixture.bus.address, launcher: launcher, logger: logger,
-            inbox: Inbox(containersRoot: fixture.dataHome.appendingPathComponent("courier/containers").path)
-        )
-        try await restarted.start()
+        let (restarted, launcher) = try await fixture.restartBroker()
         defer {
             restarted.stop()
             restarted.connection.close()

@@ -8,7 +8,9 @@ import CourierProtocol
 /// `CheckIn` (the executable its manifest launches: its own children are gone with the old
 /// broker). An owner that fails is an impostor: reported, and its app's opens fail with
 /// `NameSquatted`. The app library checks in again when `org.courier.Broker` gets a new owner; for
-/// an adopted instance that `CheckIn` is answered with empty launch options.
+/// an adopted instance that `CheckIn` is answered with empty launch options. An adopted instance is
+/// held by its `ProcessHandle`, so it is quit, reclaimed by the policies and listed by `courier ps`
+/// like one the broker launched.
 extension BrokerService {
     func adoptRunningApps() async {
         let names: [String]
@@ -26,8 +28,8 @@ extension BrokerService {
                   let address = try? ApplicationAddress(bundleID: name), let owner = (try? await connection.nameOwner(of: address.busName)) ?? nil else { continue }
             let pid = (try? await connection.credentials(of: owner))?.processID.map { Int32(bitPattern: $0) }
             do {
-                try receivers.admit(bundleID: name, uniqueName: owner.rawValue, pid: pid, adopting: true)
-                _ = try dispatcher.checkIn(bundleID: name, uniqueName: owner.rawValue)
+                let process = try receivers.admit(bundleID: name, uniqueName: owner.rawValue, pid: pid, adopting: true)
+                _ = try dispatcher.checkIn(bundleID: name, uniqueName: owner.rawValue, process: process)
                 logger.info("adopted \(name): still running as \(owner.rawValue) (pid \(pid.map(String.init) ?? "?"))")
             } catch {
                 continue   // an impostor: ReceiverGuard reported it, and its app's opens name it

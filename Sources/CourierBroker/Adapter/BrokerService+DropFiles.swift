@@ -34,8 +34,30 @@ extension BrokerService {
         }
     }
 
-    // Declared beside DropFiles on purpose: each method states its own signature and names
-    // (zbus/sd-bus habit); the shared work is withDropRequest.
+    /// `StageFiles (ah files, as names) → (s batch)`: files handed over ahead of a drop with more
+    /// files than one message may carry (`StagedFiles`); the drop names the batch in its option
+    /// `staged`. Nothing is read, routed or delivered until then.
+    func stageFilesMethod() -> DBusMethod {
+        Broker1.stageFiles.serving { [self] call in
+            let descriptors = (try? call.arguments.decode([UnixFD].self, at: 0)) ?? []
+            var owned: [Int32] = []
+            defer { descriptors.forEach { $0.close() } }
+            do throws(CourierError) {
+                let names: [String]
+                do { names = try call.arguments.decode([String].self, at: 1) } catch { throw CourierError(.invalidArguments, "\(Broker1.stageFiles.name.rawValue): \(error)") }
+                guard names.count == descriptors.count, !descriptors.isEmpty else {
+                    throw CourierError(.invalidArguments, "\(Broker1.stageFiles.name.rawValue) got \(descriptors.count) files but \(names.count) names; pass at least one file and one suggested name per file")
+                }
+                owned = descriptors.compactMap { $0.take() }
+                let sender = call.sender?.rawValue ?? ""
+                let token = try stagedFiles.withLock { staged throws(CourierError) in try staged.stage(owned, names: names, owner: sender) }
+                return [.string(token)]
+            } catch {
+                throw error.dbusError
+            }
+        }
+    }
+
     /// `OpenFiles (s bundle_id, ah files, as names, a{sv} options) → (aa{sv} files)`: `DropFiles`
     /// that says where each file went — what `courier open FILE` and `courier drop` without `--to`
     /// use. One dictionary per file, in order: `name`, `type`, `type-reason`, `bundle-id` (empty
@@ -71,7 +93,8 @@ extension BrokerService {
         _ call: MethodCall, method: String,
         _ body: (FileDropService, FileDropService.Request, RequestOptions) async throws -> [DBusValue]
     ) async throws -> [DBusValue] {
-        let descriptors = (try? call.arguments.decode([UnixFD].self, at: 1)) ?? []
+        let received = (try? call.arguments.decode([UnixFD].self, at: 1)) ?? []
+        var descriptors = received
         defer { descriptors.forEach { $0.close() } }
         let ticket: SenderQuota.Ticket
         do throws(CourierError) { ticket = try takeSenderSlot(call, method: method) } catch { throw error.dbusError }
@@ -82,7 +105,7 @@ extension BrokerService {
         var handedOver = false
         defer { if !handedOver { giveBackOnce() } }
         let bundleID: String
-        let names: [String]
+        var names: [String]
         let options: RequestOptions
         do {
             bundleID = try call.arguments.decode(String.self, at: 0)
@@ -94,11 +117,22 @@ extension BrokerService {
         do throws(CourierError) { try checkShareActivity(options.caller.shareActivity, target: bundleID.isEmpty ? nil : bundleID) } catch {
             throw error.dbusError
         }
-        guard !descriptors.isEmpty else {
+        guard !received.isEmpty else {
             throw CourierError(.invalidArguments, "\(method) needs at least one file descriptor").dbusError
         }
-        guard names.count == descriptors.count else {
-            throw CourierError(.invalidArguments, "\(method) got \(descriptors.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
+        guard names.count == received.count else {
+            throw CourierError(.invalidArguments, "\(method) got \(received.count) files but \(names.count) names; pass one suggested name per file (an empty name is fine)").dbusError
+        }
+        if !options.staged.isEmpty {
+            // The staged batches come first, in the order named; they are this drop's now.
+            let owner = call.sender?.rawValue ?? ""
+            do throws(CourierError) {
+                let staged = try stagedFiles.withLock { staged throws(CourierError) in try staged.take(options.staged, owner: owner) }
+                descriptors = staged.descriptors.map { UnixFD(taking: $0) } + received
+                names = staged.names + names
+            } catch {
+                throw error.dbusError
+            }
         }
         let files = zip(descriptors, names).map { DropFile(descriptor: $0.rawValue ?? -1, suggestedName: $1) }
         let sender = call.sender?.rawValue ?? ""

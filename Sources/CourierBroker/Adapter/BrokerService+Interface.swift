@@ -30,6 +30,7 @@ extension BrokerService {
             getStatusMethod(),
             dropFilesMethod(),  // BrokerService+DropFiles.swift
             openFilesMethod(),
+            stageFilesMethod(),
             listProcessesMethod(),  // BrokerService+Lifecycle.swift
             terminateMethod(),
             shareActivitiesMethod(),  // BrokerService+Share.swift
@@ -78,7 +79,7 @@ extension BrokerService {
                 }
                 return
             }
-            open(url: url, options: options, sender: call.sender?.rawValue ?? "") { [self] result in
+            open(url: url, options: options, sender: call.sender?.rawValue ?? "", waits: !call.message.noReplyExpected) { [self] result in
                 giveBack(ticket)
                 switch result {
                 case .success(let outcome):
@@ -174,8 +175,8 @@ extension BrokerService {
             do {
                 // Asked afresh, not cached: an app's connection is not a caller's.
                 let pid = (try? await connection.credentials(of: sender))?.processID.map { Int32(bitPattern: $0) }
-                try receivers.admit(bundleID: bundleID, uniqueName: sender.rawValue, pid: pid)
-                let options = try dispatcher.checkIn(bundleID: bundleID, uniqueName: sender.rawValue)
+                let process = try receivers.admit(bundleID: bundleID, uniqueName: sender.rawValue, pid: pid)
+                let options = try dispatcher.checkIn(bundleID: bundleID, uniqueName: sender.rawValue, process: process)
                 return [.vardict(withLinkAddress(options.dbusDictionary))]
             } catch {
                 throw Self.dbusError(error)

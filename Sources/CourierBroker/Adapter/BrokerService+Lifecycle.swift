@@ -16,8 +16,9 @@ extension BrokerService {
 
     /// `ListProcesses () → (aa{sv})`: one row per app the broker has dealt with since it started
     /// (`courier ps`): `bundle-id`, `state`, `pid`, `started-by`, `uptime-ms`, `idle-ms`, `handled`,
-    /// `queued` (waiting plus in flight), `in-flight`, `rss-bytes` (from /proc), `failures`, and
-    /// for a checked-in app `delivery`: `link` (its direct link) or `bus`.
+    /// `queued` (waiting plus in flight), `in-flight`, `rss-bytes` (from /proc), `failures`, for a
+    /// checked-in app `delivery`: `link` (its direct link) or `bus`, and `not-responding` (true)
+    /// while its process is hung.
     func listProcessesMethod() -> DBusMethod {
         Broker1.listProcesses.serving { [self] _ in
             let rows: [DBusValue] = dispatcher.statuses().map { status in
@@ -27,6 +28,7 @@ extension BrokerService {
                     CourierKey.inFlight(status.inFlight), CourierKey.failures(UInt32(status.consecutiveFailures))
                 )
                 if !status.startedBy.isEmpty { row[CourierKey.startedBy] = status.startedBy }
+                if status.notResponding { row[CourierKey.notResponding] = true }
                 if let uniqueName = status.state.uniqueName {
                     row[CourierKey.delivery] = links?.connection(for: uniqueName) != nil ? "link" : "bus"
                 }

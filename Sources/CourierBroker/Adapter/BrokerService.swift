@@ -47,11 +47,14 @@ public final class BrokerService: Sendable {
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// The last registry changes, each with who made it (BrokerService+Registry.swift).
     let changeLog = Mutex<[String]>([])
+    /// Files handed over ahead of a drop too large for one message (`StageFiles`).
+    let stagedFiles: Mutex<StagedFiles>
 
     struct IntakeItem: Sendable {
         let sender: String
         let url: String
         let options: RequestOptions
+        let waits: Bool
         let completion: Dispatcher.Completion
     }
 
@@ -60,6 +63,7 @@ public final class BrokerService: Sendable {
     ///   - launcher: defaults to a `ProcessLauncher` with the current environment.
     ///   - startedBy: how this broker was started, for `GetStatus` ("bus activation", "command line", …).
     ///   - maxRequestsPerSender: requests one caller may have in flight before `LimitsExceeded`.
+    ///   - deliveryTimeout: how long an app may take over a request before it is `NotResponding`.
     public init(
         connection: DBusConnection,
         catalog: any ApplicationCatalog,
@@ -72,13 +76,15 @@ public final class BrokerService: Sendable {
         inbox: Inbox? = nil,
         registryObserver: (@Sendable () -> Void)? = nil,
         maxRequestsPerSender: Int = SenderQuota.defaultLimit,
-        directLinks: Bool = true
+        directLinks: Bool = true,
+        deliveryTimeout: Duration = .seconds(25)
     ) {
         self.senderQuota = Mutex(SenderQuota(limit: maxRequestsPerSender))
         self.registryObserver = registryObserver
         self.connection = connection
         self.catalog = catalog
         self.inbox = inbox ?? Inbox(containersRoot: CourierLayout.current().containersRoot)
+        self.stagedFiles = Mutex(StagedFiles(limit: self.inbox.limits.maximumFileCount))
         self.logger = logger
         self.startedBy = startedBy
         var configuration = configuration
@@ -98,7 +104,7 @@ public final class BrokerService: Sendable {
         self.dispatcher = Dispatcher(
             resolver: catalog,
             launcher: GuardedLauncher(base: launcher, receivers: receivers),
-            deliverer: GuardedDeliverer(base: BusDeliverer(connection: connection, links: links), receivers: receivers),
+            deliverer: GuardedDeliverer(base: BusDeliverer(connection: connection, links: links, defaultTimeout: deliveryTimeout), receivers: receivers),
             configuration: configuration,
             logger: logger,
             observer: { [connection] event in
@@ -129,6 +135,7 @@ public final class BrokerService: Sendable {
                     senderQuota.withLock { $0.forget(old.rawValue) }
                     receivers.uniqueNameVanished(old.rawValue)
                     links?.uniqueNameVanished(old.rawValue)
+                    stagedFiles.withLock { if !$0.isEmpty { $0.forget(old.rawValue) } }
                     dispatcher.busNameVanished(old.rawValue)
                 } else {
                     dispatcher.bundleNameReleased(bundleID, by: old.rawValue)
@@ -179,20 +186,23 @@ public final class BrokerService: Sendable {
     // MARK: Intake (ordered)
 
     /// Routes one `OpenURL` from `sender`, in call order (see the type's notes on order).
-    func open(url: String, options: RequestOptions, sender: String, completion: @escaping Dispatcher.Completion) {
+    /// `waits`: the caller waits for the answer (not a call flagged "no reply expected").
+    func open(url: String, options: RequestOptions, sender: String, waits: Bool = true, completion: @escaping Dispatcher.Completion) {
         if intakeBacklog.load(ordering: .acquiring) == 0, let identity = knownIdentity(of: sender) {
             var request = Self.request(url: url, options: options, sender: sender)
             request.callerIdentity = identity
+            request.callerWaits = waits
             return dispatcher.submit(request, completion: completion)
         }
         intakeBacklog.add(1, ordering: .acquiringAndReleasing)
-        intake.yield(IntakeItem(sender: sender, url: url, options: options, completion: completion))
+        intake.yield(IntakeItem(sender: sender, url: url, options: options, waits: waits, completion: completion))
     }
 
     private func runIntake() async {
         for await item in intakeStream {
             var request = Self.request(url: item.url, options: item.options, sender: item.sender)
             request.callerIdentity = CallerIdentity(uniqueName: item.sender, pid: await callerPID(item.sender))
+            request.callerWaits = item.waits
             dispatcher.submit(request, completion: item.completion)
             intakeBacklog.subtract(1, ordering: .acquiringAndReleasing)
         }

@@ -5,11 +5,18 @@ import CourierProtocol
 /// Delivers requests with `org.courier.Application1.OpenURL`, addressed to the unique name that
 /// checked in (so a replaced instance never receives another's request). A delivery is a D-Bus
 /// call with a completion: no task waits while the app handles the URL.
+///
+/// The call waits the longer of `defaultTimeout` and the caller's deadline: a caller whose deadline
+/// is shorter is answered by the dispatcher (`Unanswered`) while the app keeps the request. An app
+/// that lets the call's own timeout pass is hung: `NotResponding`, naming it and its pid.
 struct BusDeliverer: Deliverer {
     let connection: DBusConnection
     /// Direct links to apps that attached one: their deliveries skip the bus (`AppLinks`).
     var links: AppLinks?
     var defaultTimeout: Duration = .seconds(25)
+
+    /// How long a delivery waits for the app's answer.
+    private func timeout(_ delivery: Delivery) -> Duration { max(defaultTimeout, delivery.timeout ?? .zero) }
 
     func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(CourierError) -> DeliveryAnswer {
         try await withCheckedContinuation { continuation in
@@ -30,14 +37,17 @@ struct BusDeliverer: Deliverer {
         let request = ApplicationOpenRequest(
             url: delivery.url, sourceApplication: delivery.sourceApplication, annotation: delivery.options.annotation, options: options)
         let link = links?.connection(for: endpoint.uniqueName)
+        let timeout = timeout(delivery)
         (link ?? connection).call(
             link == nil ? destination : nil, path: path, interface: Application1.name, method: Application1.openURL.name, request.body,
-            timeout: delivery.timeout ?? defaultTimeout
+            timeout: timeout
         ) { result in
             completion(Result { () throws(CourierError) in
                 let message: DBusMessage
                 do {
                     message = try result.get()
+                } catch let error as DBusError where error.name == DBusError.noReplyName {
+                    throw CourierError(.notResponding, "\(endpoint.bundleID)\(endpoint.pid.map { " (pid \($0))" } ?? "") is not responding: it did not answer \(delivery.url) within \(timeout.formatted); `courier ps` marks it, and its next answer clears the mark")
                 } catch let error as DBusError {
                     throw CourierErrorCode(dbusName: error.name).map { CourierError($0, error.message) }
                         ?? CourierError(.appFailed, "\(endpoint.bundleID) did not handle \(delivery.url): \(error.name): \(error.message)")
@@ -87,7 +97,7 @@ struct BusDeliverer: Deliverer {
         connection.call(
             destination, path: path, interface: FreedesktopApplication.name, method: FreedesktopApplication.open.name,
             [.strings([delivery.url]), .vardict(platformData)],
-            timeout: delivery.timeout ?? defaultTimeout
+            timeout: timeout(delivery)
         ) { result in
             completion(Result { () throws(CourierError) in
                 do {

@@ -7,7 +7,15 @@ import CourierNames
 /// exits, the holder of its name is looked up again before the dispatcher hears of it, so an app
 /// that exited because its name was taken is reported as `NameSquatted`, naming the squatter's
 /// pid, rather than as a bare exit status.
+///
+/// An app relaunched right after its previous instance ended (terminated with notice, crashed) may
+/// find that instance still owning its bus name: the bus has not yet noticed the closed
+/// connection. The launch then waits, at most `previousInstanceAllowance`, for the bus to say the
+/// name was released, instead of starting a process that could not own it.
 struct GuardedLauncher: Launcher {
+    /// How long a launch waits for the previous instance to leave the bus.
+    static let previousInstanceAllowance: Duration = .seconds(2)
+
     let base: any Launcher
     let receivers: ReceiverGuard
 
@@ -27,6 +35,15 @@ struct GuardedLauncher: Launcher {
     func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool { base.isRunningChild(pid, of: bundleID) }
 
     func executablePath(for spec: LaunchSpec) throws(CourierError) -> String { try base.executablePath(for: spec) }
+
+    func mustWaitBeforeLaunch(_ bundleID: String) -> Bool { receivers.heldByAnInstance(of: bundleID) }
+
+    func waitUntilLaunchable(_ bundleID: String) async {
+        let deadline = ContinuousClock.now + Self.previousInstanceAllowance
+        while receivers.heldByAnInstance(of: bundleID), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
 
     func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> CourierError? {
         receivers.squatter(of: bundleID) ?? base.failureBeforeCheckIn(bundleID: bundleID, pid: pid, status: status)

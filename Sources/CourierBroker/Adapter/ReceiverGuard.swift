@@ -69,7 +69,12 @@ final class ReceiverGuard: Sendable {
     /// throws `NotPermitted` saying why not (and reports the impostor once).
     /// `adopting`: the broker found it running at start-up (BrokerService+Adoption.swift); its
     /// own `CheckIn` then only confirms it (`confirmAdoption`).
-    func admit(bundleID: String, uniqueName: String, pid: Int32?, adopting: Bool = false) throws(CourierError) {
+    ///
+    /// Returns, for a process the broker did not launch, its handle: the very process that was
+    /// verified (its `/proc/PID` opened before the verdict, and running the verified file after
+    /// it), through which the dispatcher signals it and reads its pid (`Dispatcher.checkIn`).
+    @discardableResult
+    func admit(bundleID: String, uniqueName: String, pid: Int32?, adopting: Bool = false) throws(CourierError) -> ProcessHandle? {
         // Opened before the verdict is read: if the pid changed hands in between, the handle
         // holds the earlier process, reads as gone, and every delivery is refused.
         let handle = pid.flatMap { ProcessHandle(pid: $0) }
@@ -78,11 +83,12 @@ final class ReceiverGuard: Sendable {
         guard verdict.isApp else {
             throw CourierError(.notPermitted, "CheckIn as \(bundleID) refused: \(verdict); only the process Courier launched, or one running the executable its manifest launches, may check in as \(bundleID)")
         }
+        let held: ProcessHandle? = if case .sameExecutable(let process) = verdict, let handle, handle.executable == process.executable { handle } else { nil }
         state.withLock {
-            let held: ProcessHandle? = if case .sameExecutable = verdict { handle } else { nil }
             $0.bindings[uniqueName] = Binding(bundleID: bundleID, verdict: verdict, handle: held)
             if adopting { $0.adopted.insert(uniqueName) }
         }
+        return held
     }
 
     /// True once for an instance adopted at start-up that now checks in as `bundleID`.
@@ -153,6 +159,20 @@ final class ReceiverGuard: Sendable {
         return CourierError(.nameSquatted, "the bus name \(bundleID) is held by \(who), which is not \(bundleID): \(reason). Nothing was delivered; stop that process\(kill) and retry")
     }
 
+    /// Whether the bus name of `bundleID` is still held, as far as the broker has heard, by an
+    /// instance admitted as the app (or one being checked): when the app is launched again right
+    /// after that instance ended, the bus has not yet told the broker that it left, and the new
+    /// process could not own the name. `GuardedLauncher` waits for it to go.
+    func heldByAnInstance(of bundleID: String) -> Bool {
+        state.withLock { state in
+            switch state.holders[bundleID] {
+            case .pending?: true
+            case .checked(_, let verdict)?: verdict.isApp
+            case nil: false
+            }
+        }
+    }
+
     /// Every app whose bus name an impostor holds: bundle id → the impostor (pid may be nil).
     func squatters() -> [String: ProcessIdentity?] {
         state.withLock { state in
@@ -197,6 +217,10 @@ final class ReceiverGuard: Sendable {
         await check(bundleID, owner: owner.rawValue)
     }
 
+    /// Checks `owner`, which held the bus name of `bundleID` a moment ago. An owner whose pid the
+    /// bus can no longer tell has usually just left (an app exiting as it is checked): the name's
+    /// owner is asked again, and an owner that has gone is forgotten, never recorded as an
+    /// unidentified squatter (which would refuse the app's relaunch with `NameSquatted`).
     private func check(_ bundleID: String, owner: String) async {
         let admitted = state.withLock { $0.bindings[owner] }
         let verdict: ReceiverVerdict
@@ -205,6 +229,16 @@ final class ReceiverGuard: Sendable {
         } else {
             var pid: UInt32?
             if mayAskTheBus, let name = BusName(validating: owner) { pid = (try? await connection.credentials(of: name))?.processID }
+            if pid == nil, mayAskTheBus, let name = try? BrokerNames.application(bundleID).name,
+               ((try? await connection.nameOwner(of: name)) ?? nil)?.rawValue != owner {
+                state.withLock { state in
+                    switch state.holders[bundleID] {
+                    case .pending(owner)?, .checked(owner, _)?: state.holders[bundleID] = nil
+                    default: break
+                    }
+                }
+                return
+            }
             verdict = verifier.verdict(bundleID: bundleID, pid: pid.map { Int32(bitPattern: $0) })
         }
         record(bundleID: bundleID, uniqueName: owner, verdict)

@@ -20,6 +20,8 @@ struct RequestOptions: Sendable {
     var progressToken: String?
     /// `wait` (b, `OpenFiles`): reply after the apps answered (nil: the default, true).
     var wait: Bool?
+    /// `staged` (as, `DropFiles`/`OpenFiles`): batches from `StageFiles` that come first, in order.
+    var staged: [String] = []
     var caller = CallerOptions()
 
     /// What only the broker says to an app; a caller's value for these is never forwarded.
@@ -33,6 +35,7 @@ struct RequestOptions: Sendable {
         dryRun = try options.decode(CourierKey.dryRun) ?? false
         progressToken = try options.decode(CourierKey.progressToken).flatMap { $0.isEmpty ? nil : $0 }
         wait = try options.decode(CourierKey.wait)
+        staged = try options.decode(CourierKey.staged) ?? []
         caller.annotation = try options.decode(CourierKey.annotation)
         // Refused as soon as the call is decoded, before anything is queued, launched or copied again.
         if let size = caller.annotation?.byteCount, size > CourierLimits.maximumAnnotationBytes {

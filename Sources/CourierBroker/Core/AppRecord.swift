@@ -14,18 +14,22 @@ struct AppRecord: Sendable {
         /// Spawned (or being spawned) by the broker for `options`' request; `pid` once the spawn
         /// returned. The pid is what receiver verification compares a `CheckIn` with.
         case launching(pid: Int32?, options: LaunchOptions)
-        /// Checked in from `uniqueName`; `pid` when the broker launched this process.
+        /// Checked in from `uniqueName`; `pid` when the broker launched this process or holds it
+        /// (`heldProcess`).
         case running(uniqueName: String, pid: Int32?)
         /// Told (or about to be told) to terminate; nothing more is delivered to it.
         case terminating(uniqueName: String, pid: Int32?, step: TerminationStep)
     }
 
-    /// Where a termination with notice is: the notice waits for the request in flight, then the app
-    /// has until the deadline to answer it, then it is signalled (SIGTERM, SIGKILL after the grace).
+    /// Where a termination with notice is: the notice waits for the request in flight (at most the
+    /// deadline), then the app has until the deadline to answer it, then it is signalled (SIGTERM,
+    /// SIGKILL after the grace). A process still on the bus a second after that is `abandoned`:
+    /// requests for the app are answered `NotResponding` instead of waiting for it.
     enum TerminationStep: Sendable, Equatable {
         case afterInFlight(deadline: Duration)
         case noticeSent
         case signalled
+        case abandoned
     }
 
     var descriptor: AppDescriptor
@@ -53,6 +57,16 @@ struct AppRecord: Sendable {
     /// When it last finished a request or checked in: idle time and least-recently-used order.
     private(set) var lastActive: ContinuousClock.Instant?
     private(set) var handled = 0
+    /// A process the broker did not launch but verified at `CheckIn` (adopted after a restart, or
+    /// started by hand): signalled through this handle, never by number.
+    private(set) var heldProcess: ProcessHandle?
+    /// The current process let the broker's delivery deadline pass without answering (a hung
+    /// app); cleared by its next answer.
+    private(set) var notResponding = false
+    /// When the request-deadline timer is due (`DispatcherTimer.requestDeadline`), if armed.
+    private var requestTimerDue: ContinuousClock.Instant?
+    /// The in-flight request whose caller was already told `Unanswered` (its deadline passed).
+    private var inFlightAnswered = false
 
     init(descriptor: AppDescriptor) {
         self.descriptor = descriptor
@@ -60,8 +74,8 @@ struct AppRecord: Sendable {
 
     var bundleID: String { descriptor.bundleID }
 
-    /// The pid of the process the broker launched for the current generation, if known.
-    var launchedPID: Int32? {
+    /// The pid of the current process, when the broker launched it or holds it (`heldProcess`).
+    var pid: Int32? {
         switch phase {
         case .notRunning: nil
         case .launching(let pid, _), .running(_, let pid), .terminating(_, let pid, _): pid
@@ -95,7 +109,8 @@ struct AppRecord: Sendable {
         return AppStatus(
             bundleID: bundleID, state: state, queued: queue.count, inFlight: inFlight != nil, handled: handled,
             startedBy: alive ? startedBy : "", uptime: alive ? startedAt.map { now - $0 } : nil,
-            idleFor: state.isRunning && inFlight == nil ? lastActive.map { now - $0 } : nil, consecutiveFailures: failures
+            idleFor: state.isRunning && inFlight == nil ? lastActive.map { now - $0 } : nil, consecutiveFailures: failures,
+            notResponding: alive && notResponding
         )
     }
 
@@ -155,8 +170,7 @@ struct AppRecord: Sendable {
             environment["XDG_ACTIVATION_TOKEN"] = token
             environment["DESKTOP_STARTUP_ID"] = token
         }
-        let options = LaunchOptions(url: first.request.url, requestID: first.id, options: first.request.options, facts: first.request.facts)
-        phase = .launching(pid: nil, options: options)
+        phase = .launching(pid: nil, options: Self.launchOptions(for: first))
         started(by: first.request.sourceApplication.isEmpty ? (first.request.caller.isEmpty ? "-" : first.request.caller) : first.request.sourceApplication, now: now)
         reportState(&effects)
         effects.append(.event(.launching(bundleID: bundleID)))
@@ -189,7 +203,8 @@ struct AppRecord: Sendable {
     }
 
     /// The app says it is ready from `uniqueName`. Returns the launch options, or why not.
-    mutating func checkIn(uniqueName: String, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) -> Result<LaunchOptions, CourierError> {
+    /// `process`: the verified process behind a check-in the broker did not launch for.
+    mutating func checkIn(uniqueName: String, process: ProcessHandle? = nil, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) -> Result<LaunchOptions, CourierError> {
         if self.uniqueName == uniqueName {
             return .failure(CourierError(.notPermitted, "\(bundleID) already checked in from \(uniqueName); call CheckIn once per process"))
         }
@@ -203,14 +218,16 @@ struct AppRecord: Sendable {
             options = launchOptions
         case .notRunning:
             generation += 1
-            phase = .running(uniqueName: uniqueName, pid: nil)
+            phase = .running(uniqueName: uniqueName, pid: process?.pid)
             started(by: "self", now: now)
+            heldProcess = process
             options = .none
         case .running, .terminating:
             gone(reason: "was replaced by \(uniqueName)", relaunch: false, now: now, crashLoop: crashLoop, &effects)
             generation += 1
-            phase = .running(uniqueName: uniqueName, pid: nil)
+            phase = .running(uniqueName: uniqueName, pid: process?.pid)
             started(by: "self", now: now)
+            heldProcess = process
             options = .none
         }
         lastActive = now
@@ -233,14 +250,22 @@ struct AppRecord: Sendable {
         startedAt = now
         lastActive = now
         handled = 0
+        heldProcess = nil
+        notResponding = false
     }
 
     // MARK: Requests
 
     /// Queues one request and starts its launch or delivery; while the app is terminating it waits
-    /// for the relaunch that follows the exit.
+    /// for the relaunch that follows the exit (unless the terminating process is stuck: then it is
+    /// answered at once). A request with a deadline arms the request-deadline timer.
     mutating func enqueue(_ pending: PendingRequest, now: ContinuousClock.Instant, _ effects: inout [DispatcherEffect]) {
+        if case .terminating(_, _, .abandoned) = phase {
+            effects.append(.finish(pending, target: bundleID, .failure(stuckError)))
+            return
+        }
         queue.append(pending)
+        if let deadline = pending.deadline { armRequestTimer(deadline, now: now, &effects) }
         switch phase {
         case .running: startDelivery(&effects)
         case .launching: effects.append(.log(.debug, "queued behind the launch of \(bundleID) request=\(pending.id)"))
@@ -262,20 +287,32 @@ struct AppRecord: Sendable {
     }
 
     /// The app answered request `id` of `generation` (or failed to): complete it, deliver the next,
-    /// or — when a termination waited for it — send the notice.
+    /// or — when a termination waited for it — send the notice. A request whose caller was already
+    /// told `Unanswered` is not answered twice; the app's answer still counts as the app's.
     mutating func delivered(_ id: UInt64, generation: UInt64, _ result: Result<DeliveryAnswer, CourierError>, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
         // Already answered when the app died meanwhile.
         guard let pending = inFlight, pending.id == id else { return }
         inFlight = nil
+        let callerGone = inFlightAnswered
+        inFlightAnswered = false
         lastActive = now
         switch result {
         case .success(let answer):
             failures = 0
             blockedUntil = nil
             handled += 1
-            effects.append(.finish(pending, target: bundleID, .success(OpenOutcome(handled: answer.handled, bundleID: bundleID, reply: answer.reply, launched: pending.launched))))
+            notResponding = false
+            if callerGone {
+                effects.append(.log(.debug, "\(bundleID) answered request=\(pending.id) after its caller's deadline"))
+            } else {
+                effects.append(.finish(pending, target: bundleID, .success(OpenOutcome(handled: answer.handled, bundleID: bundleID, reply: answer.reply, launched: pending.launched))))
+            }
         case .failure(let error):
-            effects.append(.finish(pending, target: bundleID, .failure(error)))
+            if error.code == .notResponding {
+                notResponding = true
+                effects.append(.log(.warning, "\(error.message)"))
+            }
+            if !callerGone { effects.append(.finish(pending, target: bundleID, .failure(error))) }
             if error.code == .appFailed { recordFailure(now: now, crashLoop: crashLoop, &effects) }
         }
         guard generation == self.generation else { return }
@@ -287,11 +324,84 @@ struct AppRecord: Sendable {
         }
     }
 
+    // MARK: Deadlines and withdrawals
+
+    /// Arms the request-deadline timer for `deadline`, unless it is already due earlier.
+    private mutating func armRequestTimer(_ deadline: ContinuousClock.Instant, now: ContinuousClock.Instant, _ effects: inout [DispatcherEffect]) {
+        if let due = requestTimerDue, due <= deadline { return }
+        requestTimerDue = deadline
+        effects.append(.startTimer(.requestDeadline, bundleID: bundleID, generation: generation, after: max(.zero, deadline - now)))
+    }
+
+    /// The request-deadline timer fired: a caller's deadline (`timeout-ms`) ends only that caller's
+    /// wait. A request still queued is withdrawn — nothing is delivered, the caller is told
+    /// `Withdrawn`; the request in flight stays the app's (its answer still frees the app for the
+    /// next one) and its caller is told `Unanswered`. Neither counts against the app.
+    mutating func requestDeadlinesDue(now: ContinuousClock.Instant, _ effects: inout [DispatcherEffect]) {
+        requestTimerDue = nil
+        if queue.contains(where: { $0.deadline.map { $0 <= now } ?? false }) {
+            let waited = waitingFor
+            withdraw(where: { $0.deadline.map { $0 <= now } ?? false }, because: { pending in
+                "the caller's deadline (timeout-ms \(pending.request.deliveryTimeout?.formatted ?? "?")) passed while the request waited \(waited); nothing was delivered, so it is safe to send again"
+            }, &effects)
+        }
+        if let pending = inFlight, !inFlightAnswered, let deadline = pending.deadline, deadline <= now {
+            inFlightAnswered = true
+            effects.append(.finish(pending, target: bundleID, .failure(CourierError(.unanswered, "\(bundleID)\(pidText) received \(pending.request.url) but had not answered when the caller's deadline (timeout-ms \(pending.request.deliveryTimeout?.formatted ?? "?")) passed; it may still act on it. This is not counted as the app's failure"))))
+        }
+        let pendingDeadlines = queue.lazy.compactMap(\.deadline)
+        let next = [inFlightAnswered ? nil : inFlight?.deadline, pendingDeadlines.min()].compactMap { $0 }.min()
+        if let next { armRequestTimer(next, now: now, &effects) }
+    }
+
+    /// The caller `uniqueName` left the bus: the queued requests it was waiting for are withdrawn
+    /// (nobody waits for them any more); one already in flight stays the app's, and so do those
+    /// it did not wait for (`courier open --no-wait`) and the opens of files already in the app's
+    /// Inbox (a drop).
+    mutating func callerVanished(_ uniqueName: String, _ effects: inout [DispatcherEffect]) {
+        func isFrom(_ pending: PendingRequest) -> Bool {
+            pending.request.callerWaits && !pending.request.facts.droppedFile
+                && (pending.request.callerIdentity?.uniqueName ?? pending.request.caller) == uniqueName
+        }
+        guard queue.contains(where: isFrom) else { return }
+        withdraw(where: isFrom, because: { _ in "its caller (\(uniqueName)) left the bus before it was delivered; nothing was delivered" }, &effects)
+    }
+
+    /// Removes the queued requests `matching`, answering each `Withdrawn`, and keeps the launch
+    /// options of a launch under way pointing at a request that is still queued.
+    private mutating func withdraw(where matching: (PendingRequest) -> Bool, because reason: (PendingRequest) -> String, _ effects: inout [DispatcherEffect]) {
+        var kept = Deque<PendingRequest>()
+        for pending in queue {
+            guard matching(pending) else {
+                kept.append(pending)
+                continue
+            }
+            effects.append(.finish(pending, target: bundleID, .failure(CourierError(.withdrawn, "\(pending.request.url) for \(bundleID) was withdrawn: \(reason(pending))"))))
+        }
+        queue = kept
+        if case .launching(let pid, let options) = phase, let launchID = options.requestID, !queue.contains(where: { $0.id == launchID }) {
+            phase = .launching(pid: pid, options: queue.first.map(Self.launchOptions(for:)) ?? .none)
+        }
+    }
+
+    /// What the waiting was behind, for a withdrawn request's message.
+    private var waitingFor: String {
+        switch phase {
+        case .launching: "for \(bundleID) to launch"
+        case .terminating: "for \(bundleID) to finish terminating"
+        case .running where notResponding: "behind a request \(bundleID)\(pidText) is not answering (not responding)"
+        case .running: "behind earlier requests to \(bundleID)"
+        case .notRunning: "for \(bundleID)"
+        }
+    }
+
     // MARK: Termination
 
     /// Terminates the app with notice: no more deliveries; `WillTerminate` once the request in
-    /// flight (if any) is answered; SIGTERM when the app has answered the notice or `deadline` has
-    /// passed; SIGKILL after the grace. Requests queued meanwhile wait for the relaunch.
+    /// flight (if any) is answered, or SIGTERM if it is not answered by `deadline`; SIGTERM when the
+    /// app has answered the notice or `deadline` has passed; SIGKILL after the grace. Requests
+    /// queued meanwhile wait for the relaunch — or, if the process is still on the bus a second
+    /// after SIGKILL, are answered `NotResponding` (`terminationDeadlinePassed`).
     mutating func terminate(reason: String, deadline: Duration, _ effects: inout [DispatcherEffect]) -> Result<Void, CourierError> {
         switch phase {
         case .notRunning:
@@ -310,6 +420,7 @@ struct AppRecord: Sendable {
                 sendNotice(name, deadline: deadline, &effects)
             } else {
                 phase = .terminating(uniqueName: name, pid: pid, step: .afterInFlight(deadline: deadline))
+                effects.append(.startTimer(.terminationDeadline, bundleID: bundleID, generation: generation, after: deadline))
             }
             return .success(())
         }
@@ -320,18 +431,54 @@ struct AppRecord: Sendable {
         effects.append(.startTimer(.terminationDeadline, bundleID: bundleID, generation: generation, after: deadline))
     }
 
-    /// The app answered `WillTerminate` (or the call failed), or its deadline passed: signal it.
-    mutating func noticeEnded(generation: UInt64, answered: Bool, _ effects: inout [DispatcherEffect]) {
+    /// The app answered `WillTerminate` (or the call failed): signal it.
+    mutating func noticeEnded(generation: UInt64, answered: Bool, grace: Duration, _ effects: inout [DispatcherEffect]) {
         guard generation == self.generation, case .terminating(let name, let pid, .noticeSent) = phase else { return }
-        phase = .terminating(uniqueName: name, pid: pid, step: .signalled)
-        effects.append(.stopTimer(.terminationDeadline, bundleID: bundleID, generation: generation))
-        if let pid {
-            effects.append(.log(.debug, "\(bundleID) \(answered ? "answered WillTerminate" : "did not answer WillTerminate by its deadline"); SIGTERM to pid \(pid)"))
-            effects.append(.terminate(pid: pid))
-        } else {
-            effects.append(.log(.warning, "\(bundleID) was not launched by Courier, so it cannot be signalled; it is terminating once it leaves the bus"))
+        signal(name, pid: pid, grace: grace, why: answered ? "answered WillTerminate" : "did not answer WillTerminate by its deadline", &effects)
+    }
+
+    /// The termination's timer of `generation` fired: the request in flight or the notice overran
+    /// the deadline (signal it), or the signalled process is still on the bus (abandon it).
+    mutating func terminationDeadlinePassed(generation: UInt64, grace: Duration, _ effects: inout [DispatcherEffect]) {
+        guard generation == self.generation, case .terminating(let name, let pid, let step) = phase else { return }
+        switch step {
+        case .afterInFlight:
+            signal(name, pid: pid, grace: grace, why: "did not answer its request in flight by the termination deadline (no notice sent)", &effects)
+        case .noticeSent:
+            noticeEnded(generation: generation, answered: false, grace: grace, &effects)
+        case .signalled:
+            phase = .terminating(uniqueName: name, pid: pid, step: .abandoned)
+            let error = stuckError
+            effects.append(.log(.warning, "\(error.message)"))
+            failQueue(error, &effects)
+        case .abandoned:
+            break
         }
     }
+
+    /// SIGTERM (SIGKILL after `grace`) through the launcher or the held process; a second after
+    /// that the timer looks whether it has left the bus.
+    private mutating func signal(_ name: String, pid: Int32?, grace: Duration, why: String, _ effects: inout [DispatcherEffect]) {
+        phase = .terminating(uniqueName: name, pid: pid, step: .signalled)
+        if let pid {
+            effects.append(.log(.debug, "\(bundleID) \(why); SIGTERM to pid \(pid)"))
+            effects.append(.terminate(pid: pid, process: heldProcess))
+        } else {
+            effects.append(.log(.warning, "\(bundleID) \(why), and the broker knows no process of it to signal; it is terminating once it leaves the bus"))
+        }
+        effects.append(.startTimer(.terminationDeadline, bundleID: bundleID, generation: generation, after: grace + Self.exitAllowance))
+    }
+
+    /// How long after SIGKILL a process may take to leave the bus before it counts as stuck.
+    static let exitAllowance: Duration = .seconds(1)
+
+    /// The answer for requests to an app whose terminating process did not leave the bus.
+    private var stuckError: CourierError {
+        CourierError(.notResponding, "\(bundleID)\(pidText) is not responding: it was told to terminate and signalled, and is still on the bus; nothing was delivered. End it by hand (\(pid.map { "kill -KILL \($0)" } ?? "close it")), then retry")
+    }
+
+    /// " (pid N)" when the pid is known.
+    var pidText: String { pid.map { " (pid \($0))" } ?? "" }
 
     // MARK: Exit
 
@@ -358,7 +505,7 @@ struct AppRecord: Sendable {
     mutating func launchTimedOut(generation: UInt64, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
         guard generation == self.generation, case .launching(let pid?, _) = phase else { return }
         phase = .notRunning
-        effects.append(.terminate(pid: pid))
+        effects.append(.terminate(pid: pid, process: nil))
         effects.append(.discardSavedState(bundleID: bundleID))
         recordFailure(now: now, crashLoop: crashLoop, &effects)
         failQueue(CourierError(.launchTimeout, "\(bundleID) (pid \(pid)) did not check in within \(descriptor.launchTimeout.formatted) and was terminated; an app must call CheckIn when it is ready (the Courier library does)"), &effects)
@@ -376,11 +523,15 @@ struct AppRecord: Sendable {
         case .running, .notRunning: break
         }
         phase = .notRunning
+        heldProcess = nil
         effects.append(.log(.debug, "\(bundleID) \(reason)"))
         if let pending = inFlight {
             inFlight = nil
             recordFailure(now: now, crashLoop: crashLoop, &effects)
-            effects.append(.finish(pending, target: bundleID, .failure(CourierError(.appFailed, "\(bundleID) \(reason) while handling \(pending.request.url); the next request relaunches it"))))
+            if !inFlightAnswered {
+                effects.append(.finish(pending, target: bundleID, .failure(CourierError(.appFailed, "\(bundleID) \(reason) while handling \(pending.request.url); the next request relaunches it"))))
+            }
+            inFlightAnswered = false
         }
         reportState(&effects)
         if relaunch { launch(now: now, &effects) }
@@ -389,7 +540,12 @@ struct AppRecord: Sendable {
     // MARK: Helpers
 
     private func endpoint(_ uniqueName: String) -> AppEndpoint {
-        AppEndpoint(bundleID: bundleID, uniqueName: uniqueName, freedesktopApplication: descriptor.dbusActivatable)
+        AppEndpoint(bundleID: bundleID, uniqueName: uniqueName, freedesktopApplication: descriptor.dbusActivatable, pid: pid)
+    }
+
+    /// The launch options that carry `pending` to the app it launches.
+    private static func launchOptions(for pending: PendingRequest) -> LaunchOptions {
+        LaunchOptions(url: pending.request.url, requestID: pending.id, options: pending.request.options, facts: pending.request.facts)
     }
 
     private mutating func recordFailure(now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {

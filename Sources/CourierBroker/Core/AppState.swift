@@ -73,4 +73,7 @@ public struct AppStatus: Sendable {
     /// Since the app last finished a request (or checked in); nil when not running.
     public var idleFor: Duration?
     public var consecutiveFailures: Int
+    /// The process let the broker's delivery deadline pass without answering (hung); cleared by
+    /// its next answer.
+    public var notResponding: Bool = false
 }

@@ -6,9 +6,10 @@ public import DBus
 public protocol Deliverer: Sendable {
     /// Delivers one request to the app behind `endpoint` and returns its answer.
     ///
-    /// Throws `AppFailed` when the app errs, leaves the bus or dies before answering, and
-    /// `LaunchTimeout`-free errors only: the core handles launching. Must return (or throw) within
-    /// `delivery.timeout`.
+    /// Throws `AppFailed` when the app errs, leaves the bus or dies before answering,
+    /// `NotResponding` when it has not answered by the deliverer's own deadline (the longer of its
+    /// default and `delivery.timeout`, the caller's: the core answers a caller whose deadline is
+    /// shorter by itself), and `LaunchTimeout`-free errors only: the core handles launching.
     func deliver(_ delivery: Delivery, to endpoint: AppEndpoint) async throws(CourierError) -> DeliveryAnswer
 
     /// The same delivery without a waiting task: starts it and returns, and `completion` runs
@@ -49,11 +50,14 @@ public struct AppEndpoint: Sendable, Hashable {
     /// Deliver with `org.freedesktop.Application.Open` (a foreign app) instead of
     /// `org.courier.Application1.OpenURL`.
     public var freedesktopApplication: Bool
+    /// The app's process when the broker launched or holds it: errors name it.
+    public var pid: Int32?
 
-    public init(bundleID: String, uniqueName: String, freedesktopApplication: Bool = false) {
+    public init(bundleID: String, uniqueName: String, freedesktopApplication: Bool = false, pid: Int32? = nil) {
         self.bundleID = bundleID
         self.uniqueName = uniqueName
         self.freedesktopApplication = freedesktopApplication
+        self.pid = pid
     }
 }
 
@@ -67,6 +71,7 @@ public struct Delivery: Sendable {
     public var facts: BrokerFacts
     /// True when this is the request the app was launched for (its `CheckIn` returned it).
     public var isLaunchRequest: Bool
+    /// The caller's deadline (`timeout-ms`); nil when it set none.
     public var timeout: Duration?
 
     public init(requestID: UInt64, url: String, options: CallerOptions = .init(), facts: BrokerFacts = .init(), isLaunchRequest: Bool, timeout: Duration?) {

@@ -81,7 +81,7 @@ public final class Dispatcher: Sendable {
         logger: Logger = Logger(label: "org.courier.broker"),
         observer: (@Sendable (DispatcherEvent) -> Void)? = nil
     ) {
-        self.state = Mutex(DispatcherState(policy: .init(maxQueuedPerApp: configuration.maxQueuedPerApp, crashLoop: configuration.crashLoop, termination: configuration.termination)))
+        self.state = Mutex(DispatcherState(policy: .init(maxQueuedPerApp: configuration.maxQueuedPerApp, crashLoop: configuration.crashLoop, termination: configuration.termination, terminationGrace: configuration.terminationGrace)))
         self.observer = observer
         self.resolver = resolver
         self.launcher = launcher
@@ -136,13 +136,15 @@ public final class Dispatcher: Sendable {
 
     /// An app process says it is ready, from the unique bus name `uniqueName` (the adapter has
     /// checked that this name owns `bundleID`). Returns the launch options: the request it was
-    /// launched for, or `.none` when it was started by other means.
-    public func checkIn(bundleID: String, uniqueName: String) throws(CourierError) -> LaunchOptions {
+    /// launched for, or `.none` when it was started by other means. `process`: the verified
+    /// process behind a check-in the broker did not launch (`ReceiverGuard.admit`), held so that
+    /// quit, the policies and `courier ps` treat it like a launched one.
+    public func checkIn(bundleID: String, uniqueName: String, process: ProcessHandle? = nil) throws(CourierError) -> LaunchOptions {
         let known = state.withLock { $0.apps[bundleID]?.descriptor }
         guard let descriptor = known ?? resolver.descriptor(bundleID: bundleID) else {
             throw CourierError(.notPermitted, "no manifest is registered for \(bundleID); register it (courier register) before checking in")
         }
-        var (options, effects) = try state.withLock { $0.checkIn(descriptor, uniqueName: uniqueName, now: clock.now) }.get()
+        var (options, effects) = try state.withLock { $0.checkIn(descriptor, uniqueName: uniqueName, process: process, now: clock.now) }.get()
         options.restorationArchive = configuration.savedState?.read(bundleID)
         perform(effects)
         return options
@@ -232,7 +234,15 @@ public final class Dispatcher: Sendable {
             case .log(let level, let message):
                 logger.log(level: level, message)
             case .spawn(let spec, let generation):
-                work.append(contentsOf: spawn(spec, generation: generation))
+                if launcher.mustWaitBeforeLaunch(spec.bundleID) {
+                    // The previous instance still owns the app's bus name: spawn once it has gone.
+                    Task(executorPreference: configuration.taskExecutor) { [self] in
+                        await launcher.waitUntilLaunchable(spec.bundleID)
+                        perform(spawn(spec, generation: generation))
+                    }
+                } else {
+                    work.append(contentsOf: spawn(spec, generation: generation))
+                }
             case .startTimer(let kind, let bundleID, let generation, let delay):
                 let timer = Task(executorPreference: configuration.taskExecutor) {
                     try? await Task.sleep(for: delay)
@@ -260,8 +270,9 @@ public final class Dispatcher: Sendable {
                 if configuration.savedState?.discard(bundleID) == true {
                     logger.info("\(bundleID) ended without being asked to terminate (a crash, not a termination): its preserved state was discarded")
                 }
-            case .terminate(let pid):
-                launcher.terminate(pid: pid, grace: configuration.terminationGrace)
+            case .terminate(let pid, let process):
+                if let process { process.terminate(grace: configuration.terminationGrace) }
+                else { launcher.terminate(pid: pid, grace: configuration.terminationGrace) }
             case .finish(let pending, let target, let result):
                 // The caller first: the log line (formatting, a timestamp, a write to stderr —
                 // courierd logs every open at its default level) need not delay the answer.

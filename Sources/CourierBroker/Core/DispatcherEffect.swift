@@ -10,6 +10,9 @@ struct PendingRequest: Sendable {
     let completion: Dispatcher.Completion
     /// Whether this request found its app not running (it caused or waited for a launch).
     let launched: Bool
+    /// When the caller's own deadline (`timeout-ms`, counted from when the broker received the
+    /// request) passes; nil when it set none.
+    var deadline: ContinuousClock.Instant? = nil
 }
 
 /// What a state transition leaves for the runner to do once the lock is released, in order.
@@ -33,8 +36,9 @@ enum DispatcherEffect: Sendable {
     /// The app ended without being asked (a crash): remove the state it preserved, so its next
     /// launch is not restored from it.
     case discardSavedState(bundleID: String)
-    /// SIGTERM the process, SIGKILL after the configured grace.
-    case terminate(pid: Int32)
+    /// SIGTERM the process, SIGKILL after the configured grace: through `process` when the broker
+    /// holds it (it did not launch it), else through the launcher (its own child).
+    case terminate(pid: Int32, process: ProcessHandle?)
     /// Answer one request (its completion and its routing log line).
     case finish(PendingRequest, target: String, Result<OpenOutcome, CourierError>)
     /// Hand one request to its app; the runner reports the answer with `delivered`.
@@ -45,8 +49,11 @@ enum DispatcherEffect: Sendable {
 enum DispatcherTimer: Sendable, Hashable {
     /// A launched process has this long to check in.
     case launch
-    /// A terminating app has this long to answer `WillTerminate` before it is signalled.
+    /// A terminating app has this long to finish its request in flight, then to answer
+    /// `WillTerminate`, before it is signalled; once signalled, this long to leave the bus.
     case terminationDeadline
+    /// The earliest caller deadline (`timeout-ms`) among the app's queued and in-flight requests.
+    case requestDeadline
     /// A running app that went from active to idle is reported idle if it still is then
     /// (`AppRecord.reportState`).
     case idleReport

@@ -14,6 +14,8 @@ struct DispatcherState: Sendable {
         var crashLoop: CrashLoopPolicy
         /// When and how apps are terminated with notice.
         var termination: TerminationPolicy = .init()
+        /// Between SIGTERM and SIGKILL.
+        var terminationGrace: Duration = .seconds(2)
     }
 
     let policy: Policy
@@ -57,7 +59,8 @@ struct DispatcherState: Sendable {
         let accepted = withRecord(descriptor, &effects) { record, effects -> Bool in
             record.assumeActivatable(now: now)
             guard record.queue.count < maxQueued else { return false }
-            record.enqueue(PendingRequest(id: id, request: request, received: received, completion: completion, launched: !record.isRunning), now: now, &effects)
+            let deadline = request.deliveryTimeout.map { received + $0 }
+            record.enqueue(PendingRequest(id: id, request: request, received: received, completion: completion, launched: !record.isRunning, deadline: deadline), now: now, &effects)
             return true
         }
         guard accepted else { return nil }
@@ -65,12 +68,13 @@ struct DispatcherState: Sendable {
         return effects
     }
 
-    /// The app `descriptor` checked in from `uniqueName`.
-    mutating func checkIn(_ descriptor: AppDescriptor, uniqueName: String, now: ContinuousClock.Instant) -> Result<(LaunchOptions, [DispatcherEffect]), CourierError> {
+    /// The app `descriptor` checked in from `uniqueName`; `process`, the verified process when the
+    /// broker did not launch it.
+    mutating func checkIn(_ descriptor: AppDescriptor, uniqueName: String, process: ProcessHandle? = nil, now: ContinuousClock.Instant) -> Result<(LaunchOptions, [DispatcherEffect]), CourierError> {
         let crashLoop = policy.crashLoop
         var effects: [DispatcherEffect] = []
         return withRecord(descriptor, &effects) { record, effects in
-            record.checkIn(uniqueName: uniqueName, now: now, crashLoop: crashLoop, &effects)
+            record.checkIn(uniqueName: uniqueName, process: process, now: now, crashLoop: crashLoop, &effects)
         }.map { ($0, effects) }
     }
 
@@ -87,11 +91,13 @@ struct DispatcherState: Sendable {
     }
 
     mutating func timerFired(_ timer: DispatcherTimer, _ bundleID: String, generation: UInt64, now: ContinuousClock.Instant) -> [DispatcherEffect] {
-        change(bundleID) { record, effects, crashLoop in
+        let grace = policy.terminationGrace
+        return change(bundleID) { record, effects, crashLoop in
             switch timer {
             case .launch: record.launchTimedOut(generation: generation, now: now, crashLoop: crashLoop, &effects)
-            case .terminationDeadline: record.noticeEnded(generation: generation, answered: false, &effects)
+            case .terminationDeadline: record.terminationDeadlinePassed(generation: generation, grace: grace, &effects)
             case .idleReport: record.idleReportDue(&effects)
+            case .requestDeadline: record.requestDeadlinesDue(now: now, &effects)
             }
         }
     }
@@ -100,11 +106,18 @@ struct DispatcherState: Sendable {
         change(bundleID) { record, effects, crashLoop in record.delivered(requestID, generation: generation, result, now: now, crashLoop: crashLoop, &effects) }
     }
 
-    /// A unique bus name left the bus: the app that checked in from it is gone.
+    /// A unique bus name left the bus: the app that checked in from it is gone, and the requests
+    /// it had queued as a caller are withdrawn.
     mutating func busNameVanished(_ uniqueName: String, now: ContinuousClock.Instant) -> [DispatcherEffect] {
         var effects: [DispatcherEffect] = []
-        for index in apps.indices where apps.values[index].uniqueName == uniqueName {
-            apps.values[index].gone(reason: "left the bus", now: now, crashLoop: policy.crashLoop, &effects)
+        for index in apps.indices {
+            if apps.values[index].uniqueName == uniqueName {
+                apps.values[index].gone(reason: "left the bus", now: now, crashLoop: policy.crashLoop, &effects)
+            } else if !apps.values[index].queue.isEmpty {
+                apps.values[index].callerVanished(uniqueName, &effects)
+            } else {
+                continue
+            }
             apps.values[index].reportState(&effects)
         }
         return effects
@@ -131,18 +144,20 @@ struct DispatcherState: Sendable {
 
     /// The app of `generation` answered `WillTerminate` (or the call failed).
     mutating func noticeAnswered(_ bundleID: String, generation: UInt64) -> [DispatcherEffect] {
-        change(bundleID) { record, effects, _ in record.noticeEnded(generation: generation, answered: true, &effects) }
+        let grace = policy.terminationGrace
+        return change(bundleID) { record, effects, _ in record.noticeEnded(generation: generation, answered: true, grace: grace, &effects) }
     }
 
     /// The termination policies, applied at `now`: every app idle longer than the idle timeout is
-    /// terminated, and `underPressure`, the least recently used idle app too. Only idle apps that
-    /// Courier launched (so it can signal them) and whose manifest does not opt out are candidates.
+    /// terminated, and `underPressure`, the least recently used idle app too. Only idle apps whose
+    /// process the broker can signal (it launched it, or holds the verified process it adopted)
+    /// and whose manifest does not opt out are candidates.
     mutating func reclaim(now: ContinuousClock.Instant, underPressure: Bool) -> [DispatcherEffect] {
         var effects: [DispatcherEffect] = []
         var leastRecent: (index: Dictionary<String, AppRecord>.Index, since: ContinuousClock.Instant)?
         for index in apps.indices {
             let record = apps.values[index]
-            guard record.descriptor.terminatesWhenIdle, record.launchedPID != nil,
+            guard record.descriptor.terminatesWhenIdle, record.pid != nil,
                   case .idle = record.publicState, let since = record.lastActive else { continue }
             if let timeout = policy.termination.idleTimeout, now - since >= timeout {
                 _ = apps.values[index].terminate(reason: "idle for \((now - since).formatted) (idle timeout \(timeout.formatted))", deadline: policy.termination.noticeDeadline, &effects)
@@ -179,11 +194,12 @@ struct DispatcherState: Sendable {
     }
 
     /// The bundle id of the app behind a caller, from what the broker itself knows: the unique name
-    /// that checked in, or a pid Courier launched. "" when the caller is not a known app.
+    /// that checked in, or the pid of a process Courier launched or holds (while that very
+    /// process runs). "" when the caller is not a known app.
     func sourceApplication(uniqueName: String, pid: Int32?) -> String {
         for (bundleID, record) in apps {
             if record.uniqueName == uniqueName { return bundleID }
-            if let pid, record.launchedPID == pid { return bundleID }
+            if let pid, record.pid == pid, record.heldProcess?.isRunning ?? true { return bundleID }
         }
         return ""
     }

@@ -16,6 +16,9 @@ public struct OpenRequest: Sendable {
     /// When set, the dispatcher derives `facts.sourceApplication` from it (replacing the field):
     /// the app that checked in from this unique name, or that Courier launched with this pid.
     public var callerIdentity: CallerIdentity?
+    /// The caller waits for the answer (false for a call flagged "no reply expected"): only then
+    /// is its request withdrawn when it leaves the bus before the request was delivered.
+    public var callerWaits = true
 
     public init(url: String, bundleID: String? = nil, caller: String = "", options: CallerOptions = .init(), facts: BrokerFacts = .init()) {
         self.url = url

@@ -1,3 +1,4 @@
+import CProcessHandle
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,6 +11,10 @@ import Glibc
 /// process verified at `CheckIn` or nothing — unlike `/proc/PID/exe` by path, which would follow a
 /// reused pid to whatever runs under it now — and reading it is one `fstatat` relative to the open
 /// directory, without building a path or walking `/proc` (see `courier-bench broker`, section 1).
+///
+/// The open directory is also a pidfd for `pidfd_send_signal(2)`: a process the broker did not
+/// launch (adopted after a restart, or started by hand) but verified is signalled through its
+/// handle, never by number, so a signal can only reach the process that was verified.
 public final class ProcessHandle: Sendable {
     public let pid: Int32
     private let directory: Int32
@@ -32,5 +37,25 @@ public final class ProcessHandle: Sendable {
         var status = stat()
         guard fstatat(directory, "exe", &status, 0) == 0 else { return nil }
         return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+
+    /// Sends `signal` to this process; false when it has exited (its pid may name another
+    /// process by now: that one is never signalled).
+    @discardableResult
+    public func send(_ signal: Int32) -> Bool {
+        cprocesshandle_send_signal(directory, signal) == 0
+    }
+
+    /// Whether this process is still running (a null signal through the handle).
+    public var isRunning: Bool { send(0) }
+
+    /// SIGTERM now, then SIGKILL if it is still running after `grace`: what `Launcher.terminate`
+    /// does for a child, for a process held by its handle.
+    public func terminate(grace: Duration) {
+        guard send(SIGTERM) else { return }
+        Task { [self] in
+            try? await Task.sleep(for: grace)
+            send(SIGKILL)
+        }
     }
 }

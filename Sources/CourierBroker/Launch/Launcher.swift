@@ -25,6 +25,14 @@ public protocol Launcher: Sendable {
     /// Why a process started for `bundleID` exited before checking in, when the launcher knows
     /// better than its exit status (another process holds the app's bus name); nil otherwise.
     func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> CourierError?
+
+    /// Whether a launch of `bundleID` must wait (`waitUntilLaunchable`): the app's previous
+    /// instance has ended but may still own the app's bus name, which the new process could then
+    /// not own. The default answers `false`.
+    func mustWaitBeforeLaunch(_ bundleID: String) -> Bool
+
+    /// Returns once a launch of `bundleID` may go ahead, or after a bounded wait.
+    func waitUntilLaunchable(_ bundleID: String) async
 }
 
 extension Launcher {
@@ -38,6 +46,10 @@ extension Launcher {
     }
 
     public func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> CourierError? { nil }
+
+    public func mustWaitBeforeLaunch(_ bundleID: String) -> Bool { false }
+
+    public func waitUntilLaunchable(_ bundleID: String) async {}
 }
 
 /// Everything needed to start one app.
