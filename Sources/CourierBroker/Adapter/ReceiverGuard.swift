@@ -229,7 +229,7 @@ final class ReceiverGuard: Sendable {
         } else {
             var pid: UInt32?
             if mayAskTheBus, let name = BusName(validating: owner) { pid = (try? await connection.credentials(of: name))?.processID }
-            if pid == nil, mayAskTheBus, let name = try? BrokerNames.application(bundleID).name,
+            if pid == nil, mayAskTheBus, let name = try? ApplicationAddress(bundleID: bundleID).busName,
                ((try? await connection.nameOwner(of: name)) ?? nil)?.rawValue != owner {
                 state.withLock { state in
                     switch state.holders[bundleID] {
