@@ -14,7 +14,7 @@ struct LifecycleEdgeTests {
     static func psRow(_ fixture: BrokerFixture, _ bundleID: String) async throws -> [String: Any]? {
         let ps = try await fixture.run(Products.path("courier"), ["ps", "--json"])
         let rows = try JSONSerialization.jsonObject(with: Data(ps.output.utf8)) as? [[String: Any]]
-        return rows?.first { $0["bundle-id"] as? String == bundleID }
+        return rows?.first { $0["bundle_id"] as? String == bundleID }
     }
 
     static func openError(_ client: BrokerClient, _ url: String, options: OpenOptions = .init()) async -> CourierError? {
@@ -44,7 +44,7 @@ struct LifecycleEdgeTests {
 
         let row = try #require(try await Self.psRow(fixture, "com.acme.todolist"))
         #expect(row["pid"] as? Int == Int(appPID))
-        #expect((row["rss-bytes"] as? Int ?? 0) > 0)
+        #expect((row["rss_bytes"] as? Int ?? 0) > 0)
 
         // `courier quit` ends it (through the verified process it holds) and returns.
         let quit = try await fixture.run(Products.path("courier"), ["quit", "--timeout", "20", "com.acme.todolist"])
@@ -161,7 +161,7 @@ struct LifecycleEdgeTests {
         #expect(error?.code == .notResponding, "\(String(describing: error))")
         #expect(error?.message.contains("com.acme.life (pid \(pid)) is not responding") == true, "\(String(describing: error))")
         let row = try #require(try await Self.psRow(fixture, "com.acme.life"))
-        #expect(row["not-responding"] as? Bool == true)
+        #expect(row["not_responding"] as? Bool == true)
         let table = try await fixture.run(Products.path("courier"), ["ps"])
         #expect(table.output.split(separator: "\n").first { $0.hasPrefix("com.acme.life") }?.contains("not-responding") == true, "\(table.output)")
         // Nothing its callers gave up on was delivered.

@@ -38,6 +38,7 @@ struct BusDeliverer: Deliverer {
             url: delivery.url, sourceApplication: delivery.sourceApplication, annotation: delivery.options.annotation, options: options)
         let link = links?.connection(for: endpoint.uniqueName)
         let timeout = timeout(delivery)
+        let sent = ContinuousClock.now
         (link ?? connection).call(
             link == nil ? destination : nil, path: path, interface: Application1.name, method: Application1.openURL.name, request.body,
             timeout: timeout
@@ -46,7 +47,9 @@ struct BusDeliverer: Deliverer {
                 let message: DBusMessage
                 do {
                     message = try result.get()
-                } catch let error as DBusError where error.name == DBusError.noReplyName {
+                } catch let error as DBusError where error.name == DBusError.noReplyName && ContinuousClock.now - sent >= timeout * 0.9 {
+                    // NoReply before the deadline is the bus saying the app left without answering
+                    // (it died: AppFailed below); only the deadline passing means it is hung.
                     throw CourierError(.notResponding, "\(endpoint.bundleID)\(endpoint.pid.map { " (pid \($0))" } ?? "") is not responding: it did not answer \(delivery.url) within \(timeout.formatted); `courier ps` marks it, and its next answer clears the mark")
                 } catch let error as DBusError {
                     throw CourierErrorCode(dbusName: error.name).map { CourierError($0, error.message) }
