@@ -1,5 +1,5 @@
-/// Decides whether a process may receive an app's URLs and files (issue "Trust", identity of
-/// receivers).
+/// Decides whether a process may receive an app's URLs and files: the identity of receivers
+/// (docs/security.md).
 ///
 /// A process is the app only if the broker can tie it to the app's manifest:
 /// 1. it is the child the broker spawned for that app and has not exited (`Launcher.isRunningChild`,
