@@ -24,9 +24,14 @@ let package = Package(
         .target(name: "CourierManifest", dependencies: ["CourierURL", "CourierTypes", "CourierNames"], swiftSettings: testable),
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: testable),
         .target(name: "CourierInbox", dependencies: ["CInbox", "CourierNames"]),
+        .systemLibrary(name: "CIDN2", pkgConfig: "libidn2"),
+        .target(name: "CourierIRI", dependencies: ["CourierURL", "CourierNames", "CIDN2"]),
+        .target(name: "CProcessHandle"),
+        .target(name: "CourierProtocol", dependencies: ["DBus", "CourierNames"]),
         .target(
             name: "CourierBroker",
-            dependencies: ["DBus", "CourierURL", "CourierManifest", "CourierTypes", "CourierInbox", "CourierNames", "CourierProcess",
+            dependencies: ["DBus", "CourierURL", "CourierIRI", "CourierManifest", "CourierTypes", "CourierInbox", "CourierNames", "CourierProcess",
+                           "CourierProtocol", "CProcessHandle",
                            .product(name: "Logging", package: "swift-log"), .product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: testable
         ),
