@@ -7,7 +7,7 @@ import CourierInbox
 import Logging
 import Testing
 
-/// Issue "The first hour", item 5: after the broker restarts, the app it launched before still owns
+/// After the broker restarts, the app it launched before still owns
 /// its name; the new broker adopts it (it passes the same receiver check), the next URL goes to it,
 /// and a second instance of the app ends with one line and a non-zero status, never a trap. The app
 /// attaches its direct link to the new broker.
