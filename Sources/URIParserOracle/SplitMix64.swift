@@ -1,4 +1,5 @@
-/// SplitMix64, so the corpus is the same on every run.
+/// SplitMix64: a small seeded generator, so the benchmark corpus and every randomised test
+/// replay exactly.
 public struct SplitMix64: RandomNumberGenerator {
     public var state: UInt64
     public init(state: UInt64) { self.state = state }

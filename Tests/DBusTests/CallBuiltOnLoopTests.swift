@@ -85,30 +85,46 @@ import Testing
         }
     }
 
-    /// While the I/O thread is held up, a call handed to it waits in its queue; cancelled there, it
-    /// is taken back and ends at once, not when the I/O thread comes back to it.
-    /// Makes the service call `Block` on the client, which holds the client's I/O thread for 400 ms.
-    func holdIOThread(of client: DBusConnection, from service: DBusConnection) async throws {
+    /// The client's I/O thread held in a handler until `release()`: `left` tells whether the
+    /// handler has returned (it gives up by itself after 10 s, so a broken test ends).
+    final class HeldThread: Sendable {
+        let entered = Atomic<Bool>(false)
+        let left = Atomic<Bool>(false)
+        let gate = DispatchSemaphore(value: 0)
+        func release() { gate.signal() }
+    }
+
+    /// Makes the service call `Block` on the client, which holds the client's I/O thread until
+    /// the returned gate is released; returns once the I/O thread is inside `Block`.
+    func holdIOThread(of client: DBusConnection, from service: DBusConnection) async throws -> HeldThread {
+        let held = HeldThread()
         try client.export([DBusInterface(Self.interface, methods: [
             DBusMethod("Block") { _ in
-                usleep(400_000)
+                held.entered.store(true, ordering: .sequentiallyConsistent)
+                _ = held.gate.wait(timeout: .now() + 10)
+                held.left.store(true, ordering: .sequentiallyConsistent)
                 return []
             },
         ])], at: "/client")
         try service.callNoReply(client.uniqueName, path: "/client", interface: Self.interface, method: "Block")
-        try await Task.sleep(for: .milliseconds(50))   // the I/O thread is now in `Block`
+        while !held.entered.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(2)) }
+        return held
     }
 
+    /// While the I/O thread is held up, a call handed to it waits in its queue; cancelled there, it
+    /// is taken back and ends at once, not when the I/O thread comes back to it.
     @Test func aCallCancelledBeforeTheIOThreadTookItEndsAtOnce() async throws {
         try await withCallInFlight { client, service async throws in
-            try await holdIOThread(of: client, from: service)
-            let clock = ContinuousClock()
-            let start = clock.now
+            let held = try await holdIOThread(of: client, from: service)
+            defer { held.release() }
             let waiting = Task { try await call(client, service, "Echo", [.string("never sent")]) }
             try await Task.sleep(for: .milliseconds(20))
             waiting.cancel()
             await #expect(throws: CancellationError.self) { _ = try await waiting.value }
-            #expect(clock.now - start < .milliseconds(300), "the cancel waited for the I/O thread")
+            // Ended while the I/O thread was still held: the cancel did not wait for it.
+            let ioThreadStillHeld = !held.left.load(ordering: .sequentiallyConsistent)
+            #expect(ioThreadStillHeld, "the cancel waited for the I/O thread")
+            held.release()
             #expect(try await call(client, service, "Echo", [.string("after")]) == [.string("after")])
         }
     }
@@ -116,7 +132,8 @@ import Testing
     /// Calls still in the I/O thread's queue when the connection closes end with `Disconnected`.
     @Test func closingWhileCallsWaitInTheQueueEndsThem() async throws {
         try await withCallInFlight { client, service async throws in
-            try await holdIOThread(of: client, from: service)
+            let held = try await holdIOThread(of: client, from: service)
+            defer { held.release() }
             let waiting = (0..<4).map { i in Task { try await call(client, service, "Echo", [.string("q\(i)")]) } }
             try await Task.sleep(for: .milliseconds(20))
             client.close()

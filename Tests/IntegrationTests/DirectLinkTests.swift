@@ -24,6 +24,15 @@ struct DirectLinkTests {
         return monitor
     }
 
+    /// Returns once everything routed on the bus so far has reached `monitor`: a signal emitted
+    /// now is routed after it, so its arrival at the monitor says the earlier messages arrived.
+    static func drain(_ monitor: BackgroundProcess, _ fixture: BrokerFixture) async throws {
+        let marker = "Drained\(UUID().uuidString.prefix(8))"
+        let emit = try await fixture.run("/usr/bin/gdbus", ["emit", "--session", "--object-path", "/", "--signal", "org.courier.Application1.\(marker)"])
+        #expect(emit.status == 0, "\(emit.error)")
+        #expect(await eventually { monitor.output.contains("member=\(marker)") }, "\(monitor.output)")
+    }
+
     /// A broker on a private bus and an app served by this process (its manifest launches this
     /// process's executable, so the receiver check admits it), its direct link attached.
     static func inProcessApp() async throws -> (BrokerFixture, Application, OpenedURLs) {
@@ -50,7 +59,7 @@ struct DirectLinkTests {
         let watching = try await Self.monitor(linked)
         defer { watching.kill() }
         try await Self.openThree(linked, expectLink: true)
-        try await Task.sleep(for: .milliseconds(200))   // anything on the bus has reached the monitor
+        try await Self.drain(watching, linked)
         // The launch request went over the bus (the app had no link before it checked in); the
         // other two did not.
         #expect(watching.output.components(separatedBy: "member=OpenURL").count - 1 == 1, "\(watching.output)")
