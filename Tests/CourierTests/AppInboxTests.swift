@@ -3,8 +3,9 @@ import CourierNames
 import Foundation
 import Testing
 
-/// The app's side of the Inbox contract: where it is, what counts as inside it, and moving a file
-/// out without ever overwriting one — within a file system and across two.
+/// The app's side of the Inbox contract, beside CourierInboxTests' (which drop through the broker's
+/// Inbox and read back through `AppInbox`): what counts as inside it, and moving a file out without
+/// ever overwriting one — any name, within a file system and across two.
 @Suite("AppInbox")
 struct AppInboxTests {
     let root: URL
@@ -28,15 +29,6 @@ struct AppInboxTests {
         return stat(url.path, &status) == 0 ? status.st_mode & 0o777 : 0
     }
 
-    @Test func theInboxIsInTheContainerTheBrokerGaveElseInTheDataHome() {
-        let given = AppInbox.folderURL(bundleIdentifier: "com.acme.todolist", environment: ["COURIER_CONTAINER": "/run/c/todo", "XDG_DATA_HOME": "/d"])
-        #expect(given.path == "/run/c/todo/Documents/Inbox")
-        let own = AppInbox.folderURL(bundleIdentifier: "com.acme.todolist", environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"])
-        #expect(own.path == "/d/courier/containers/com.acme.todolist/Documents/Inbox")
-        let home = AppInbox.folderURL(bundleIdentifier: "com.acme.todolist", environment: ["HOME": "/h"])
-        #expect(home.path == "/h/.local/share/courier/containers/com.acme.todolist/Documents/Inbox")
-    }
-
     @Test func onlyAFileDirectlyInTheInboxIsInside() {
         let environment = ["XDG_DATA_HOME": root.path]
         let inbox = AppInbox.folderURL(bundleIdentifier: "com.acme.todolist", environment: environment)
@@ -50,18 +42,6 @@ struct AppInboxTests {
         #expect(!inside(URL(string: "https://example.com" + inbox.path + "/Report.pdf")!))
         // Another app's Inbox is not this app's.
         #expect(!AppInbox.contains(inbox.appendingPathComponent("Report.pdf"), bundleIdentifier: "com.acme.other", environment: environment))
-    }
-
-    @Test func aMovedFileKeepsItsNameBecomesWritableAndLeavesTheInbox() throws {
-        let inbox = root.appendingPathComponent("Inbox", isDirectory: true)
-        let documents = root.appendingPathComponent("Documents", isDirectory: true)
-        try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
-        let file = try dropped("Report.pdf", "first", in: inbox)
-        let moved = try AppInbox.moveOutOfInbox(file, to: documents)
-        #expect(moved.path == documents.appendingPathComponent("Report.pdf").path)
-        #expect(try String(contentsOf: moved, encoding: .utf8) == "first")
-        #expect(mode(moved) == 0o644)
-        #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 
     @Test func aTakenNameIsNumberedTheIOSWayAndNothingIsOverwritten() throws {
@@ -103,11 +83,7 @@ struct AppInboxTests {
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 
-    @Test func aFailedMoveSaysWhatFailedAndLosesNothing() throws {
-        let missing = root.appendingPathComponent("Inbox/gone.txt")
-        let error = #expect(throws: AppInbox.MoveError.self) { try AppInbox.moveOutOfInbox(missing, to: root) }
-        #expect(error?.errno == ENOENT)
-        #expect(error?.message.contains("gone.txt") == true)
+    @Test func aMoveToAFolderThatIsNotThereFailsAndKeepsTheFile() throws {
         let file = try dropped("note.txt", "n", in: root.appendingPathComponent("Inbox", isDirectory: true))
         let nowhere = root.appendingPathComponent("no-such-folder", isDirectory: true)
         #expect(throws: AppInbox.MoveError.self) { try AppInbox.moveOutOfInbox(file, to: nowhere) }
