@@ -6,9 +6,7 @@ public import CourierNames
 /// breaking callers; `message` is complete on its own and safe to show to a person. The broker maps
 /// `code` to an `org.courier.Error.*` name with `courierErrorName`.
 public struct InboxError: Error, Sendable, Equatable, CustomStringConvertible {
-    // An open set of codes (a struct with static members, the swift-system habit), as URIError and
-    // RegistryError have for their own failures: the same idiom, not shared code.
-    /// The kind of failure.
+    /// The kind of failure: an open set (a struct with static members, the swift-system habit).
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }

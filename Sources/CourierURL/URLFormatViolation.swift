@@ -14,8 +14,6 @@ public struct URLFormatViolation: Error, Sendable, Hashable, CustomStringConvert
     /// What to do.
     public let advice: String
 
-    // Its description follows
-    // URIError's "reason; advice" form on purpose.
     public init(component: URIComponent, queryItem: String? = nil, offset: Int?, reason: String, advice: String) {
         self.component = component
         self.queryItem = queryItem

@@ -165,9 +165,8 @@ enum DBusEchoBenchmark {
             iRate.append(try await pipeline(client, total: pipelined, depth: depth, executor: client.executor, to: asyncName))
             fRate.append(try await pipelineWithCompletions(client, total: pipelined, depth: depth))
             if cross {
-                // The cross pairs (C client to Swift service, Swift to C) repeat the same
-                // measurement with the roles swapped, so each row of the table reads the same way
-                // (deliberate).
+                // The cross pairs (C client to Swift service, Swift to C): the same measurement
+                // with the roles swapped, so each row of the table reads the same way.
                 try await account("c", service: swiftService.pid, calls: calls) {
                     guard courier_echo_client_sequential(bus.address, swiftName.rawValue, Int32(calls), buffer) == 0 else {
                         throw DBusError.failed("C sequential client failed")

@@ -57,7 +57,7 @@ enum URLBenchmark {
             Contestant(name: "URLComponents(string:), String (.percentEncodedHost)") { url in
                 guard let c = URLComponents(string: url) else { return -1 }
                 // The same checksum as the CourierURL row above, over Foundation's URLComponents:
-                // each row must touch its own parser's components (deliberate).
+                // each row touches its own parser's components.
                 var n = c.scheme?.utf8.count ?? 0
                 n &+= c.percentEncodedUser?.utf8.count ?? 0
                 n &+= c.percentEncodedPassword?.utf8.count ?? 0

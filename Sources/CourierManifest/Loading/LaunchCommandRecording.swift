@@ -84,7 +84,7 @@ extension PropertyListValue {
         var out = ""
         for scalar in text.unicodeScalars {
             // XML text escapes (a property list's own rule: C0 as character references, which
-            // Courier's reader and Foundation's accept); JSONStringLiteral's are JSON's, alike in shape only.
+            // Courier's reader and Foundation's accept).
             switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"

@@ -10,8 +10,6 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case warning
     }
 
-    // An open set of codes, the idiom InboxError, RegistryError and URIError use too (see
-    // InboxError.swift): the same shape, each its own table.
     /// A machine-readable kind. Open (a struct) so new kinds can be added without breaking callers.
     public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
         public var rawValue: String
@@ -66,8 +64,6 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public var severity: Severity
     public var code: Code
 
-    // Codes, severity and a memberwise init: the error idiom shared with InboxError, RegistryError
-    // and URIError, not shared code.
     public init(file: String, keyPath: String, message: String, severity: Severity, code: Code) {
         self.file = file
         self.keyPath = keyPath
