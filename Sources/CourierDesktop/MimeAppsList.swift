@@ -97,6 +97,19 @@ public struct MimeAppsList: Sendable, Equatable {
         }
     }
 
+    /// Makes `desktopID` the one default for `mimeType`, as `xdg-mime default` does: the key's line
+    /// in `[Default Applications]` becomes `mimeType=desktopID` (the ids it listed are dropped, and a
+    /// key spelled with blanks around `=` is rewritten without them, the one spelling xdg-mime's
+    /// own reader matches), or is added at the end of the group (the group at the end of the
+    /// file); nothing else changes.
+    public mutating func setDefault(_ desktopID: String, for mimeType: String) {
+        guard let range = groupRange(.defaultApplications), let index = keyLine(mimeType, in: range) else {
+            prefer(desktopID, for: mimeType, in: .defaultApplications)
+            return
+        }
+        lines[index] = mimeType + "=" + desktopID
+    }
+
     /// Removes `desktopID` from `mimeType`'s list in `group`; see the type's documentation.
     public mutating func remove(_ desktopID: String, for mimeType: String, in group: Group) {
         guard let range = groupRange(group), let index = keyLine(mimeType, in: range) else { return }
