@@ -87,7 +87,7 @@ public struct DesktopApplications: Sendable {
 
     /// Every installed entry that declares `mimeType` in its `MimeType` key, ordered by id.
     public func entries(declaring mimeType: String) -> [Entry] {
-        allEntries().filter { $0.declares(mimeType) }.sorted { $0.id < $1.id }
+        entries().filter { $0.declares(mimeType) }
     }
 
     /// The desktop's default application for `mimeType`, if one is set and installed.
@@ -134,7 +134,8 @@ public struct DesktopApplications: Sendable {
         return MimeAppsList(bytes: bytes)
     }
 
-    private func allEntries() -> [Entry] {
+    /// Every installed application entry, ordered by id.
+    public func entries() -> [Entry] {
         var seen = Set<String>()
         var entries: [Entry] = []
         func walk(_ folder: String, prefix: String, depth: Int) {
@@ -153,7 +154,7 @@ public struct DesktopApplications: Sendable {
             }
         }
         for folder in applicationFolders { walk(folder, prefix: "", depth: 0) }
-        return entries
+        return entries.sorted { $0.id < $1.id }
     }
 
     /// The files an id may be, relative to an `applications` folder.

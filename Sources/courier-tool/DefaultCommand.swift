@@ -49,7 +49,7 @@ struct DefaultCommand: AsyncParsableCommand {
     var unset = false
 
     @Argument(help: "SCHEME APP, or APP alone with --type (APP: a bundle id, or a desktop file id such as firefox.desktop); SCHEME alone with --unset and --show.",
-              completion: .custom(RegisteredNames.schemesAndBundleIdentifiers))
+              completion: .custom(RegisteredNames.schemesAndApplications))
     var arguments: [String] = []
 
     func validate() throws {

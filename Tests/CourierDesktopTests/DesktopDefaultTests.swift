@@ -79,6 +79,9 @@ struct DesktopDefaultTests {
         let list = "# mine\n[Default Applications]\ntext/html=other.desktop\n"
         try setup.home.write(list, to: setup.home.directories.mimeAppsList)
         let defaults = setup.home.directories.configHome + "/courier/defaults.json"
+        // The shell completion of `courier default SCHEME …` offers the desktop's applications.
+        let completion = try await courier(["---completion", "default", "--", "positional@0", "3", "2", "courier", "default", "todolist", "we"], setup)
+        #expect(completion.status == 0 && completion.output.split(separator: "\n").contains("web.desktop"), "\(completion)")
 
         let missing = try await courier(["default", "todolist", "nothere.desktop"], setup)
         #expect(missing.status == 3 && missing.errors.contains("no desktop entry nothere.desktop is installed"), "\(missing)")
