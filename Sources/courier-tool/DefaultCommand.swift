@@ -144,6 +144,7 @@ struct DefaultCommand: AsyncParsableCommand {
         let mimeType: String
         let subject: String
         var uti = ""
+        var scheme = ""
         if let type {
             if type.contains("/") {
                 mimeType = type.lowercased()
@@ -158,11 +159,12 @@ struct DefaultCommand: AsyncParsableCommand {
             }
             subject = "\(mimeType) (\(uti))"
         } else {
-            guard let scheme = Registry.scheme(fromURLOrScheme: arguments[0]) else {
+            guard let valid = Registry.scheme(fromURLOrScheme: arguments[0]) else {
                 reportRegistryError("courier: '\(arguments[0])' is not a URL scheme; give the scheme alone, e.g. todolist")
                 throw CourierExitCode.refused.exitCode
             }
-            mimeType = "x-scheme-handler/\(scheme)"
+            scheme = valid
+            mimeType = DesktopApp.mimeType(forScheme: scheme)
             subject = "\(scheme):"
         }
         let applications = DesktopApplications()
@@ -179,7 +181,7 @@ struct DefaultCommand: AsyncParsableCommand {
             throw CourierExitCode.refused.exitCode
         }
         do {
-            if type == nil { try registry.setDesktopDefault(desktopID, forScheme: String(mimeType.dropFirst("x-scheme-handler/".count))) } else { try registry.setDesktopDefault(desktopID, forType: uti) }
+            if type == nil { try registry.setDesktopDefault(desktopID, forScheme: scheme) } else { try registry.setDesktopDefault(desktopID, forType: uti) }
         } catch {
             reportRegistryError("courier: \(error.message)")
             throw CourierExitCode.refused.exitCode
@@ -216,13 +218,13 @@ struct DefaultCommand: AsyncParsableCommand {
         } else if let first = arguments.first {
             let scheme = (Registry.scheme(fromURLOrScheme: first) ?? first).lowercased()
             if let id = preferences.schemeDefaults[scheme] { lines.append(describe(scheme, id, registry.handlers(forScheme: scheme))) }
-            if let id = preferences.desktopSchemeDefaults[scheme] { lines.append(describeDesktop(scheme, id, mimeType: "x-scheme-handler/\(scheme)")) }
+            if let id = preferences.desktopSchemeDefaults[scheme] { lines.append(describeDesktop(scheme, id, mimeType: DesktopApp.mimeType(forScheme: scheme))) }
         } else {
             for (scheme, id) in preferences.schemeDefaults.sorted(by: { $0.key < $1.key }) {
                 lines.append(describe(scheme, id, registry.handlers(forScheme: scheme)))
             }
             for (scheme, id) in preferences.desktopSchemeDefaults.sorted(by: { $0.key < $1.key }) {
-                lines.append(describeDesktop(scheme, id, mimeType: "x-scheme-handler/\(scheme)"))
+                lines.append(describeDesktop(scheme, id, mimeType: DesktopApp.mimeType(forScheme: scheme)))
             }
             for (uti, id) in preferences.typeDefaults.sorted(by: { $0.key < $1.key }) {
                 lines.append(describe("type \(uti)", id, registry.handlers(forType: uti)))

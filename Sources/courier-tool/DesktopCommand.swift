@@ -36,7 +36,7 @@ struct DesktopCommand: AsyncParsableCommand {
             // What the user chose for desktop applications with `courier default` is theirs: kept.
             let registry = RegistryService(configuration: .standard()).snapshot
             let preferences = registry.preferences
-            let kept = preferences.desktopSchemeDefaults.map { "x-scheme-handler/\($0.key)=\($0.value)" }
+            let kept = preferences.desktopSchemeDefaults.map { "\(DesktopApp.mimeType(forScheme: $0.key))=\($0.value)" }
                 + preferences.desktopTypeDefaults.map { "\(registry.types.preferredMIMEType(for: $0.key) ?? $0.key)=\($0.value)" }
             if !kept.isEmpty {
                 print("kept in mimeapps.list the defaults you chose for desktop applications: \(kept.sorted().joined(separator: ", "))")

@@ -124,7 +124,7 @@ struct HandlersCommand: AsyncParsableCommand {
                 reportRegistryError("courier: '\(urlOrScheme!)' has no valid scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.'")
                 throw CourierExitCode.refused.exitCode
             }
-            mimeType = "x-scheme-handler/\(scheme.lowercased())"
+            mimeType = DesktopApp.mimeType(forScheme: scheme)
             let message = "courier: no app can handle \(HandlerKey.scheme(scheme.lowercased()))\(hint(forScheme: scheme))"
             if let broker, !explain {
                 // The broker's own answer (HandlersForURL), chosen first.
