@@ -146,7 +146,7 @@ struct DefaultCommand: AsyncParsableCommand {
         var uti = ""
         var scheme = ""
         if let type {
-            if type.contains("/") {
+            if HandlersCommand.looksLikeMIMEType(type) {
                 mimeType = type.lowercased()
                 uti = registry.types.type(forMIMEType: type)
             } else {

@@ -101,7 +101,7 @@ struct HandlersCommand: AsyncParsableCommand {
                 explanationPrefix = "\(type): \(identification.typeIdentifier) — \(identification.reason)\n"
                 resolution = registry.handlers(forType: identification.typeIdentifier)
                 mimeType = identification.mimeType ?? registry.types.preferredMIMEType(for: identification.typeIdentifier)
-            } else if type.contains("/") {
+            } else if Self.looksLikeMIMEType(type) {
                 // A MIME type: its uniform type identifier, and the desktop's key as given.
                 resolution = registry.handlers(forType: registry.types.type(forMIMEType: type))
                 mimeType = type.lowercased()
@@ -143,6 +143,15 @@ struct HandlersCommand: AsyncParsableCommand {
             explanation: explain ? explanationPrefix + resolution.explanationText : nil,
             mimeType: mimeType,
             noHandlerMessage: "courier: no app can handle \(resolution.key)\(scheme.map { hint(forScheme: $0) } ?? "")")
+    }
+}
+
+extension HandlersCommand {
+    /// `type/subtype`: one `/`, neither part empty nor starting with `.` (a path that names no file
+    /// stays a path, and is refused as a type).
+    static func looksLikeMIMEType(_ text: String) -> Bool {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && !$0.hasPrefix(".") }
     }
 }
 
