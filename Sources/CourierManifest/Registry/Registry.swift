@@ -338,10 +338,7 @@ public struct Registry: Sendable {
         guard Identifiers.isValidScheme(scheme) else {
             throw RegistryError(.invalidScheme, "'\(scheme)' is not a URL scheme; give the scheme alone, e.g. todolist")
         }
-        var next = preferences
-        next.schemeDefaults[scheme] = nil
-        next.desktopSchemeDefaults[scheme] = desktopID
-        return replacePreferences(next)
+        return chooseDesktop(desktopID, for: scheme, instead: \.schemeDefaults, in: \.desktopSchemeDefaults)
     }
 
     /// Makes the desktop application `desktopID` the user's default for files of type `identifier`
@@ -352,9 +349,19 @@ public struct Registry: Sendable {
         guard Identifiers.isValidTypeIdentifier(uti) || types.isKnown(uti) else {
             throw RegistryError(.invalidType, "'\(identifier)' is not a uniform type identifier, e.g. public.plain-text")
         }
+        return chooseDesktop(desktopID, for: uti, instead: \.typeDefaults, in: \.desktopTypeDefaults)
+    }
+
+    /// Records `desktopID` as the default for `key` in `desktop`, forgetting a Courier default for
+    /// it in `courier`: a key has one or the other.
+    private mutating func chooseDesktop(
+        _ desktopID: String, for key: String,
+        instead courier: WritableKeyPath<RegistryPreferences, [String: String]>,
+        in desktop: WritableKeyPath<RegistryPreferences, [String: String]>
+    ) -> RegistryChange {
         var next = preferences
-        next.typeDefaults[uti] = nil
-        next.desktopTypeDefaults[uti] = desktopID
+        next[keyPath: courier][key] = nil
+        next[keyPath: desktop][key] = desktopID
         return replacePreferences(next)
     }
 
