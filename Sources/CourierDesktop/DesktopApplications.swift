@@ -12,8 +12,8 @@ public import CourierNames
 ///   lowercased) comes before `mimeapps.list`.
 /// - **The default** is the first id listed in `[Default Applications]` along that order whose
 ///   entry is installed; **the handlers** are the default, then the ids of `[Added Associations]`
-///   (in order), then the entries whose `MimeType` declares the type, each once. `[Removed
-///   Associations]` is not read, so an entry a user removed that way is still listed.
+///   (in order), then the entries whose `MimeType` declares the type, each once, less the ids of
+///   `[Removed Associations]` (which, as in GLib, do not undo a default).
 public struct DesktopApplications: Sendable {
     /// One desktop entry, as far as handling a type goes.
     public struct Entry: Sendable, Equatable {
@@ -102,17 +102,18 @@ public struct DesktopApplications: Sendable {
     }
 
     /// The applications that handle `mimeType`: the default first, then added associations, then
-    /// the entries that declare it.
+    /// the entries that declare it, less the removed associations.
     public func handlers(for mimeType: String) -> [Handler] {
         let chosen = defaultEntry(for: mimeType)
-        var seen = Set<String>()
+        let lists = mimeAppsLists.compactMap(Self.list(at:))
+        var seen = Set(lists.flatMap { $0.removedDesktopIDs(for: mimeType) })
+        if let chosen { seen.remove(chosen.id) }
         var handlers: [Handler] = []
         func add(_ entry: Entry, isDefault: Bool = false) {
             if seen.insert(entry.id).inserted { handlers.append(Handler(entry: entry, isDefault: isDefault)) }
         }
         if let chosen { add(chosen, isDefault: true) }
-        for path in mimeAppsLists {
-            guard let list = Self.list(at: path) else { continue }
+        for list in lists {
             for id in list.desktopIDs(for: mimeType, in: .addedAssociations) {
                 if let entry = entry(id: id) { add(entry) }
             }

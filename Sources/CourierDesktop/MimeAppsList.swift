@@ -60,6 +60,13 @@ public struct MimeAppsList: Sendable, Equatable {
         return Self.ids(in: Self.value(of: lines[index]))
     }
 
+    /// The desktop ids listed for `mimeType` in `[Removed Associations]`: read only, Courier never
+    /// writes that group.
+    public func removedDesktopIDs(for mimeType: String) -> [String] {
+        guard let range = groupRange(header: "[Removed Associations]"), let index = keyLine(mimeType, in: range) else { return [] }
+        return Self.ids(in: Self.value(of: lines[index]))
+    }
+
     /// The MIME types whose list in `group` holds `desktopID`.
     public func mimeTypes(listing desktopID: String, in group: Group) -> [String] {
         guard let range = groupRange(group) else { return [] }
@@ -132,8 +139,10 @@ public struct MimeAppsList: Sendable, Equatable {
     // MARK: Lines
 
     /// The indices of `group`: its header, then every line up to the next header.
-    private func groupRange(_ group: Group) -> Range<Int>? {
-        guard let header = lines.firstIndex(where: { $0.trimmingWhitespace == group.header }) else { return nil }
+    private func groupRange(_ group: Group) -> Range<Int>? { groupRange(header: group.header) }
+
+    private func groupRange(header text: String) -> Range<Int>? {
+        guard let header = lines.firstIndex(where: { $0.trimmingWhitespace == text }) else { return nil }
         var end = header + 1
         while end < lines.count, !Self.isHeader(lines[end]) { end += 1 }
         return header..<end

@@ -34,7 +34,9 @@ import Testing
         try home.write(Self.entry("Gone", types: [type], extra: "Hidden=true\n"), to: applications + "/gone.desktop")
         try home.write(Self.entry("Html", types: ["text/html"]), to: applications + "/html.desktop")
         try home.write("[Desktop Entry]\nType=Link\nName=L\nURL=https://example.com\nMimeType=text/plain;\n", to: applications + "/link.desktop")
-        try home.write("[Default Applications]\ntext/plain=kde-okular.desktop\n\n[Added Associations]\ntext/plain=html.desktop;\n", to: home.directories.mimeAppsList)
+        try home.write(Self.entry("Removed", types: [type]), to: applications + "/removed.desktop")
+        try home.write("[Default Applications]\ntext/plain=kde-okular.desktop\n\n[Added Associations]\ntext/plain=html.desktop;\n\n[Removed Associations]\ntext/plain=removed.desktop;\n",
+                       to: home.directories.mimeAppsList)
         try await run("/usr/bin/update-desktop-database", ["-q", applications], environment: home.environment())
 
         let desktop = DesktopApplications(environment: home.environment())
@@ -49,6 +51,14 @@ import Testing
         let gio = try await Self.gioMime(type, home)
         #expect(gio.default == desktop.defaultEntry(for: type)?.id)
         #expect(gio.registered == Set(handlers.map(\.entry.id)), "gio mime lists \(gio.registered.sorted())")
+
+        // A removed association does not undo a default, for gio as here.
+        try home.write("[Default Applications]\ntext/plain=removed.desktop\n\n[Removed Associations]\ntext/plain=removed.desktop;fox.desktop;\n",
+                       to: home.directories.mimeAppsList)
+        let after = desktop.handlers(for: type)
+        #expect(after.map(\.entry.id) == ["removed.desktop", "kde-okular.desktop"])
+        let gioAfter = try await Self.gioMime(type, home)
+        #expect(gioAfter.default == "removed.desktop" && gioAfter.registered.union(["removed.desktop"]) == Set(after.map(\.entry.id)), "\(gioAfter)")
     }
 
     /// The same change by `xdg-mime default` and by Courier, from several starting files: both
