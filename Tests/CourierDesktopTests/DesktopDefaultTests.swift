@@ -70,6 +70,36 @@ struct DesktopDefaultTests {
         #expect(await base.recorded(setup.record, count: 1) == ["todolist://x/2"])
     }
 
+    /// A file type whose default is a desktop application goes to the desktop, though a Courier
+    /// app declares the type; `--show` says the choice is in effect while `mimeapps.list` agrees.
+    @Test func aFileTypeWhoseDefaultIsADesktopApplicationGoesToTheDesktop() async throws {
+        let setup = try base.start()
+        let manifest = setup.home.directories.dataHome + "/courier/manifests/com.acme.reader.plist"
+        let plist: [String: Any] = [
+            "CFBundleIdentifier": "com.acme.reader", "CFBundleName": "Reader",
+            "CFBundleDocumentTypes": [["CFBundleTypeName": "Text", "LSItemContentTypes": ["public.plain-text"], "LSHandlerRank": "Owner"]],
+            "CourierLaunchArguments": ["/bin/false"],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: manifest))
+        let editor = try installDesktopApplication(setup, named: "editor", types: ["text/plain"])
+        let file = setup.home.root + "/notes.txt"
+        try "buy milk\n".write(toFile: file, atomically: true, encoding: .utf8)
+
+        let before = try await courier(["handlers", "--type", file], setup)
+        #expect(before.output == "com.acme.reader\neditor.desktop (desktop)\n", "\(before)")
+        let chose = try await courier(["default", "--type", "public.plain-text", "editor.desktop"], setup)
+        #expect(chose.status == 0, "\(chose)")
+        #expect(try await courier(["default", "--show", "--type", "public.plain-text"], setup).output
+            == "type public.plain-text: editor.desktop (desktop application)\n")
+
+        let opened = try await courier(["open", file], setup)
+        #expect(opened.status == 0, "\(opened)")
+        let received = await setup.home.recordedArguments(at: editor)
+        #expect(received?.count == 1 && received?.first?.hasSuffix("/notes.txt") == true, "\(String(describing: received))")
+        let inbox = setup.home.directories.dataHome + "/courier/containers/com.acme.reader/Documents/Inbox/notes.txt"
+        #expect(!FileManager.default.fileExists(atPath: inbox), "the Courier app was given the file")
+    }
+
     /// A desktop entry that is not installed, or does not declare the scheme or type, is refused
     /// with the reason and its exit status, and nothing is written; a default chosen for a desktop
     /// application survives `courier desktop --remove` (what `scripts/uninstall` runs), which says so.
