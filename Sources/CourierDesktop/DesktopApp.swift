@@ -34,7 +34,11 @@ public struct DesktopApp: Sendable, Equatable, Hashable {
     public var desktopFileID: String { "courier-\(bundleIdentifier).desktop" }
 
     /// The MIME types the entry declares: `x-scheme-handler/<scheme>` for each owned scheme.
-    public var mimeTypes: [String] { schemes.map { "x-scheme-handler/\($0)" } }
+    public var mimeTypes: [String] { schemes.map(Self.mimeType(forScheme:)) }
+
+    /// The MIME type under which the desktop lists a scheme's handlers: `x-scheme-handler/<scheme>`
+    /// (lowercased).
+    public static func mimeType(forScheme scheme: String) -> String { "x-scheme-handler/" + scheme.lowercased() }
 }
 
 extension String {

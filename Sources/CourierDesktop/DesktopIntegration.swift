@@ -98,6 +98,22 @@ public struct DesktopIntegration: Sendable {
         Paths.join(layout.applications, "courier-\(bundleIdentifier).desktop")
     }
 
+    /// Makes the desktop entry `desktopID` the default for each of `mimeTypes` in `mimeapps.list`,
+    /// as `xdg-mime default` writes it (``MimeAppsList/setDefault(_:for:)``): what
+    /// `courier default SCHEME firefox.desktop` does. Returns whether the file changed.
+    @discardableResult
+    public static func makeDefault(_ desktopID: String, for mimeTypes: [String], layout: CourierLayout = .current()) throws(DesktopIntegrationError) -> Bool {
+        try Syscalls.withDirectoryLock(layout.applications) { () throws(DesktopIntegrationError) -> Bool in
+            let listPath = layout.mimeAppsList
+            let originalBytes = try Syscalls.readFile(listPath)
+            guard var list = MimeAppsList(bytes: originalBytes ?? []) else { throw .notUTF8(path: listPath) }
+            for mimeType in mimeTypes { list.setDefault(desktopID, for: mimeType) }
+            guard list.bytes != (originalBytes ?? []) else { return false }
+            try Syscalls.writeFileAtomically(listPath, list.bytes)
+            return true
+        }
+    }
+
     // MARK: One batch: entries, then mimeapps.list once, then the database once.
 
     private func apply(upserts: [DesktopApp], removals: [String]) throws(DesktopIntegrationError) -> Report {

@@ -25,6 +25,10 @@ public enum DesktopIntegrationError: Error, Equatable, Sendable, CustomStringCon
     case noDesktopOpener(searched: [String])
     /// `posix_spawn` failed for a program Courier runs.
     case spawnFailed(program: String, errno: Int32)
+    /// No desktop entry with this desktop file id is installed in the folders searched.
+    case unknownDesktopEntry(id: String, searched: [String])
+    /// The desktop entry exists but its `MimeType` key does not list the type it was chosen for.
+    case desktopEntryDoesNotDeclare(id: String, mimeType: String, path: String)
 
     public var description: String {
         switch self {
@@ -47,6 +51,13 @@ public enum DesktopIntegrationError: Error, Equatable, Sendable, CustomStringCon
             return "no desktop opener found on PATH (looked for \(searched.joined(separator: ", "))): install glib (gio) or xdg-utils (xdg-open)"
         case .spawnFailed(let program, let code):
             return "cannot start \(program): \(String(cString: strerror(code))) (errno \(code))"
+        case .unknownDesktopEntry(let id, let searched):
+            guard DesktopApplications.isValidID(id) else {
+                return "'\(id)' is not a desktop file id: give the name of an installed .desktop file, e.g. firefox.desktop"
+            }
+            return "no desktop entry \(id) is installed (searched \(searched.joined(separator: ", "))); `gio mime TYPE` lists the installed ones"
+        case .desktopEntryDoesNotDeclare(let id, let mimeType, let path):
+            return "\(id) does not declare \(mimeType) (its MimeType key in \(path) does not list it); choose an application that does: `courier handlers` lists them"
         }
     }
 }

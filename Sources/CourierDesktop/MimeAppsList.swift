@@ -60,6 +60,13 @@ public struct MimeAppsList: Sendable, Equatable {
         return Self.ids(in: Self.value(of: lines[index]))
     }
 
+    /// The desktop ids listed for `mimeType` in `[Removed Associations]`: read only, Courier never
+    /// writes that group.
+    public func removedDesktopIDs(for mimeType: String) -> [String] {
+        guard let range = groupRange(header: "[Removed Associations]"), let index = keyLine(mimeType, in: range) else { return [] }
+        return Self.ids(in: Self.value(of: lines[index]))
+    }
+
     /// The MIME types whose list in `group` holds `desktopID`.
     public func mimeTypes(listing desktopID: String, in group: Group) -> [String] {
         guard let range = groupRange(group) else { return [] }
@@ -97,6 +104,19 @@ public struct MimeAppsList: Sendable, Equatable {
         }
     }
 
+    /// Makes `desktopID` the one default for `mimeType`, as `xdg-mime default` does: the key's line
+    /// in `[Default Applications]` becomes `mimeType=desktopID` (the ids it listed are dropped, and a
+    /// key spelled with blanks around `=` is rewritten without them, the one spelling xdg-mime's
+    /// own reader matches), or is added at the end of the group (the group at the end of the
+    /// file); nothing else changes.
+    public mutating func setDefault(_ desktopID: String, for mimeType: String) {
+        guard let range = groupRange(.defaultApplications), let index = keyLine(mimeType, in: range) else {
+            prefer(desktopID, for: mimeType, in: .defaultApplications)
+            return
+        }
+        lines[index] = mimeType + "=" + desktopID
+    }
+
     /// Removes `desktopID` from `mimeType`'s list in `group`; see the type's documentation.
     public mutating func remove(_ desktopID: String, for mimeType: String, in group: Group) {
         guard let range = groupRange(group), let index = keyLine(mimeType, in: range) else { return }
@@ -119,8 +139,10 @@ public struct MimeAppsList: Sendable, Equatable {
     // MARK: Lines
 
     /// The indices of `group`: its header, then every line up to the next header.
-    private func groupRange(_ group: Group) -> Range<Int>? {
-        guard let header = lines.firstIndex(where: { $0.trimmingWhitespace == group.header }) else { return nil }
+    private func groupRange(_ group: Group) -> Range<Int>? { groupRange(header: group.header) }
+
+    private func groupRange(header text: String) -> Range<Int>? {
+        guard let header = lines.firstIndex(where: { $0.trimmingWhitespace == text }) else { return nil }
         var end = header + 1
         while end < lines.count, !Self.isHeader(lines[end]) { end += 1 }
         return header..<end

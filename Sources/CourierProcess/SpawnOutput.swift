@@ -11,4 +11,7 @@ public enum SpawnOutput: Sendable, Equatable {
     case pipe
     /// Standard error only: wherever standard output goes (`2>&1`).
     case standardOutput
+    /// An open descriptor of the launcher (a connected socket, say), duplicated onto the child's
+    /// 1 or 2; the launcher keeps it and closes it after `start` returns.
+    case descriptor(Int32)
 }

@@ -107,6 +107,8 @@ public enum Spawner {
             posix_spawn_file_actions_adddup2(&actions, writeEnd, descriptor)
         case .standardOutput:
             posix_spawn_file_actions_adddup2(&actions, 1, descriptor)
+        case .descriptor(let source):
+            posix_spawn_file_actions_adddup2(&actions, source, descriptor)
         }
     }
 

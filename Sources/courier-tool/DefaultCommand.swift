@@ -2,12 +2,16 @@ import CourierProtocol
 import ArgumentParser
 import Courier
 import CourierBrokerRegistry
+import CourierDesktop
 import CourierManifest
 import CourierNames
 import DBus
 import Foundation
 
-/// `courier default SCHEME BUNDLE_ID` (or `--type UTI BUNDLE_ID`): set the user's default handler;
+/// `courier default SCHEME APP` (or `--type UTI APP`): set the user's default handler, a Courier app
+/// (bundle id) or a desktop application (desktop file id, `firefox.desktop`: written to
+/// `mimeapps.list` as `xdg-mime default` writes it, and Courier then hands the scheme or type to
+/// the desktop);
 /// `--show` reads the defaults, `--unset` forgets one. Saved in `defaults.json` in Courier's state
 /// folder; a running broker is told to re-read it (`ReloadDefaults`), so the choice applies at once
 /// — and with the broker's desktop entries, in `mimeapps.list` for schemes. With no broker running,
@@ -15,14 +19,20 @@ import Foundation
 struct DefaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "default",
-        abstract: "Choose, show or forget the app that handles a scheme (or, with --type, a file type).",
+        abstract: "Choose, show or forget the app that handles a scheme (or, with --type, a file type): a Courier app or a desktop application.",
         discussion: """
             Saved in $XDG_CONFIG_HOME/courier/defaults.json and applied at once by a running broker. For a \
             scheme that belongs to the system (http, mailto, …) this is also the permission for that app to \
-            handle it. Exit status: 0 done; 1 no default is set (when asked for one); 65 invalid scheme, type or app (not \
-            a candidate); 3 no such app; 73 the defaults cannot be saved; 64 usage error.
+            handle it. APP may be a desktop file id (firefox.desktop) that declares the scheme's \
+            x-scheme-handler/SCHEME (or the type's MIME type): it is written to $XDG_CONFIG_HOME/mimeapps.list \
+            as `xdg-mime default` writes it, and Courier hands that scheme or type to the desktop instead of \
+            choosing one of its apps. --type takes a MIME type (text/plain) for a desktop application. Exit \
+            status: 0 done; 1 no default is set (when asked for one); 65 invalid scheme, type or app (not a \
+            candidate, or a desktop application that does not declare it); 3 no such app or desktop entry; 73 \
+            the defaults or mimeapps.list cannot be written; 64 usage error.
 
               courier default SCHEME BUNDLE_ID          courier default --type UTI BUNDLE_ID
+              courier default SCHEME ID.desktop         courier default --type UTI-or-MIME ID.desktop
               courier default --show [SCHEME]           courier default --show --type UTI
               courier default --unset SCHEME            courier default --unset --type UTI
             """)
@@ -38,8 +48,8 @@ struct DefaultCommand: AsyncParsableCommand {
     @Flag(help: "Forget the default for SCHEME (or --type UTI).")
     var unset = false
 
-    @Argument(help: "SCHEME BUNDLE_ID, or BUNDLE_ID alone with --type; SCHEME alone with --unset and --show.",
-              completion: .custom(RegisteredNames.schemesAndBundleIdentifiers))
+    @Argument(help: "SCHEME APP, or APP alone with --type (APP: a bundle id, or a desktop file id such as firefox.desktop); SCHEME alone with --unset and --show.",
+              completion: .custom(RegisteredNames.schemesAndApplications))
     var arguments: [String] = []
 
     func validate() throws {
@@ -67,7 +77,9 @@ struct DefaultCommand: AsyncParsableCommand {
         var preferences = store?.load().preferences ?? registry.preferences
         registry.replacePreferences(preferences)
         let line: String
-        do {
+        if !unset, let desktopID = desktopApplicationArgument(in: registry) {
+            line = try chooseDesktopApplication(desktopID, &registry)
+        } else { do {
             line = try change(&registry)
         } catch {
             reportRegistryError("courier: \(error.message)")
@@ -77,7 +89,7 @@ struct DefaultCommand: AsyncParsableCommand {
             default: .refused
             }
             throw status.exitCode
-        }
+        } }
         preferences = registry.preferences
         do {
             try store?.save(preferences: preferences)
@@ -97,7 +109,10 @@ struct DefaultCommand: AsyncParsableCommand {
     private func change(_ registry: inout Registry) throws(RegistryError) -> String {
         if unset {
             let key = type ?? (Registry.scheme(fromURLOrScheme: arguments[0]) ?? arguments[0]).lowercased()
-            let had = type == nil ? registry.preferences.schemeDefaults[key] : registry.preferences.typeDefaults[registry.types.canonical(key)]
+            let uti = registry.types.canonical(key)
+            let had = type == nil
+                ? registry.preferences.schemeDefaults[key] ?? registry.preferences.desktopSchemeDefaults[key].map { "the desktop's \($0)" }
+                : registry.preferences.typeDefaults[uti] ?? registry.preferences.desktopTypeDefaults[uti].map { "the desktop's \($0)" }
             if type == nil { registry.clearDefault(forScheme: key) } else { registry.clearDefault(forType: key) }
             let subject = type == nil ? "\(key):" : registry.types.canonical(key)
             guard let had else { return "no default was set for \(subject)" }
@@ -113,6 +128,73 @@ struct DefaultCommand: AsyncParsableCommand {
         return "\(arguments[1]) now handles \(scheme.lowercased()):"
     }
 
+    /// The APP argument when it names a desktop application: a desktop file id (`….desktop`) that
+    /// is not the bundle id of a registered Courier app.
+    private func desktopApplicationArgument(in registry: Registry) -> String? {
+        guard let app = arguments.last, arguments.count == (type == nil ? 2 : 1), app.hasSuffix(".desktop"),
+            registry.application(bundleIdentifier: app) == nil
+        else { return nil }
+        return app
+    }
+
+    /// Makes the desktop application `desktopID` the default: checks that its entry is installed
+    /// and declares the MIME type, writes `mimeapps.list` (as `xdg-mime default`), then records
+    /// in `registry` that Courier hands the scheme or type to the desktop. Returns the line to print.
+    private func chooseDesktopApplication(_ desktopID: String, _ registry: inout Registry) throws -> String {
+        let mimeType: String
+        let subject: String
+        var uti = ""
+        var scheme = ""
+        if let type {
+            if HandlersCommand.looksLikeMIMEType(type) {
+                mimeType = type.lowercased()
+                uti = registry.types.type(forMIMEType: type)
+            } else {
+                uti = registry.types.canonical(type)
+                guard let known = registry.types.preferredMIMEType(for: uti) else {
+                    reportRegistryError("courier: no MIME type is known for \(type), so no desktop application can be chosen for it; give the MIME type instead: courier default --type text/plain \(desktopID)")
+                    throw CourierExitCode.refused.exitCode
+                }
+                mimeType = known
+            }
+            subject = "\(mimeType) (\(uti))"
+        } else {
+            guard let valid = Registry.scheme(fromURLOrScheme: arguments[0]) else {
+                reportRegistryError("courier: '\(arguments[0])' is not a URL scheme; give the scheme alone, e.g. todolist")
+                throw CourierExitCode.refused.exitCode
+            }
+            scheme = valid
+            mimeType = DesktopApp.mimeType(forScheme: scheme)
+            subject = "\(scheme):"
+        }
+        let applications = DesktopApplications()
+        guard let entry = applications.entry(id: desktopID) else {
+            reportRegistryError("courier: \(DesktopIntegrationError.unknownDesktopEntry(id: desktopID, searched: applications.applicationFolders))")
+            throw CourierExitCode.unknownApp.exitCode
+        }
+        if let bundleID = entry.courierBundleIdentifier {
+            reportRegistryError("courier: \(desktopID) is the entry Courier writes for \(bundleID); choose the app itself: courier default \(type == nil ? arguments[0] : "--type \(type!)") \(bundleID)")
+            throw CourierExitCode.refused.exitCode
+        }
+        guard entry.declares(mimeType) else {
+            reportRegistryError("courier: \(DesktopIntegrationError.desktopEntryDoesNotDeclare(id: desktopID, mimeType: mimeType, path: entry.path))")
+            throw CourierExitCode.refused.exitCode
+        }
+        do {
+            if type == nil { try registry.setDesktopDefault(desktopID, forScheme: scheme) } else { try registry.setDesktopDefault(desktopID, forType: uti) }
+        } catch {
+            reportRegistryError("courier: \(error.message)")
+            throw CourierExitCode.refused.exitCode
+        }
+        do {
+            try DesktopIntegration.makeDefault(desktopID, for: [mimeType])
+        } catch {
+            reportRegistryError("courier: \(desktopID) was not made the default: \(error)")
+            throw CourierExitCode.cannotWrite.exitCode
+        }
+        return "\(desktopID) (\(entry.name), a desktop application) now handles \(subject); Courier hands it to the desktop (mimeapps.list: \(mimeType)=\(desktopID))"
+    }
+
     /// `--show`: one line per default, `todolist: com.acme.notes`, or `type public.plain-text: …`,
     /// with what the registry chooses when that differs (the app was unregistered, or lost its claim).
     private func showDefaults(_ registry: Registry) throws {
@@ -122,18 +204,33 @@ struct DefaultCommand: AsyncParsableCommand {
             let chosen = resolution.chosen?.bundleIdentifier
             return chosen == id ? "\(key): \(id)" : "\(key): \(id) (not in effect: \(chosen.map { "the registry chooses \($0)" } ?? "no app handles it"))"
         }
+        // A desktop application is in effect when the desktop's own default (mimeapps.list) is it.
+        let desktop = DesktopApplications()
+        func describeDesktop(_ key: String, _ id: String, mimeType: String?) -> String {
+            let current = mimeType.flatMap { desktop.defaultEntry(for: $0)?.id }
+            let state = current == id ? "" : "; not in effect: \(current.map { "the desktop's default is \($0)" } ?? "the desktop has no default for it")"
+            return "\(key): \(id) (desktop application\(state))"
+        }
         if let type {
             let uti = registry.types.canonical(type)
             if let id = preferences.typeDefaults[uti] { lines.append(describe("type \(uti)", id, registry.handlers(forType: uti))) }
+            if let id = preferences.desktopTypeDefaults[uti] { lines.append(describeDesktop("type \(uti)", id, mimeType: registry.types.preferredMIMEType(for: uti))) }
         } else if let first = arguments.first {
             let scheme = (Registry.scheme(fromURLOrScheme: first) ?? first).lowercased()
             if let id = preferences.schemeDefaults[scheme] { lines.append(describe(scheme, id, registry.handlers(forScheme: scheme))) }
+            if let id = preferences.desktopSchemeDefaults[scheme] { lines.append(describeDesktop(scheme, id, mimeType: DesktopApp.mimeType(forScheme: scheme))) }
         } else {
             for (scheme, id) in preferences.schemeDefaults.sorted(by: { $0.key < $1.key }) {
                 lines.append(describe(scheme, id, registry.handlers(forScheme: scheme)))
             }
+            for (scheme, id) in preferences.desktopSchemeDefaults.sorted(by: { $0.key < $1.key }) {
+                lines.append(describeDesktop(scheme, id, mimeType: DesktopApp.mimeType(forScheme: scheme)))
+            }
             for (uti, id) in preferences.typeDefaults.sorted(by: { $0.key < $1.key }) {
                 lines.append(describe("type \(uti)", id, registry.handlers(forType: uti)))
+            }
+            for (uti, id) in preferences.desktopTypeDefaults.sorted(by: { $0.key < $1.key }) {
+                lines.append(describeDesktop("type \(uti)", id, mimeType: registry.types.preferredMIMEType(for: uti)))
             }
         }
         if lines.isEmpty {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CourierDesktop
+import CourierManifest
 import CourierNames
 import Foundation
 
@@ -14,7 +15,8 @@ struct DesktopCommand: AsyncParsableCommand {
         discussion: """
             Entries are $XDG_DATA_HOME/applications/courier-BUNDLE_ID.desktop; defaults are the \
             x-scheme-handler lines Courier added to $XDG_CONFIG_HOME/mimeapps.list. --remove takes out exactly \
-            those (other lines and other entries are left alone). A running broker writes them again at its \
+            those (other lines and other entries are left alone); a default you set to a desktop application \
+            with `courier default` stays, and --remove names it. A running broker writes them again at its \
             next registry change: stop it first.
             """
     )
@@ -31,6 +33,14 @@ struct DesktopCommand: AsyncParsableCommand {
             let exec = try DesktopExec(command: [OfflineDesktopEntries.userCourier ?? "courier", "open", "--desktop-entry"])
             let report = try DesktopIntegration(exec: exec).synchronize([])
             print("desktop entries: \(report.removedEntries.count) removed\(report.mimeAppsListChanged ? ", mimeapps.list defaults removed" : "")")
+            // What the user chose for desktop applications with `courier default` is theirs: kept.
+            let registry = RegistryService(configuration: .standard()).snapshot
+            let preferences = registry.preferences
+            let kept = preferences.desktopSchemeDefaults.map { "\(DesktopApp.mimeType(forScheme: $0.key))=\($0.value)" }
+                + preferences.desktopTypeDefaults.map { "\(registry.types.preferredMIMEType(for: $0.key) ?? $0.key)=\($0.value)" }
+            if !kept.isEmpty {
+                print("kept in mimeapps.list the defaults you chose for desktop applications: \(kept.sorted().joined(separator: ", "))")
+            }
         } catch {
             FileHandle.standardError.write(Data("courier desktop: \(error)\n".utf8))
             throw CourierExitCode.cannotWrite.exitCode

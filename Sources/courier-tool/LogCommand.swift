@@ -1,18 +1,22 @@
 import ArgumentParser
 import CourierNames
+import CourierProcess
 import Foundation
 
 /// `courier log BUNDLE_ID`: what an app the broker launched printed (its standard output and
-/// error), like `journalctl --user -u UNIT`. The broker appends it to `CourierLayout.log(for:)`,
-/// one header line per launch.
+/// error), like `journalctl --user -u UNIT`. When journald runs, the broker streams it to the
+/// journal with the bundle id as identifier and this reads it back with `journalctl -t`; else the
+/// broker appends it to `CourierLayout.log(for:)`. One header line per launch either way.
 struct LogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "Show what an app launched by Courier printed (standard output and error).",
         discussion: """
-            Reads $XDG_STATE_HOME/courier/logs/BUNDLE_ID.log (and BUNDLE_ID.log.1, the log before the \
-            last rotation, first). An app you start yourself prints to your terminal instead. Exit \
-            status: 0; 3 no such app; 65 the bundle id is invalid; 66 there is no log (Courier never launched the app).
+            When journald runs (its socket /run/systemd/journal/stdout exists), reads the journal: \
+            `journalctl -t BUNDLE_ID _UID=your uid -o cat`. Else reads $XDG_STATE_HOME/courier/logs/BUNDLE_ID.log \
+            (and BUNDLE_ID.log.1, the log before the last rotation, first). An app you start yourself \
+            prints to your terminal instead. Exit status: 0; 3 no such app; 65 the bundle id is invalid; \
+            66 there is no log (Courier never launched the app), or journald runs and journalctl cannot be run.
             """
     )
 
@@ -29,6 +33,10 @@ struct LogCommand: AsyncParsableCommand {
         guard let app = try? BundleIdentifier(bundleID) else {
             report("courier log: '\(bundleID)' is not a bundle id (reverse-DNS, e.g. com.acme.todolist); `courier status` lists the registered apps")
             throw CourierExitCode.refused.exitCode
+        }
+        if JournalStream.isListening() {
+            try await journal(app)
+            return
         }
         let layout = CourierLayout.current()
         let file = layout.log(for: app)
@@ -71,6 +79,44 @@ struct LogCommand: AsyncParsableCommand {
             }
             try await Task.sleep(for: .milliseconds(200))
         }
+    }
+
+    /// Prints the app's entries in the journal (`journalctl -t BUNDLE_ID`, this user's only, as
+    /// the messages alone), then, with `--follow`, what comes after.
+    private func journal(_ app: BundleIdentifier) async throws {
+        let id = app.rawValue
+        guard let journalctl = SearchPath.find("journalctl", in: ProcessInfo.processInfo.environment["PATH"]) else {
+            report("courier log: journald runs (\(JournalStream.defaultSocketPath)), so \(id)'s output is in the journal, but journalctl is not on PATH: install systemd's journalctl")
+            throw CourierExitCode.cannotOpen.exitCode
+        }
+        var arguments = ["-t", id, "_UID=\(getuid())", "-o", "cat", "--no-pager", "-q"]
+        if let lines, lines >= 0 { arguments += ["-n", String(lines)] }
+        if follow {
+            let process = try Process.run(URL(fileURLWithPath: journalctl), arguments: arguments + ["-f"])
+            process.waitUntilExit()
+            return
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: journalctl)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            report("courier log: \(journalctl) \(arguments.joined(separator: " ")) failed (exit \(process.terminationStatus))")
+            throw CourierExitCode.cannotOpen.exitCode
+        }
+        if output.isEmpty {
+            if await !RegisteredNames.isRegistered(id) {
+                report("courier log: no app \(id) is registered; `courier status` lists the registered apps")
+                throw CourierExitCode.unknownApp.exitCode
+            }
+            report("courier log: the journal has nothing from \(id): Courier has not launched it since journald runs (an app you start yourself prints to your terminal)")
+            throw CourierExitCode.cannotOpen.exitCode
+        }
+        FileHandle.standardOutput.write(output)
     }
 
     private func report(_ line: String) {

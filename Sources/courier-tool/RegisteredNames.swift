@@ -1,4 +1,5 @@
 import Courier
+import CourierDesktop
 import CourierManifest
 import CourierProtocol
 
@@ -14,9 +15,11 @@ enum RegisteredNames {
         registry().claimedSchemes.filter { $0.hasPrefix(prefix.lowercased()) }
     }
 
-    /// `courier default`'s words: a scheme, then a bundle id (either, as the flags move them).
-    @Sendable static func schemesAndBundleIdentifiers(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
+    /// `courier default`'s words: a scheme, then a bundle id or the desktop file id of one of the
+    /// desktop's applications (either, as the flags move them).
+    @Sendable static func schemesAndApplications(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
         schemes(words, index, prefix) + bundleIdentifiers(words, index, prefix)
+            + DesktopApplications().entries().filter { $0.courierBundleIdentifier == nil && $0.id.hasPrefix(prefix) }.map(\.id)
     }
 
     /// Schemes as the start of a URL (`todolist://`).

@@ -72,8 +72,9 @@ import Testing
 
     /// A user's session after the quick start: the broker and the app it launched running from the
     /// prefix, desktop entries and `mimeapps.list` defaults written, logs. Uninstall stops both
-    /// processes, removes the entries, puts `mimeapps.list` back byte for byte, and leaves no
-    /// Courier file in the home but the app's documents.
+    /// processes, removes the entries, puts `mimeapps.list` back byte for byte but for the default
+    /// the user chose for a desktop application, and leaves no Courier file in the home but the
+    /// app's documents and the user's choices.
     @Test(.enabled(if: built, "courier and courierd are not built beside the tests"))
     func uninstallStopsWhatRunsAndUndoesTheDesktopIntegration() async throws {
         let home = try TemporaryDesktopHome()
@@ -95,6 +96,10 @@ import Testing
         #expect(Set(running.values) == [prefix + "/bin/courierd", prefix + "/bin/todolist"], "\(running)")
         #expect(FileManager.default.fileExists(atPath: home.directories.dataHome + "/applications/courier-com.acme.todolist.desktop"))
         #expect(String(decoding: home.read(mimeapps) ?? Data(), as: UTF8.self) != mine)
+        // A default the user sets to a desktop application is theirs: uninstall keeps it, and says so.
+        try home.write("[Desktop Entry]\nType=Application\nName=Web\nExec=/bin/true %u\nMimeType=text/html;\n", to: home.directories.applications + "/web.desktop")
+        let web = try await run(prefix + "/bin/courier", ["default", "--type", "text/html", "web.desktop"], environment: environment)
+        #expect(web.status == 0, "\(web.output)")
 
         let uninstall = try await BackgroundProcess.run("/bin/bash", [Self.repository + "/scripts/uninstall", "--prefix", prefix], environment: environment)
         #expect(uninstall.status == 0)
@@ -104,7 +109,8 @@ import Testing
         #expect(Self.processes(runningFrom: prefix + "/bin/").isEmpty)
         for pid in running.keys { #expect(kill(pid, 0) != 0, "pid \(pid) still runs") }
         #expect(!FileManager.default.fileExists(atPath: home.directories.dataHome + "/applications/courier-com.acme.todolist.desktop"))
-        #expect(String(decoding: home.read(mimeapps) ?? Data(), as: UTF8.self) == mine)
+        #expect(String(decoding: home.read(mimeapps) ?? Data(), as: UTF8.self) == mine + "text/html=web.desktop\n")
+        #expect(uninstall.errors.contains("kept in mimeapps.list the defaults you chose for desktop applications: text/html=web.desktop"), "\(uninstall.errors)")
         #expect(!FileManager.default.fileExists(atPath: home.root + "/state/courier"))
         #expect(!FileManager.default.fileExists(atPath: home.directories.configHome + "/courier/claims.json"))
         #expect(!FileManager.default.fileExists(atPath: prefix + "/bin/courier"))

@@ -78,6 +78,34 @@ import CourierTypes
         #expect(h.candidates[1].explanation.contains("the user chose com.a.alt"))
     }
 
+    /// A desktop application as the default: no Courier app is chosen (so Courier hands the scheme
+    /// or type to the desktop), `--explain` says why, a Courier default takes the key back, and the
+    /// choice survives `defaults.json`.
+    @Test func aDesktopDefaultLeavesNoCourierAppChosenAndIsSaved() throws {
+        var r = try registry([manifest("com.a.own", schemes: ["x": .owner], documents: [("public.plain-text", .owner)])])
+        let change = try r.setDesktopDefault("firefox.desktop", forScheme: "X")
+        #expect(change.schemes == ["x"] && change.updated == ["com.a.own"])
+        let h = r.handlers(forScheme: "x")
+        #expect(h.chosen == nil && h.bundleIdentifiers.isEmpty && h.desktopDefault == "firefox.desktop")
+        #expect(h.candidates.map(\.status) == [.desktopDefault])
+        #expect(h.explanationText.contains("the desktop's firefox.desktop"))
+        #expect(r.schemeOwnerships().first?.schemes == [])
+
+        try r.setDesktopDefault("gedit.desktop", forType: "public.text")
+        #expect(r.handlers(forType: "public.plain-text").chosen == nil, "a default applies to conforming types")
+
+        let state = TemporaryFolder()
+        let store = RegistryStateStore(folder: state.path)
+        try store.save(preferences: r.preferences)
+        #expect(store.load().preferences == r.preferences)
+
+        try r.setDefault("com.a.own", forScheme: "x")
+        #expect(r.handlers(forScheme: "x").chosen?.bundleIdentifier == "com.a.own")
+        #expect(r.preferences.desktopSchemeDefaults.isEmpty)
+        r.clearDefault(forType: "public.text")
+        #expect(r.handlers(forType: "public.plain-text").chosen?.bundleIdentifier == "com.a.own")
+    }
+
     @Test func firstClaimBreaksTiesAndIsNotFooledByNames() throws {
         let r = try registry([manifest("com.z.first", schemes: ["x": .default]), manifest("com.a.later", schemes: ["x": .default])])
         let h = r.handlers(forScheme: "x")

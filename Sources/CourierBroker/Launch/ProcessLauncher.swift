@@ -11,8 +11,10 @@ import Glibc
 ///
 /// The child gets the launcher's base environment plus `DBUS_SESSION_BUS_ADDRESS` (the bus the
 /// broker is on), `COURIER_BUNDLE_ID` and `COURIER_CONTAINER`; its container (with `Documents/`) is
-/// created first. Its standard output and error are appended to its log (`CourierLayout.log(for:)`,
-/// mode 0600, rotated past 1 MiB, a header line per launch), which `courier log BUNDLE_ID` shows: a
+/// created first. Its standard output and error go to the systemd journal when journald runs (a
+/// stream to its socket, `JournalStream`, with the bundle id as `SYSLOG_IDENTIFIER`), else are
+/// appended to its log (`CourierLayout.log(for:)`, mode 0600, rotated past 1 MiB); either way with
+/// a header line per launch, and `courier log BUNDLE_ID` shows them: a
 /// bus-activated broker has no terminal, and apps must not write into the broker's own log. The
 /// child is started by the shared `Spawner`: standard input `/dev/null`, no
 /// descriptor of the broker above 2 (not its bus socket, not a file being dropped), signal
@@ -27,6 +29,8 @@ import Glibc
 public final class ProcessLauncher: Launcher {
     private let baseEnvironment: [String: String]
     private let layout: CourierLayout
+    /// journald's stream socket, used when a socket is there; `nil` writes the log files only.
+    private let journalSocket: String?
     /// pid → bundle id of the children spawned and not yet reaped: `terminate` never signals, and
     /// `isRunningChild` never vouches for, a pid that may have been reused.
     private let live = Mutex<[Int32: String]>([:])
@@ -35,11 +39,14 @@ public final class ProcessLauncher: Launcher {
     ///   - environment: the base environment of every app (defaults to the broker's own).
     ///   - busAddress: exported as `DBUS_SESSION_BUS_ADDRESS` when given.
     ///   - layout: where containers are created (defaults to the layout of `environment`).
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment, busAddress: String? = nil, layout: CourierLayout? = nil) {
+    ///   - journalSocket: journald's stream socket (`nil`: never the journal).
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, busAddress: String? = nil, layout: CourierLayout? = nil,
+                journalSocket: String? = JournalStream.defaultSocketPath) {
         var environment = environment
         if let busAddress { environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
         self.baseEnvironment = environment
         self.layout = layout ?? CourierLayout(environment: environment)
+        self.journalSocket = journalSocket
     }
 
     /// Creates the app's container and its `Documents/` (mode 0700) when missing; returns the container.
@@ -71,7 +78,9 @@ public final class ProcessLauncher: Launcher {
         environment["COURIER_BUNDLE_ID"] = spec.bundleID
         environment["COURIER_CONTAINER"] = container
 
-        let output = openLog(for: spec.bundleID, arguments: spec.arguments)
+        let output = openOutput(for: spec.bundleID, arguments: spec.arguments)
+        // The child has its own copy of a journal stream once spawned (or never will).
+        defer { if case .descriptor(let descriptor) = output { close(descriptor) } }
         let child = try spawn(path: path, arguments: spec.arguments, environment: environment, output: output, bundleID: spec.bundleID)
         let pid = child.pid
         live.withLock { $0[pid] = spec.bundleID }
@@ -130,10 +139,30 @@ public final class ProcessLauncher: Launcher {
         throw CourierError(.launchFailed, "cannot launch \(bundleID): '\(name)' was not found on the broker's PATH (\(searchPath ?? "unset")); run `courier register MANIFEST` again from a shell whose PATH has it (the registered copy then records its absolute path), or write an absolute path in CourierLaunchArguments")
     }
 
+    /// Where the app's output goes: a journal stream when journald runs (its socket exists), else
+    /// its log file. When journald runs but does not take the stream, the output goes to the file,
+    /// and the reason is on that launch's header line and on the broker's standard error (its own
+    /// log): never silently elsewhere.
+    private func openOutput(for bundleID: String, arguments: [String]) -> SpawnOutput {
+        var note: String?
+        if let journalSocket, JournalStream.isListening(at: journalSocket) {
+            do {
+                let descriptor = try JournalStream.open(identifier: bundleID, socketPath: journalSocket)
+                let header = "--- courierd launches \(bundleID): \(arguments.joined(separator: " "))\n"
+                _ = header.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
+                return .descriptor(descriptor)
+            } catch {
+                note = "journald runs but did not take the output (\(error)), so it is written here"
+                FileHandle.standardError.write(Data("courierd: \(bundleID): \(note!)\n".utf8))
+            }
+        }
+        return openLog(for: bundleID, arguments: arguments, note: note)
+    }
+
     /// Makes the app's log ready (folder 0700, file 0600, rotated when large) and writes the launch
-    /// header; the output to give the child. When the log cannot be written the child inherits the
-    /// broker's output rather than not starting.
-    private func openLog(for bundleID: String, arguments: [String]) -> SpawnOutput {
+    /// header (with `note` when given); the output to give the child. When the log cannot be
+    /// written the child inherits the broker's output rather than not starting.
+    private func openLog(for bundleID: String, arguments: [String], note: String?) -> SpawnOutput {
         guard let app = try? BundleIdentifier(bundleID) else { return .inherit }
         let file = layout.log(for: app)
         do {
@@ -146,7 +175,7 @@ public final class ProcessLauncher: Launcher {
         }
         let descriptor = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { return .inherit }
-        let header = "--- \(Date().formatted(.iso8601)) courierd launches \(bundleID): \(arguments.joined(separator: " "))\n"
+        let header = "--- \(Date().formatted(.iso8601)) courierd launches \(bundleID): \(arguments.joined(separator: " "))\(note.map { " (\($0))" } ?? "")\n"
         _ = header.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
         close(descriptor)
         return .file(file, append: true)

@@ -17,6 +17,15 @@ public struct RegistryStateStore: Sendable {
     private struct DefaultsFile: Codable {
         var schemes: [String: String]?
         var types: [String: String]?
+        /// Desktop applications chosen as defaults (desktop file ids).
+        var desktopSchemes: [String: String]?
+        var desktopTypes: [String: String]?
+
+        enum CodingKeys: String, CodingKey {
+            case schemes, types
+            case desktopSchemes = "desktop_schemes"
+            case desktopTypes = "desktop_types"
+        }
     }
 
     /// The stored state; a missing file is empty state, a damaged one is empty state plus a diagnostic.
@@ -25,7 +34,9 @@ public struct RegistryStateStore: Sendable {
         var preferences = RegistryPreferences()
         var claims = ClaimOrder()
         if let file: DefaultsFile = read(defaultsPath, &diagnostics) {
-            preferences = RegistryPreferences(schemeDefaults: file.schemes ?? [:], typeDefaults: file.types ?? [:])
+            preferences = RegistryPreferences(
+                schemeDefaults: file.schemes ?? [:], typeDefaults: file.types ?? [:],
+                desktopSchemeDefaults: file.desktopSchemes ?? [:], desktopTypeDefaults: file.desktopTypes ?? [:])
         }
         if let file: ClaimOrder = read(claimsPath, &diagnostics) { claims = file }
         return (preferences, claims, diagnostics)
@@ -53,7 +64,10 @@ public struct RegistryStateStore: Sendable {
 
     /// Writes the user's defaults.
     public func save(preferences: RegistryPreferences) throws(RegistryError) {
-        try write(DefaultsFile(schemes: preferences.schemeDefaults, types: preferences.typeDefaults), to: defaultsPath)
+        try write(DefaultsFile(
+            schemes: preferences.schemeDefaults, types: preferences.typeDefaults,
+            desktopSchemes: preferences.desktopSchemeDefaults.isEmpty ? nil : preferences.desktopSchemeDefaults,
+            desktopTypes: preferences.desktopTypeDefaults.isEmpty ? nil : preferences.desktopTypeDefaults), to: defaultsPath)
     }
 
     /// Merges `claimOrder` into the stored order (stored claims first, `removed` apps dropped),

@@ -11,6 +11,9 @@ public struct HandlerCandidate: Sendable, Hashable {
         case rankNone
         /// A system scheme the user has not allowed this app to handle.
         case reserved
+        /// The user chose a desktop application as the default: Courier hands the scheme or type
+        /// to the desktop and chooses none of its apps.
+        case desktopDefault
     }
 
     public var bundleIdentifier: String

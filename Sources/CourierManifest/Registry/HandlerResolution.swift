@@ -10,6 +10,9 @@ public struct HandlerResolution: Sendable, Hashable {
     public var candidates: [HandlerCandidate]
     /// Set when the query itself was refused (invalid scheme, unknown type), with the reason.
     public var problem: String?
+    /// The desktop application (desktop file id) the user chose as the default, if any: then no
+    /// candidate is chosen and Courier hands the scheme or type to the desktop.
+    public var desktopDefault: String? = nil
 
     /// The handler Courier uses, if any.
     public var chosen: HandlerCandidate? { candidates.first { $0.status == .chosen } }
@@ -21,8 +24,9 @@ public struct HandlerResolution: Sendable, Hashable {
     /// it accepts as a caller (its caller rule, and the key that declares it).
     public var explanationText: String {
         if let problem { return problem }
-        if candidates.isEmpty { return "no app claims \(key)" }
-        return candidates.enumerated().map { i, c in
+        let desktop = desktopDefault.map { "the user's default for \(key) is the desktop's \($0): Courier hands it to the desktop\n" } ?? ""
+        if candidates.isEmpty { return desktop + "no app claims \(key)" }
+        return desktop + candidates.enumerated().map { i, c in
             let declared = c.callers.keyPath.isEmpty ? "no caller rule" : c.callers.keyPath
             return "\(i + 1). \(c.bundleIdentifier) — \(c.explanation)\n   callers: \(c.callers) (\(declared))"
         }.joined(separator: "\n")

@@ -78,6 +78,7 @@ public struct Registry: Sendable {
             return HandlerResolution(key: key, candidates: [], problem: "invalid: '\(scheme)' is not a URL scheme (a letter, then letters, digits, '+', '-' or '.')")
         }
         let userDefault = preferences.schemeDefaults[scheme]
+        let desktopDefault = preferences.desktopSchemeDefaults[scheme]
         let reserved = reservedSchemes.contains(scheme)
         var entries: [Entry] = []
         for id in schemeIndex[scheme] ?? [] {
@@ -85,12 +86,13 @@ public struct Registry: Sendable {
             var status: HandlerCandidate.Status = .alternative
             if urlType.rank == .none { status = .rankNone }
             if reserved && userDefault != id { status = .reserved }
+            if desktopDefault != nil && status == .alternative { status = .desktopDefault }
             entries.append(Entry(
                 id: id, rank: urlType.rank, role: urlType.role, isDefault: userDefault == id,
                 claim: claimOrder.position(of: id, for: key), matched: nil, distance: 0, status: status,
                 callers: app.callers(forScheme: scheme)))
         }
-        return resolve(key: key, entries: entries)
+        return resolve(key: key, entries: entries, desktopDefault: desktopDefault)
     }
 
     /// The candidates for a file of type `identifier`: apps whose document types list that type or
@@ -102,8 +104,13 @@ public struct Registry: Sendable {
             return HandlerResolution(key: key, candidates: [], problem: "invalid: '\(identifier)' is not a uniform type identifier (e.g. public.plain-text)")
         }
         let supertypes = types.supertypes(of: uti)
+        // The default of the closest type that has one, Courier's or the desktop's.
         var userDefault: String?
-        for s in supertypes { if let d = preferences.typeDefaults[s.identifier] { userDefault = d; break } }
+        var desktopDefault: String?
+        for s in supertypes {
+            if let d = preferences.typeDefaults[s.identifier] { userDefault = d; break }
+            if let d = preferences.desktopTypeDefaults[s.identifier] { desktopDefault = d; break }
+        }
         var best: [String: Entry] = [:]
         var order: [String] = []
         for (supertype, distance) in supertypes {
@@ -113,7 +120,8 @@ public struct Registry: Sendable {
                     let entry = Entry(
                         id: id, rank: doc.rank, role: doc.role, isDefault: userDefault == id,
                         claim: claimOrder.position(of: id, for: .type(supertype)), matched: supertype,
-                        distance: distance, status: doc.rank == .none ? .rankNone : .alternative, callers: app.dropCallers)
+                        distance: distance, status: doc.rank == .none ? .rankNone : desktopDefault != nil ? .desktopDefault : .alternative,
+                        callers: app.dropCallers)
                     if let old = best[id] {
                         if entry.rank > old.rank || (entry.rank == old.rank && entry.distance < old.distance) { best[id] = entry }
                     } else {
@@ -123,7 +131,7 @@ public struct Registry: Sendable {
                 }
             }
         }
-        return resolve(key: key, entries: order.map { best[$0]! })
+        return resolve(key: key, entries: order.map { best[$0]! }, desktopDefault: desktopDefault)
     }
 
     /// The document type of `bundleIdentifier` that accepts files of type `identifier`, if any
@@ -156,7 +164,7 @@ public struct Registry: Sendable {
         var callers: CallerRule
     }
 
-    private func resolve(key: HandlerKey, entries: [Entry]) -> HandlerResolution {
+    private func resolve(key: HandlerKey, entries: [Entry], desktopDefault: String?) -> HandlerResolution {
         let eligible = entries.filter { $0.status == .alternative }.sorted(by: Self.precedes)
         let ineligible = entries.filter { $0.status != .alternative }.sorted(by: Self.precedes)
         var candidates: [HandlerCandidate] = []
@@ -170,6 +178,8 @@ public struct Registry: Sendable {
             switch e.status {
             case .rankNone:
                 text = "never chosen: its LSHandlerRank is None"
+            case .desktopDefault:
+                text = "not chosen: the user's default is the desktop's \(desktopDefault ?? "application"), so Courier hands \(key) to the desktop; `courier default` with this app's id gives it back"
             default:
                 if case .scheme(let s) = key {
                     text = "refused: '\(s)' belongs to the system; allow it with `courier default \(s) \(e.id)`"
@@ -179,7 +189,7 @@ public struct Registry: Sendable {
             }
             candidates.append(candidate(e, status: e.status, explanation: text))
         }
-        return HandlerResolution(key: key, candidates: candidates, problem: nil)
+        return HandlerResolution(key: key, candidates: candidates, problem: nil, desktopDefault: desktopDefault)
     }
 
     private func candidate(_ e: Entry, status: HandlerCandidate.Status, explanation: String) -> HandlerCandidate {
@@ -292,6 +302,7 @@ public struct Registry: Sendable {
             throw RegistryError(.notACandidate, "\(bundleIdentifier) does not claim '\(scheme)'\(app.urlType(forScheme: scheme) != nil ? " with a rank other than None" : ""); candidates: \(claimants.isEmpty ? "none" : claimants.joined(separator: ", "))")
         }
         preferences.schemeDefaults[scheme] = bundleIdentifier
+        preferences.desktopSchemeDefaults[scheme] = nil
         var change = RegistryChange()
         change.schemes = [scheme]
         return change
@@ -312,24 +323,63 @@ public struct Registry: Sendable {
             throw RegistryError(.notACandidate, "\(bundleIdentifier) declares no document type that accepts \(uti); candidates: \(resolution.bundleIdentifiers.joined(separator: ", "))")
         }
         preferences.typeDefaults[uti] = bundleIdentifier
+        preferences.desktopTypeDefaults[uti] = nil
         var change = RegistryChange()
         change.types = [uti]
         return change
     }
 
-    /// Forgets the user's default for `scheme`.
+    /// Makes the desktop application `desktopID` the user's default for `scheme`: no Courier app
+    /// is chosen for it any more, and Courier hands it to the desktop. The caller checks that the
+    /// desktop entry exists and declares the scheme (`DesktopApplications`).
+    @discardableResult
+    public mutating func setDesktopDefault(_ desktopID: String, forScheme scheme: String) throws(RegistryError) -> RegistryChange {
+        let scheme = scheme.lowercased()
+        guard Identifiers.isValidScheme(scheme) else {
+            throw RegistryError(.invalidScheme, "'\(scheme)' is not a URL scheme; give the scheme alone, e.g. todolist")
+        }
+        return chooseDesktop(desktopID, for: scheme, instead: \.schemeDefaults, in: \.desktopSchemeDefaults)
+    }
+
+    /// Makes the desktop application `desktopID` the user's default for files of type `identifier`
+    /// (and types conforming to it), as ``setDesktopDefault(_:forScheme:)`` does for a scheme.
+    @discardableResult
+    public mutating func setDesktopDefault(_ desktopID: String, forType identifier: String) throws(RegistryError) -> RegistryChange {
+        let uti = types.canonical(identifier)
+        guard Identifiers.isValidTypeIdentifier(uti) || types.isKnown(uti) else {
+            throw RegistryError(.invalidType, "'\(identifier)' is not a uniform type identifier, e.g. public.plain-text")
+        }
+        return chooseDesktop(desktopID, for: uti, instead: \.typeDefaults, in: \.desktopTypeDefaults)
+    }
+
+    /// Records `desktopID` as the default for `key` in `desktop`, forgetting a Courier default for
+    /// it in `courier`: a key has one or the other.
+    private mutating func chooseDesktop(
+        _ desktopID: String, for key: String,
+        instead courier: WritableKeyPath<RegistryPreferences, [String: String]>,
+        in desktop: WritableKeyPath<RegistryPreferences, [String: String]>
+    ) -> RegistryChange {
+        var next = preferences
+        next[keyPath: courier][key] = nil
+        next[keyPath: desktop][key] = desktopID
+        return replacePreferences(next)
+    }
+
+    /// Forgets the user's default for `scheme` (a Courier app or a desktop application).
     @discardableResult
     public mutating func clearDefault(forScheme scheme: String) -> RegistryChange {
         var next = preferences
         next.schemeDefaults[scheme.lowercased()] = nil
+        next.desktopSchemeDefaults[scheme.lowercased()] = nil
         return replacePreferences(next)
     }
 
-    /// Forgets the user's default for files of type `identifier`.
+    /// Forgets the user's default for files of type `identifier` (a Courier app or a desktop application).
     @discardableResult
     public mutating func clearDefault(forType identifier: String) -> RegistryChange {
         var next = preferences
         next.typeDefaults[types.canonical(identifier)] = nil
+        next.desktopTypeDefaults[types.canonical(identifier)] = nil
         return replacePreferences(next)
     }
 
@@ -341,8 +391,8 @@ public struct Registry: Sendable {
     public mutating func replacePreferences(_ next: RegistryPreferences) -> RegistryChange {
         var change = RegistryChange()
         guard next != preferences else { return change }
-        let schemes = Set(preferences.schemeDefaults.keys).union(next.schemeDefaults.keys).filter { preferences.schemeDefaults[$0] != next.schemeDefaults[$0] }
-        let types = Set(preferences.typeDefaults.keys).union(next.typeDefaults.keys).filter { preferences.typeDefaults[$0] != next.typeDefaults[$0] }
+        let schemes = preferences.changedSchemes(next)
+        let types = preferences.changedTypes(next)
         var affected = Set<String>()
         let before = (schemes.map { handlers(forScheme: $0).chosen?.bundleIdentifier }, types.map { handlers(forType: $0).chosen?.bundleIdentifier })
         preferences = next
