@@ -45,7 +45,8 @@ final class BrokerFixture: @unchecked Sendable {
         launcher = CountingLauncher(ProcessLauncher(environment: brokerEnvironment, busAddress: bus.address))
         var logger = Logger(label: "courierd.tests")
         logger.logLevel = .error
-        stateFolder = persistentState ? root.appendingPathComponent("state", isDirectory: true) : nil
+        // The folder courierd and the CLI use in this environment, so that both see one state.
+        stateFolder = persistentState ? URL(fileURLWithPath: CourierLayout(environment: brokerEnvironment).configFolder, isDirectory: true) : nil
         catalog = ManifestCatalog(configuration: Self.registryConfiguration(manifests: manifests, stateFolder: stateFolder), defaultLaunchTimeout: launchTimeout, logger: logger)
         service = BrokerService(
             connection: try bus.connect(), catalog: catalog, busAddress: bus.address, launcher: launcher,

@@ -90,4 +90,38 @@ struct BrokerRestartTests {
         let checkIn = ReceiverVerificationTests.read(out, "checkin.txt") ?? ""
         #expect(checkIn.hasPrefix("org.courier.Error.NotPermitted"), "\(checkIn)")
     }
+
+    /// With no broker running, `courier unregister` of an app registered over the bus forgets the
+    /// saved registration too: the next broker does not register it again.
+    @Test func anAppRegisteredOverTheBusIsUnregisteredWithoutABroker() async throws {
+        let fixture = try await BrokerFixture(persistentState: true)
+        defer { fixture.tearDown() }
+        let elsewhere = fixture.root.appendingPathComponent("elsewhere", isDirectory: true)
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try BrokerFixture.ManifestWriter(folder: elsewhere).todolist()
+        #expect(try await fixture.client.registerManifest(atPath: elsewhere.appendingPathComponent("com.acme.todolist.plist").path) == "com.acme.todolist")
+        fixture.service.stop()
+        fixture.service.connection.close()
+        var stopped = false
+        for _ in 0..<200 where !stopped {
+            stopped = await !fixture.client.brokerIsRunning()
+            if !stopped { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(stopped)
+
+        let unregister = try await fixture.run(Products.path("courier-tool"), ["unregister", "com.acme.todolist"])
+        #expect(unregister.status == 0, "\(unregister.output) \(unregister.error)")
+        let (restarted, _) = try await fixture.restartBroker()
+        defer {
+            restarted.stop()
+            restarted.connection.close()
+        }
+        #expect(try await fixture.client.listApplications().isEmpty)
+        // Nothing left to unregister: said so, with the status of an unknown app.
+        restarted.stop()
+        restarted.connection.close()
+        for _ in 0..<200 where await fixture.client.brokerIsRunning() { try await Task.sleep(for: .milliseconds(50)) }
+        let again = try await fixture.run(Products.path("courier-tool"), ["unregister", "com.acme.todolist"])
+        #expect(again.status == 3 && again.error.contains("registrations.json"), "\(again.status) \(again.error)")
+    }
 }
