@@ -135,6 +135,10 @@ extension BrokerFixture {
     func restartBroker(termination: TerminationPolicy = .init()) async throws -> (BrokerService, CountingLauncher) {
         service.stop()
         service.connection.close()
+        // The bus releases the old broker's name once it has seen the connection close.
+        for _ in 0..<400 where await client.brokerIsRunning() {
+            try await Task.sleep(for: .milliseconds(25))
+        }
         var logger = Logger(label: "courierd.tests.restarted")
         logger.logLevel = .error
         let launcher = CountingLauncher(ProcessLauncher(environment: environment, busAddress: bus.address))

@@ -49,6 +49,14 @@ struct BrokerRestartTests {
         #expect(launcher.count == 0)
     }
 
+    /// The todolist's manifest written outside the fixture's manifest folder; its path.
+    static func todolistOutsideTheFolders(_ fixture: BrokerFixture) throws -> String {
+        let elsewhere = fixture.root.appendingPathComponent("elsewhere", isDirectory: true)
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try BrokerFixture.ManifestWriter(folder: elsewhere).todolist()
+        return elsewhere.appendingPathComponent("com.acme.todolist.plist").path
+    }
+
     /// A registration made over the bus by another process (`gdbus`, as a desktop integrator
     /// would) outlives the broker: the next broker routes the app, admits the running instance
     /// when it checks in again (it is not an impostor of itself), and still refuses another
@@ -56,10 +64,7 @@ struct BrokerRestartTests {
     @Test func anAppRegisteredOverTheBusIsStillItselfAfterARestart() async throws {
         let fixture = try await BrokerFixture(persistentState: true)
         defer { fixture.tearDown() }
-        let elsewhere = fixture.root.appendingPathComponent("elsewhere", isDirectory: true)
-        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
-        try BrokerFixture.ManifestWriter(folder: elsewhere).todolist()
-        let manifest = elsewhere.appendingPathComponent("com.acme.todolist.plist").path
+        let manifest = try Self.todolistOutsideTheFolders(fixture)
         let gdbus = try await fixture.run("/usr/bin/gdbus", [
             "call", "--session", "--dest", CourierBusNames.broker, "--object-path", CourierBusNames.brokerPath,
             "--method", "\(CourierBusNames.brokerInterface).\(Broker1.registerManifest.name.rawValue)", manifest,
@@ -96,18 +101,11 @@ struct BrokerRestartTests {
     @Test func anAppRegisteredOverTheBusIsUnregisteredWithoutABroker() async throws {
         let fixture = try await BrokerFixture(persistentState: true)
         defer { fixture.tearDown() }
-        let elsewhere = fixture.root.appendingPathComponent("elsewhere", isDirectory: true)
-        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
-        try BrokerFixture.ManifestWriter(folder: elsewhere).todolist()
-        #expect(try await fixture.client.registerManifest(atPath: elsewhere.appendingPathComponent("com.acme.todolist.plist").path) == "com.acme.todolist")
+        #expect(try await fixture.client.registerManifest(atPath: Self.todolistOutsideTheFolders(fixture)) == "com.acme.todolist")
         fixture.service.stop()
         fixture.service.connection.close()
-        var stopped = false
-        for _ in 0..<200 where !stopped {
-            stopped = await !fixture.client.brokerIsRunning()
-            if !stopped { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        #expect(stopped)
+        for _ in 0..<200 where await fixture.client.brokerIsRunning() { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(await !fixture.client.brokerIsRunning())
 
         let unregister = try await fixture.run(Products.path("courier-tool"), ["unregister", "com.acme.todolist"])
         #expect(unregister.status == 0, "\(unregister.output) \(unregister.error)")
