@@ -206,9 +206,9 @@ enum LinkAttackerScripts {
 
 extension AttackerScripts {
     /// `claimant.py MODE BUNDLE_ID OUT [ARG…]`: a same-user process trying to be an app.
-    /// `claim`: takes the bus name BUNDLE_ID, checks in as it, then opens each ARG (a URL) as that
-    /// app; `register`: registers the manifest ARG, then unregisters BUNDLE_ID. Each answer is one
-    /// line in OUT/checkin.txt, open.txt, register.txt, unregister.txt ("OK" or "ERROR_NAME:
+    /// `claim`: takes the bus name BUNDLE_ID, checks in as it, then, as that app, opens each ARG (a
+    /// URL) or, for `drop:TARGET:PATH`, drops the file PATH on the app TARGET; `register`: registers the manifest ARG, then unregisters BUNDLE_ID. Each answer is one
+    /// line in OUT/checkin.txt, open.txt, drop.txt, register.txt, unregister.txt ("OK" or "ERROR_NAME:
     /// message"); done.txt holds its pid once it has tried everything.
     static let claimant = #"""
     import os, sys
@@ -229,8 +229,13 @@ extension AttackerScripts {
     if mode == "claim":
         bus.request_name(bundle, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
         attempt("checkin.txt", lambda: broker.CheckIn(bundle, dbus_interface="org.courier.Broker1"))
-        for url in extra:
-            attempt("open.txt", lambda: broker.OpenURL(url, dbus.Dictionary({}, signature="sv"), dbus_interface="org.courier.Broker1", timeout=60))
+        for arg in extra:
+            if arg.startswith("drop:"):
+                target, _, path = arg[len("drop:"):].partition(":")
+                with open(path, "rb") as f:
+                    attempt("drop.txt", lambda: broker.DropFiles(target, [dbus.types.UnixFd(f)], [os.path.basename(path)], dbus.Dictionary({}, signature="sv"), dbus_interface="org.courier.Broker1", timeout=60))
+            else:
+                attempt("open.txt", lambda: broker.OpenURL(arg, dbus.Dictionary({}, signature="sv"), dbus_interface="org.courier.Broker1", timeout=60))
     elif mode == "register":
         attempt("register.txt", lambda: broker.RegisterManifest(extra[0], dbus_interface="org.courier.Broker1"))
         attempt("unregister.txt", lambda: broker.Unregister(bundle, dbus_interface="org.courier.Broker1"))

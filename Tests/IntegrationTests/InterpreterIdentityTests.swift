@@ -5,7 +5,8 @@ import Testing
 
 /// An interpreter alone is not an identity: todolist admits only com.acme.notes (a Python app run
 /// as `/usr/bin/python3 calling_app.py`), and another script run by the same interpreter that
-/// takes the name com.acme.notes can neither check in as it nor open todolist's URLs as it.
+/// takes the name com.acme.notes can neither check in as it nor open todolist's URLs or drop files
+/// on it as it.
 @Suite("Interpreter identity on a private bus", .serialized)
 struct InterpreterIdentityTests {
     /// Runs `claimant.py` with `arguments` (by `executable`: python3, or bwrap around it) until it
@@ -27,12 +28,18 @@ struct InterpreterIdentityTests {
     }
 
     @Test func anotherScriptOfTheSameInterpreterIsNotTheAllowlistedApp() async throws {
-        let fixture = try await CallerRuleBusTests.fixture(urlCallers: ["com.acme.notes"], attempts: ["open:todolist://www.acme.com?From%20notes"])
+        let fixture = try await CallerRuleBusTests.fixture(urlCallers: ["com.acme.notes"], dropCallers: ["com.acme.notes"],
+                                                           attempts: ["open:todolist://www.acme.com?From%20notes"])
         defer { fixture.tearDown() }
-        let out = try await Self.claim(fixture, ["claim", "com.acme.notes", "todolist://www.acme.com?Stolen"])
+        let note = fixture.root.appendingPathComponent("planted.txt")
+        try Data("planted line\n".utf8).write(to: note)
+        let out = try await Self.claim(fixture, ["claim", "com.acme.notes", "todolist://www.acme.com?Stolen", "drop:com.acme.todolist:\(note.path)"])
         #expect(Self.read(out, "checkin.txt").hasPrefix("org.courier.Error.NotPermitted"), "\(Self.read(out, "checkin.txt"))")
         #expect(Self.read(out, "checkin.txt").contains("claimant.py"), "\(Self.read(out, "checkin.txt"))")
         #expect(Self.read(out, "open.txt").hasPrefix("org.courier.Error.NotPermitted"), "\(Self.read(out, "open.txt"))")
+        #expect(Self.read(out, "drop.txt").hasPrefix("org.courier.Error.NotPermitted"), "\(Self.read(out, "drop.txt"))")
+        let inbox = fixture.container(CallerRuleBusTests.todolistID).appendingPathComponent("Documents/Inbox")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: inbox.path)) ?? []).isEmpty)
         #expect(!fixture.todoItems().contains { $0["task"] == "Stolen" })
         #expect(try await !CallerRuleBusTests.launched(fixture, CallerRuleBusTests.todolistID))
 
