@@ -27,11 +27,14 @@ struct UnregisterCommand: AsyncParsableCommand {
                     try? FileManager.default.removeItem(atPath: path)
                 }
             } else {
-                // No broker: the copy on disk is the registration.
-                guard let path = installedCopy() else {
-                    throw CourierError(.noHandler, "\(bundleID) is not registered in \(UserManifests.folder.path) (no broker is running)")
+                // No broker: the copy on disk, or a path a registration over the bus saved, is the
+                // registration the next broker would load.
+                let copy = installedCopy()
+                let saved = try forgetSavedRegistration()
+                guard copy != nil || saved else {
+                    throw CourierError(.noHandler, "\(bundleID) is not registered in \(UserManifests.folder.path) nor in \(savedRegistrations.registrationsPath) (no broker is running)")
                 }
-                try? FileManager.default.removeItem(atPath: path)
+                if let copy { try? FileManager.default.removeItem(atPath: copy) }
                 print(OfflineDesktopEntries.synchronize())
             }
         } catch let error as CourierError {
@@ -45,6 +48,24 @@ struct UnregisterCommand: AsyncParsableCommand {
         let container = Application.defaultContainer(bundleID: bundleID)
         let kept = FileManager.default.fileExists(atPath: container.path) ? "; its data stays in \(container.path)" : ""
         print("unregistered \(bundleID)\(kept)")
+    }
+
+    /// Where the broker saves the paths of manifests registered over the bus from outside the
+    /// manifest folders (`registrations.json`).
+    private var savedRegistrations: RegistryStateStore { RegistryStateStore(folder: CourierLayout.current().configFolder) }
+
+    /// Removes the saved registrations whose manifest declares `bundleID`; whether there was one.
+    private func forgetSavedRegistration() throws(CourierError) -> Bool {
+        let store = savedRegistrations
+        let paths = store.load().registeredPaths
+        let declaring = Set(ManifestLoader().load(files: paths).filter { $0.manifest?.bundleIdentifier.rawValue == bundleID }.map(\.path))
+        guard !declaring.isEmpty else { return false }
+        do {
+            try store.save(registeredPaths: paths.filter { !declaring.contains($0) })
+        } catch {
+            throw CourierError(.failed, "\(bundleID) was not unregistered: \(error.message)")
+        }
+        return true
     }
 
     /// The manifest in the user's folder that declares `bundleID`.

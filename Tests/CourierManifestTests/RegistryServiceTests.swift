@@ -18,6 +18,35 @@ import Testing
         #expect(again.handlers(forScheme: "x").bundleIdentifiers == ["com.acme.b", "com.acme.a"])
     }
 
+    @Test func aManifestRegisteredFromOutsideTheFoldersIsRegisteredAgainByTheNextService() throws {
+        let manifests = TemporaryFolder(), elsewhere = TemporaryFolder(), state = TemporaryFolder()
+        elsewhere.write("Info.plist", appPlist("com.acme.outside", schemes: ["out"]))
+        let config = RegistryService.Configuration(folders: [manifests.path], stateFolder: state.path)
+        try RegistryService(configuration: config).register(manifestAt: elsewhere.path + "/Info.plist")
+        let restarted = RegistryService(configuration: config)
+        #expect(restarted.handlers(forScheme: "out").bundleIdentifiers == ["com.acme.outside"])
+        #expect(restarted.application(bundleIdentifier: "com.acme.outside")?.path == elsewhere.path + "/Info.plist")
+        // Unregistered, it stays unregistered across the next start.
+        try restarted.unregister(bundleIdentifier: "com.acme.outside")
+        #expect(RegistryService(configuration: config).application(bundleIdentifier: "com.acme.outside") == nil)
+    }
+
+    @Test func aRegistrationThatCannotBeSavedIsRefusedAndChangesNothing() throws {
+        let manifests = TemporaryFolder(), elsewhere = TemporaryFolder(), parent = TemporaryFolder()
+        elsewhere.write("Info.plist", appPlist("com.acme.outside", schemes: ["out"]))
+        // The state folder's place is taken by a file: nothing can be saved there, even by root.
+        parent.write("state", "not a folder")
+        let service = RegistryService(configuration: .init(folders: [manifests.path], stateFolder: parent.path + "/state"))
+        let error = #expect(throws: RegistryError.self) { try service.register(manifestAt: elsewhere.path + "/Info.plist") }
+        #expect(error?.code == .stateNotWritable)
+        #expect(error?.message.contains("would not survive a restart") == true, "\(error?.message ?? "")")
+        #expect(service.application(bundleIdentifier: "com.acme.outside") == nil)
+        // A manifest in the folders needs no saved registration.
+        manifests.write("in.plist", appPlist("com.acme.inside", schemes: ["in"]))
+        try service.register(manifestAt: manifests.path + "/in.plist")
+        #expect(service.handlers(forScheme: "in").bundleIdentifiers == ["com.acme.inside"])
+    }
+
     /// Collects the changes a service announces.
     actor ChangeLog {
         var changes: [RegistryChange] = []

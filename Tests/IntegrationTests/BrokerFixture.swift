@@ -2,6 +2,7 @@ import BusTestSupport
 import Courier
 import CourierBroker
 import CourierInbox
+import CourierManifest
 import CourierNames
 import DBus
 import Foundation
@@ -21,10 +22,15 @@ final class BrokerFixture: @unchecked Sendable {
     let catalog: ManifestCatalog
     let client: BrokerClient
     let environment: [String: String]
+    /// The registry's state folder (defaults, claims, registrations) when the fixture keeps one;
+    /// a restarted broker reads the same.
+    let stateFolder: URL?
 
-    /// - Parameter brokerSearchPath: the broker's `PATH` when it is not the clients' (which has the
-    ///   build's products first).
-    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, brokerSearchPath: String? = nil, termination: TerminationPolicy = .init(), directLinks: Bool = true, deliveryTimeout: Duration = .seconds(25), configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
+    /// - Parameters:
+    ///   - brokerSearchPath: the broker's `PATH` when it is not the clients' (which has the
+    ///     build's products first).
+    ///   - persistentState: keep the registry's state in a folder, as courierd does (else in memory).
+    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, brokerSearchPath: String? = nil, termination: TerminationPolicy = .init(), directLinks: Bool = true, deliveryTimeout: Duration = .seconds(25), persistentState: Bool = false, configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
         bus = try PrivateBus()
         root = bus.directory.appendingPathComponent("fixture", isDirectory: true)
         manifests = root.appendingPathComponent("manifests", isDirectory: true)
@@ -39,7 +45,9 @@ final class BrokerFixture: @unchecked Sendable {
         launcher = CountingLauncher(ProcessLauncher(environment: brokerEnvironment, busAddress: bus.address))
         var logger = Logger(label: "courierd.tests")
         logger.logLevel = .error
-        catalog = ManifestCatalog(folders: [manifests.path], defaultLaunchTimeout: launchTimeout, logger: logger)
+        // The folder courierd and the CLI use in this environment, so that both see one state.
+        stateFolder = persistentState ? URL(fileURLWithPath: CourierLayout(environment: brokerEnvironment).configFolder, isDirectory: true) : nil
+        catalog = ManifestCatalog(configuration: Self.registryConfiguration(manifests: manifests, stateFolder: stateFolder), defaultLaunchTimeout: launchTimeout, logger: logger)
         service = BrokerService(
             connection: try bus.connect(), catalog: catalog, busAddress: bus.address, launcher: launcher,
             configuration: .init(
@@ -52,6 +60,11 @@ final class BrokerFixture: @unchecked Sendable {
         )
         try await service.start()
         client = BrokerClient(connection: try bus.connect())
+    }
+
+    /// The fixture's folder of manifests, and its state folder when it keeps one.
+    static func registryConfiguration(manifests: URL, stateFolder: URL?) -> RegistryService.Configuration {
+        .init(folders: [manifests.path], reportMissingFolders: false, stateFolder: stateFolder?.path)
     }
 
     /// Stops every app process, the broker and the bus.
@@ -122,11 +135,15 @@ extension BrokerFixture {
     func restartBroker(termination: TerminationPolicy = .init()) async throws -> (BrokerService, CountingLauncher) {
         service.stop()
         service.connection.close()
+        // The bus releases the old broker's name once it has seen the connection close.
+        for _ in 0..<400 where await client.brokerIsRunning() {
+            try await Task.sleep(for: .milliseconds(25))
+        }
         var logger = Logger(label: "courierd.tests.restarted")
         logger.logLevel = .error
         let launcher = CountingLauncher(ProcessLauncher(environment: environment, busAddress: bus.address))
         let restarted = BrokerService(
-            connection: try bus.connect(), catalog: ManifestCatalog(folders: [manifests.path], logger: logger),
+            connection: try bus.connect(), catalog: ManifestCatalog(configuration: Self.registryConfiguration(manifests: manifests, stateFolder: stateFolder), logger: logger),
             busAddress: bus.address, launcher: launcher,
             configuration: .init(terminationGrace: .milliseconds(300), termination: termination), logger: logger,
             inbox: Inbox(containersRoot: dataHome.appendingPathComponent("courier/containers").path)

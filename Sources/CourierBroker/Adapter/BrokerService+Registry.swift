@@ -84,6 +84,7 @@ extension BrokerService {
 
     private func register(_ call: MethodCall, path: String, descriptor: Int32?, replace: Bool, via: String) async throws -> [DBusValue] {
         let origin = await registryOrigin(of: call, via: via)
+        if let refusal = Self.sandboxRefusal(origin) { throw refusal.dbusError }
         let authority = RegistryAuthority(running: runningApps(), callerApp: origin.application, replace: replace)
         do {
             let (bundleID, takeovers) = try await catalog.register(manifestAt: path, descriptor: descriptor, authority: authority, origin: origin)
@@ -108,6 +109,7 @@ extension BrokerService {
         Broker1.unregister.serving { [self] call in
             let bundleID = try call.arguments.decode(String.self, at: 0)
             let origin = await registryOrigin(of: call, via: Broker1.unregister.name.rawValue)
+            if let refusal = Self.sandboxRefusal(origin) { throw refusal.dbusError }
             if let refusal = RegistryAuthority(running: [], callerApp: origin.application).refusal(unregistering: bundleID) {
                 logger.notice("Unregister of \(bundleID) refused (\(origin)): \(refusal)")
                 throw CourierError(.notPermitted, refusal).dbusError
@@ -122,6 +124,14 @@ extension BrokerService {
             }
             return []
         }
+    }
+
+    /// `NotPermitted` when the caller runs in a sandbox (`SandboxIdentity`): a manifest names a
+    /// command the broker runs outside any sandbox, so registering one would let a sandboxed app
+    /// out, and unregistering would let it remove apps it cannot see.
+    static func sandboxRefusal(_ origin: RegistryChangeOrigin) -> CourierError? {
+        guard let pid = origin.pid, let sandbox = SandboxIdentity.of(pid: pid) else { return nil }
+        return CourierError(.notPermitted, "\(origin.via) refused: the caller (pid \(pid)) runs in \(sandbox), and sandboxed apps may not change Courier's registry (a manifest names a command the broker runs outside any sandbox); register the app from outside the sandbox")
     }
 
     /// Who is calling, for the registry's authority and its log: credentials from the bus, the

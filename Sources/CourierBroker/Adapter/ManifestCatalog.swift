@@ -126,6 +126,9 @@ public final class ManifestCatalog: ApplicationCatalog {
         } catch where error.code == .notPermitted {
             logger.notice("registration of \(absolute) refused (\(origin)): \(error.message)")
             throw CourierError(.notPermitted, error.message)
+        } catch where error.code == .stateNotWritable {
+            logger.warning("registration of \(absolute) refused (\(origin)): \(error.message)")
+            throw CourierError(.failed, error.message)
         } catch {
             let problems = error.diagnostics.map(\.description).joined(separator: "; ")
             throw CourierError(.invalidManifest, problems.isEmpty ? error.message : "\(error.message): \(problems)")
@@ -136,7 +139,7 @@ public final class ManifestCatalog: ApplicationCatalog {
         do {
             return CatalogChange(try service.unregister(bundleIdentifier: bundleID, origin: origin))
         } catch {
-            throw CourierError(.noHandler, error.message)
+            throw CourierError(error.code == .stateNotWritable ? .failed : .noHandler, error.message)
         }
     }
 

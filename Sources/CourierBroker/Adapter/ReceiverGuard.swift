@@ -36,7 +36,7 @@ final class ReceiverGuard: Sendable {
     private struct Binding {
         let bundleID: String
         let verdict: ReceiverVerdict
-        /// For `.sameExecutable`: the admitted process, held open (`ProcessHandle`).
+        /// For `.sameExecutable` and `.sandboxed`: the admitted process, held open (`ProcessHandle`).
         let handle: ProcessHandle?
     }
 
@@ -81,9 +81,9 @@ final class ReceiverGuard: Sendable {
         let verdict = verifier.verdict(bundleID: bundleID, pid: pid)
         record(bundleID: bundleID, uniqueName: uniqueName, verdict)
         guard verdict.isApp else {
-            throw CourierError(.notPermitted, "CheckIn as \(bundleID) refused: \(verdict); only the process Courier launched, or one running the executable its manifest launches, may check in as \(bundleID)")
+            throw CourierError(.notPermitted, "CheckIn as \(bundleID) refused: \(verdict); only the process Courier launched, one running what its manifest launches (the executable, and the script when that is an interpreter), or one in the sandbox its manifest launches, may check in as \(bundleID)")
         }
-        let held: ProcessHandle? = if case .sameExecutable(let process) = verdict, let handle, handle.executable == process.executable { handle } else { nil }
+        let held: ProcessHandle? = if let process = verdict.heldProcess, let handle, handle.executable == process.executable { handle } else { nil }
         state.withLock {
             $0.bindings[uniqueName] = Binding(bundleID: bundleID, verdict: verdict, handle: held)
             if adopting { $0.adopted.insert(uniqueName) }

@@ -27,7 +27,33 @@ public struct ProcessIdentity: Sendable, Hashable, CustomStringConvertible {
         return ProcessIdentity(pid: pid, executable: FileIdentity(path: link), executablePath: readLink(link) ?? "?")
     }
 
-    public var description: String { "pid \(pid) (\(executablePath))" }
+    public var description: String { "pid \(pid) (\(executablePath)\(script.map { " \($0.path)" } ?? ""))" }
+
+    /// For a process running an interpreter, the script it runs (`Interpreter.scriptOperand` of
+    /// its command line, a relative path resolved against its working folder): set by the
+    /// receiver check when the manifest launches a script, nil otherwise.
+    public var script: RunningScript?
+
+    /// The script a process says it runs, by identity and (for people) by path.
+    public struct RunningScript: Sendable, Hashable {
+        /// nil when the path names no file the broker can `stat`.
+        public var file: FileIdentity?
+        public var path: String
+    }
+
+    /// The script `pid` runs by its command line (`/proc/PID/cmdline`, relative to
+    /// `/proc/PID/cwd`); nil when the command line names none or cannot be read.
+    ///
+    /// What this proves is limited: a process may rewrite its own command line (its `argv`
+    /// memory), so the answer is what the process claims it runs, read from the kernel.
+    public static func script(of pid: Int32) -> RunningScript? {
+        guard let commandLine = readSmallFile("/proc/\(pid)/cmdline", limit: 64 << 10) else { return nil }
+        let arguments = commandLine.split(separator: "\0", omittingEmptySubsequences: false).map(String.init)
+        guard let operand = Interpreter.scriptOperand(in: arguments.last == "" ? Array(arguments.dropLast()) : arguments) else { return nil }
+        let resolved = operand.hasPrefix("/") ? operand : "/proc/\(pid)/cwd/" + operand
+        let shown = operand.hasPrefix("/") ? operand : (readLink("/proc/\(pid)/cwd").map { $0 + "/" + operand } ?? operand)
+        return RunningScript(file: FileIdentity(path: resolved), path: shown)
+    }
 
     /// The parent of `pid` (`/proc/PID/stat`, the field after the command name); nil when the
     /// process is gone. Read while `pid` runs, the chain of parents is current.
@@ -48,23 +74,30 @@ public struct ProcessIdentity: Sendable, Hashable, CustomStringConvertible {
         return chain
     }
 
-    /// A /proc file (its size reads as 0: read until end of file), at most 4 KiB.
-    private static func readSmallFile(_ path: String) -> String? {
+    /// A /proc file (its size reads as 0: read until end of file), at most `limit` bytes.
+    static func readSmallFile(_ path: String, limit: Int = 4096) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        let bytes = readAll(fd, limit: limit)
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// What `descriptor` reads until end of file, at most `limit` bytes (a /proc file's size
+    /// reads as 0, so its size is never asked).
+    static func readAll(_ descriptor: Int32, limit: Int) -> ArraySlice<UInt8> {
+        var buffer = [UInt8](repeating: 0, count: limit)
         var count = 0
         while count < buffer.count {
-            let got = buffer[count...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let got = buffer[count...].withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if got < 0, errno == EINTR { continue }
             if got <= 0 { break }
             count += got
         }
-        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
+        return buffer[..<count]
     }
 
-    private static func readLink(_ path: String) -> String? {
+    static func readLink(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink(path, &buffer, buffer.count - 1)
         guard count > 0 else { return nil }

@@ -3,8 +3,9 @@ import CourierNames
 import Foundation
 
 /// Reads and writes the registry's persistent state in a folder (normally
-/// `$XDG_CONFIG_HOME/courier`): `defaults.json` (the user's default handlers) and `claims.json`
-/// (the first-claim order). Writes are atomic (temporary file, then rename); a write merges with
+/// `$XDG_CONFIG_HOME/courier`): `defaults.json` (the user's default handlers), `claims.json`
+/// (the first-claim order) and `registrations.json` (the manifests registered over D-Bus from
+/// outside the manifest folders, by absolute path, so that they survive a restart). Writes are atomic (temporary file, then rename); a write merges with
 /// what is on disk so that the broker and the offline CLI never lose each other's claims.
 public struct RegistryStateStore: Sendable {
     public var folder: String
@@ -13,6 +14,12 @@ public struct RegistryStateStore: Sendable {
 
     public var defaultsPath: String { Paths.join(folder, "defaults.json") }
     public var claimsPath: String { Paths.join(folder, "claims.json") }
+    public var registrationsPath: String { Paths.join(folder, "registrations.json") }
+
+    private struct RegistrationsFile: Codable {
+        /// Absolute manifest paths, in the order they were registered.
+        var manifests: [String]
+    }
 
     private struct DefaultsFile: Codable {
         var schemes: [String: String]?
@@ -29,7 +36,7 @@ public struct RegistryStateStore: Sendable {
     }
 
     /// The stored state; a missing file is empty state, a damaged one is empty state plus a diagnostic.
-    public func load() -> (preferences: RegistryPreferences, claimOrder: ClaimOrder, diagnostics: [ManifestDiagnostic]) {
+    public func load() -> (preferences: RegistryPreferences, claimOrder: ClaimOrder, registeredPaths: [String], diagnostics: [ManifestDiagnostic]) {
         var diagnostics: [ManifestDiagnostic] = []
         var preferences = RegistryPreferences()
         var claims = ClaimOrder()
@@ -39,7 +46,8 @@ public struct RegistryStateStore: Sendable {
                 desktopSchemeDefaults: file.desktopSchemes ?? [:], desktopTypeDefaults: file.desktopTypes ?? [:])
         }
         if let file: ClaimOrder = read(claimsPath, &diagnostics) { claims = file }
-        return (preferences, claims, diagnostics)
+        let registrations: RegistrationsFile? = read(registrationsPath, &diagnostics)
+        return (preferences, claims, (registrations?.manifests ?? []).filter { $0.hasPrefix("/") }, diagnostics)
     }
 
     private func read<T: Decodable>(_ path: String, _ diagnostics: inout [ManifestDiagnostic]) -> T? {
@@ -68,6 +76,11 @@ public struct RegistryStateStore: Sendable {
             schemes: preferences.schemeDefaults, types: preferences.typeDefaults,
             desktopSchemes: preferences.desktopSchemeDefaults.isEmpty ? nil : preferences.desktopSchemeDefaults,
             desktopTypes: preferences.desktopTypeDefaults.isEmpty ? nil : preferences.desktopTypeDefaults), to: defaultsPath)
+    }
+
+    /// Writes the manifests registered from outside the manifest folders.
+    public func save(registeredPaths: [String]) throws(RegistryError) {
+        try write(RegistrationsFile(manifests: registeredPaths), to: registrationsPath)
     }
 
     /// Merges `claimOrder` into the stored order (stored claims first, `removed` apps dropped),

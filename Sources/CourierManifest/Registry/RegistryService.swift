@@ -58,7 +58,8 @@ public final class RegistryService: Sendable {
         var registry: Registry { didSet { revision &+= 1 } }
         /// Bumped by every change of `registry`, so readers can keep what they derived from it.
         var revision: UInt64 = 0
-        /// Manifests registered by path from outside the folders; re-read on every reload.
+        /// Manifests registered by path from outside the folders; re-read on every reload, and
+        /// saved in the state folder (`registrations.json`) so that the next broker loads them too.
         var extraPaths: [String] = []
         var subscribers: [UInt64: AsyncStream<RegistryChange>.Continuation] = [:]
         var nextSubscriber: UInt64 = 0
@@ -77,15 +78,21 @@ public final class RegistryService: Sendable {
         var preferences = RegistryPreferences()
         var claims = ClaimOrder()
         var diagnostics: [ManifestDiagnostic] = []
+        var extraPaths: [String] = []
         if let folder = configuration.stateFolder {
             let stored = RegistryStateStore(folder: folder).load()
             preferences = stored.preferences
             claims = stored.claimOrder
+            extraPaths = stored.registeredPaths
             diagnostics = stored.diagnostics
         }
         let empty = Registry(types: configuration.types, preferences: preferences, claimOrder: claims, reservedSchemes: configuration.reservedSchemes)
         let loaded = configuration.loader.load(folders: configuration.folders, reportMissing: configuration.reportMissingFolders)
-        var initial = State(registry: Registry.build(files: loaded.files, folderDiagnostics: loaded.diagnostics, previous: empty).registry)
+        // A saved registration whose file is gone or broken stays saved (its diagnostic says why
+        // it is not loaded): putting the file back restores it on the next reload.
+        let extra = configuration.loader.load(files: extraPaths)
+        var initial = State(registry: Registry.build(files: loaded.files + extra, folderDiagnostics: loaded.diagnostics, previous: empty).registry)
+        initial.extraPaths = extraPaths
         initial.stateDiagnostics = diagnostics
         Self.persistClaims(&initial, folder: configuration.stateFolder)
         state = Mutex(initial)
@@ -180,7 +187,9 @@ public final class RegistryService: Sendable {
     }
 
     /// Registers the manifest file at `path` (absolute or relative to the current folder). A file
-    /// outside the manifest folders is remembered and re-read on reload.
+    /// outside the manifest folders is remembered, re-read on reload and saved in the state folder
+    /// (`registrations.json`), so that a restarted broker registers it again; when that cannot be
+    /// saved the registration is refused (`stateNotWritable`), as it would not outlive this broker.
     ///
     /// `vet` sees the registry now and as it would be, under the service's lock (so the file cannot
     /// change in between), and may refuse; `origin` travels with the published change.
@@ -208,9 +217,12 @@ public final class RegistryService: Sendable {
             var proposed = state.registry
             var change = try proposed.register(manifest, diagnostics: result.diagnostics, replacing: replacing)
             try vet(state.registry, proposed)
+            if !inFolder && !state.extraPaths.contains(result.path) {
+                try saveRegistrations(state.extraPaths + [result.path], failing: "\(result.path) was not registered: it would not survive a restart of the broker")
+                state.extraPaths.append(result.path)
+            }
             change.origin = origin
             state.registry = proposed
-            if !inFolder && !state.extraPaths.contains(result.path) { state.extraPaths.append(result.path) }
             Self.persistClaims(&state, folder: configuration.stateFolder)
             Self.publish(change, to: state)
             return change
@@ -234,9 +246,15 @@ public final class RegistryService: Sendable {
     public func unregister(bundleIdentifier: String, origin: RegistryChangeOrigin? = nil) throws(RegistryError) -> RegistryChange {
         try state.withLock { state throws(RegistryError) -> RegistryChange in
             let path = state.registry.application(bundleIdentifier: bundleIdentifier)?.path
-            var change = try state.registry.unregister(bundleIdentifier: bundleIdentifier)
+            var next = state.registry
+            var change = try next.unregister(bundleIdentifier: bundleIdentifier)
+            if let path, state.extraPaths.contains(path) {
+                let remaining = state.extraPaths.filter { $0 != path }
+                try saveRegistrations(remaining, failing: "\(bundleIdentifier) was not unregistered: the next broker would register it again")
+                state.extraPaths = remaining
+            }
             change.origin = origin
-            if let path { state.extraPaths.removeAll { $0 == path } }
+            state.registry = next
             Self.persistClaims(&state, folder: configuration.stateFolder)
             Self.publish(change, to: state)
             return change
@@ -293,6 +311,16 @@ public final class RegistryService: Sendable {
             let change = state.registry.replacePreferences(stored.preferences)
             Self.publish(change, to: state)
             return change
+        }
+    }
+
+    /// Saves the manifests registered from outside the folders (nothing without a state folder).
+    private func saveRegistrations(_ paths: [String], failing what: String) throws(RegistryError) {
+        guard let folder = configuration.stateFolder else { return }
+        do {
+            try RegistryStateStore(folder: folder).save(registeredPaths: paths)
+        } catch {
+            throw RegistryError(.stateNotWritable, "\(what): \(error.message)")
         }
     }
 
