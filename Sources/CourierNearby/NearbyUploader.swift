@@ -151,6 +151,9 @@ public struct NearbyUploader: Sendable {
         case 401: why = "the receiver wants its PIN (--pin)"
         case 403: why = step == "prepare-upload" ? "the receiver declined" : "the receiver refused (a cancelled session takes no more files)"
         case 409: why = "the receiver is busy with another session; try again later"
+        // The v2.2 checksum check: the SHA-256 of what arrived is not the one announced (localsendd
+        // also answers so when its person cancels half-way, having hashed only part of the body).
+        case 422: why = "the receiver did not get the file as announced (its SHA-256 of what arrived differs) or stopped taking it"
         case 429: why = "too many attempts; wait a moment"
         case 500...: why = "the receiver failed"
         default: why = "the receiver answered \(response.status)"
