@@ -31,9 +31,10 @@ import Glibc
 ///   would be machine-wide.)
 /// - **CPU placement** (`--placement`, `split` by default on two CPUs or more): `curl` on CPU 0, the
 ///   server under test (the receiver with courierd and the app it launches, nginx, localsendd) on
-///   CPU 1. Left free, the scheduler sometimes puts nginx on curl's CPU: the TLS client and the
-///   server then take turns on one core, and nginx runs at about half its speed — its two modes.
-///   After the rounds, a **placement check** moves nginx onto curl's CPU for 3 rounds and prints
+///   CPU 1, the same for every contestant. Left free, the scheduler puts nginx on curl's CPU in
+///   some rounds and not in others, and its rate differs between the two — its two modes (see
+///   docs/PERFORMANCE.md). Each round prints the share of samples the server spent on curl's CPU;
+///   after the rounds, a **placement check** moves nginx onto curl's CPU for 3 rounds and prints
 ///   that rate beside the split one, so every report shows the effect it controls.
 /// - **Memory**: the receiver's RSS sampled every 10 ms during each upload; growth = the highest
 ///   sample − the RSS just before. Target: < 32 MiB.
@@ -192,9 +193,10 @@ enum NearbyBenchmark {
                          sameCPUShare.map { String(format: "%.0f%%", $0 * 100) }.joined(separator: ", "), DropBenchmark.median(seconds["nginx"]!) / DropBenchmark.median(sameCPU)))
         }
         print("  the link: in \(linked) of \(runs) rounds the receiver's unnamed file was seen during the upload, and it is the delivered file (the others were too quick to see)")
-        print(String(format: "  ratio courier / nginx          = %.2f  (target >= 1.00)", rate("courier") / rate("nginx")))
+        let medians = { (name: String) in String(format: "%.0f %@ / %.0f %@ MiB/s", rate("courier"), Self.spread(seconds["courier"]!, mib: sizeMiB), rate(name), Self.spread(seconds[name]!, mib: sizeMiB)) }
+        print(String(format: "  ratio courier / nginx          = %.2f  (target >= 1.00)  medians %@", rate("courier") / rate("nginx"), medians("nginx")))
         if seconds["localsendd"] != nil {
-            print(String(format: "  ratio courier / localsendd     = %.2f  (target >= 1.30)", rate("courier") / rate("localsendd")))
+            print(String(format: "  ratio courier / localsendd     = %.2f  (target >= 1.30)  medians %@", rate("courier") / rate("localsendd"), medians("localsendd")))
         } else {
             print("  localsendd: skipped (it announces by multicast: it runs only in a network namespace, which needs root)")
         }
