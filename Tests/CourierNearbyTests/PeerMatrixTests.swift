@@ -139,4 +139,27 @@ extension NamespaceInteropTests {
         #expect(receiver.errors.contains(stopped), "\(receiver.errors)")
         try await Self.expectNothingKept(network, receiver: receiver, after: "localsendd's cancel")
     }
+
+    /// The user interrupts `courier nearby send` (SIGINT, as Ctrl-C sends) half-way through an
+    /// upload to `localsendd`: `send` stops the upload, asks for the session to be cancelled, says
+    /// so, and localsendd keeps nothing of the file.
+    @Test func anInterruptedSendStopsTheUploadAndLocalsenddKeepsNothing() async throws {
+        let network = try await Network.make()
+        defer { network.tearDown() }
+        let (_, _, downloads) = try await network.startLocalsendd(alias: "Peer B")
+        try await Self.limitRate(network, of: network.hosts.a, to: "2mbit")
+        let file = try network.fixture.file("long.txt", Self.text(3_000_000))
+        let sender = try network.start(in: network.hosts.a, Products.path("courier-nearby"), ["send", file, "--to-device", network.hosts.addressB], name: "sender")
+        try await Self.waitForUpload(network, in: network.hosts.b)
+        sender.signal(SIGINT)
+        let status = await sender.wait(timeout: .seconds(60))
+        #expect(status == 1, "\(sender.output)\(sender.errors)")
+        #expect(sender.errors.contains("interrupted during the upload of long.txt: the upload was stopped and the receiver asked to cancel the session"), "\(sender.errors)")
+        var kept = network.fixture.contents(of: downloads)
+        for _ in 0..<250 where !kept.isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+            kept = network.fixture.contents(of: downloads)
+        }
+        #expect(kept.isEmpty, "localsendd kept \(kept)")
+    }
 }
