@@ -184,7 +184,7 @@ extension NamespaceInteropTests {
     @Test func localsendCLISendsIntoTheInboxWhenThePersonAcceptsAndNothingWhenTheyDecline() async throws {
         let network = try await Network.make()
         defer { network.tearDown() }
-        let notes = try network.fixture.file("notes.txt", Self.text(400_000))
+        let notes = try network.fixture.file("notes.txt", Data((0..<3).map { line in String(repeating: "\(line) lorem ipsum ", count: 12_000) + "\n" }.joined().utf8))
         let declined = try await Self.startReceiverOnTerminal(network, answer: "n")
         let refused = try await Self.localsendCLISend(network, [notes])
         #expect(refused.output.contains("Transfer rejected by receiver"), "\(refused.output)\(refused.errors)\n\(declined.output)")
