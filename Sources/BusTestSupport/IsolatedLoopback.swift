@@ -3,8 +3,10 @@ import Foundation
 /// A network namespace of the test's own with nothing but its loopback: there a receiver may take
 /// LocalSend's fixed port 53317 (as the README's commands do) without colliding with the tests
 /// running beside it, and a benchmark's servers and LocalSend peers (which announce by multicast)
-/// reach nothing but each other. Processes enter it through `ip netns exec`; the D-Bus socket (a path) and
-/// files are shared with the test. Where namespaces cannot be made (not root, no iproute2),
+/// reach nothing but each other. Processes enter its network namespace only (`nsenter --net`, not
+/// `ip netns exec`, which also gives them a mount namespace of their own): the D-Bus socket (a
+/// path), files and mounts are shared with the caller, so an unnamed file a receiver makes in an
+/// Inbox is on the mount the broker links it on, and is linked rather than copied. Where namespaces cannot be made (not root, no iproute2),
 /// ``make()`` returns nil and callers use the host's loopback instead.
 public final class IsolatedLoopback: Sendable {
     public let name: String
@@ -24,7 +26,13 @@ public final class IsolatedLoopback: Sendable {
 
     /// `executable arguments` as run inside the namespace.
     public func command(_ executable: String, _ arguments: [String]) -> (executable: String, arguments: [String]) {
-        ("/bin/ip", ["netns", "exec", name, executable] + arguments)
+        Self.enter(name, executable, arguments)
+    }
+
+    /// `executable arguments` as run in the network namespace `namespace` (made by `ip netns add`),
+    /// in the caller's mount namespace.
+    public static func enter(_ namespace: String, _ executable: String, _ arguments: [String]) -> (executable: String, arguments: [String]) {
+        ("/usr/bin/nsenter", ["--net=/run/netns/\(namespace)", "--", executable] + arguments)
     }
 
     /// Removes the namespace (stop the processes inside first).

@@ -3,9 +3,11 @@ public import Foundation
 /// Two test hosts of this project's own: network namespaces joined by a veth pair, made by the
 /// test (`ip netns add`, `ip link add … type veth`) and removed after it, with private addresses
 /// 10.213.N.1 (host A) and 10.213.N.2 (host B) and a multicast route on the veth, so discovery's
-/// multicast crosses from one to the other and goes nowhere else. Processes run in a host through
-/// `ip netns exec`; files and the D-Bus socket (a path) are shared with the test. The Nearby tests
-/// and `courier-bench nearby` (discovery) use them.
+/// multicast crosses from one to the other and goes nowhere else. The namespaces and the veth ends
+/// are named with `nearby` and a tag of the process's own. Processes enter a host's network
+/// namespace only (`nsenter --net`), staying in the test's mount namespace: files, the D-Bus socket
+/// (a path) and the mounts are the test's, so a receiver there makes its unnamed files on the very
+/// mount the broker links them on. The Nearby tests and `courier-bench nearby` (discovery) use them.
 public final class TestHosts: @unchecked Sendable {
     public let a: String
     public let b: String
@@ -19,11 +21,11 @@ public final class TestHosts: @unchecked Sendable {
         let net = "10.213.\(Int(tag.suffix(2)) ?? 0)"
         let steps: [[String]] = [
             ["netns", "add", hosts.a], ["netns", "add", hosts.b],
-            ["link", "add", "cnA\(tag)", "netns", hosts.a, "type", "veth", "peer", "name", "cnB\(tag)", "netns", hosts.b],
-            ["-n", hosts.a, "addr", "add", "\(net).1/24", "dev", "cnA\(tag)"], ["-n", hosts.b, "addr", "add", "\(net).2/24", "dev", "cnB\(tag)"],
-            ["-n", hosts.a, "link", "set", "cnA\(tag)", "up"], ["-n", hosts.b, "link", "set", "cnB\(tag)", "up"],
+            ["link", "add", "nearbyA\(tag)", "netns", hosts.a, "type", "veth", "peer", "name", "nearbyB\(tag)", "netns", hosts.b],
+            ["-n", hosts.a, "addr", "add", "\(net).1/24", "dev", "nearbyA\(tag)"], ["-n", hosts.b, "addr", "add", "\(net).2/24", "dev", "nearbyB\(tag)"],
+            ["-n", hosts.a, "link", "set", "nearbyA\(tag)", "up"], ["-n", hosts.b, "link", "set", "nearbyB\(tag)", "up"],
             ["-n", hosts.a, "link", "set", "lo", "up"], ["-n", hosts.b, "link", "set", "lo", "up"],
-            ["-n", hosts.a, "route", "add", "224.0.0.0/4", "dev", "cnA\(tag)"], ["-n", hosts.b, "route", "add", "224.0.0.0/4", "dev", "cnB\(tag)"],
+            ["-n", hosts.a, "route", "add", "224.0.0.0/4", "dev", "nearbyA\(tag)"], ["-n", hosts.b, "route", "add", "224.0.0.0/4", "dev", "nearbyB\(tag)"],
         ]
         for step in steps {
             guard let result = try? await BackgroundProcess.run("/bin/ip", step, environment: ProcessInfo.processInfo.environment), result.status == 0 else {
@@ -43,10 +45,11 @@ public final class TestHosts: @unchecked Sendable {
         addressB = ""
     }
 
-    /// `executable arguments` inside `namespace`, in the background.
+    /// `executable arguments` in `namespace`'s network (and nothing else of it), in the background.
     public func start(in namespace: String, _ executable: String, _ arguments: [String], environment: [String: String],
                outputIn folder: URL, name: String) throws -> BackgroundProcess {
-        try BackgroundProcess("/bin/ip", ["netns", "exec", namespace, executable] + arguments, environment: environment, outputIn: folder, name: name)
+        let command = IsolatedLoopback.enter(namespace, executable, arguments)
+        return try BackgroundProcess(command.executable, command.arguments, environment: environment, outputIn: folder, name: name)
     }
 
     /// Removes both namespaces (the veth pair goes with them). Processes still inside keep running

@@ -111,6 +111,8 @@ public struct NearbyClient: Sendable {
                 }
                 try await outbound.write(.end(nil))
             } catch {
+                // Interrupted here (the sender's task was cancelled): the connection closes now.
+                if error is CancellationError { throw error }
                 // A receiver that refuses a body (a cancelled session, a declined file) answers
                 // and closes while it is still being sent: its answer says what happened.
                 if let answer = try? await Self.response(&responses, serverFingerprint: fingerprint) { return answer }
@@ -142,6 +144,7 @@ public struct NearbyClient: Sendable {
                                allocator: ByteBufferAllocator, progress: @Sendable (Int64) -> Void) async throws {
         var sent: Int64 = 0
         while sent < size {
+            try Task.checkCancellation()
             var buffer = allocator.buffer(capacity: 1 << 20)
             let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 1 << 20) { bytes in
                 let want = Int(min(Int64(bytes.count), size - sent))

@@ -6,7 +6,8 @@ import NIOHTTP1
 import NIOPosix
 
 /// The sending half of the protocol: `prepare-upload` with every file's name, size, MIME type and
-/// SHA-256, then one streamed `upload` per file the receiver accepted; `cancel` if an upload fails.
+/// SHA-256, then one streamed `upload` per file the receiver accepted; `cancel` if an upload fails
+/// or the sending task is cancelled (the user interrupted `send`).
 /// A v1 receiver gets v1's routes (`send-request`, `send`) and no session ids.
 public struct NearbyUploader: Sendable {
     public let client: NearbyClient
@@ -95,17 +96,28 @@ public struct NearbyUploader: Sendable {
             do {
                 answer = try await call(.POST, target, body: .file(descriptor: file.descriptor, size: file.size) { progress(before + $0, total) }, during: "the upload of \(file.name)")
             } catch {
-                _ = try? await call(.POST, cancel, during: "cancel")
+                await cancelSession(cancel)
+                if Task.isCancelled {
+                    throw NearbyError(500, "interrupted during the upload of \(file.name): the upload was stopped and the receiver asked to cancel the session (POST cancel)"
+                                      + (delivered.isEmpty ? "" : "; sent before it: \(delivered.joined(separator: ", "))"))
+                }
                 throw error
             }
             guard answer.status == 200 else {
-                _ = try? await call(.POST, cancel, during: "cancel")
+                await cancelSession(cancel)
                 throw Self.refusal(answer, during: "the upload of \(file.name)")
             }
             sent += file.size
             delivered.append(file.path)
         }
         return delivered
+    }
+
+    /// `POST cancel` for the session, whatever the answer; sent even when the sending task was
+    /// cancelled (from a task of its own, which is not).
+    private func cancelSession(_ target: String) async {
+        let client = client
+        await Task.detached { _ = try? await Self.call(client, .POST, target, during: "cancel") }.value
     }
 
     private func call(_ method: HTTPMethod, _ target: String, body: NearbyClient.Body = .empty, during step: String) async throws(NearbyError) -> NearbyClient.Response {
@@ -151,6 +163,9 @@ public struct NearbyUploader: Sendable {
         case 401: why = "the receiver wants its PIN (--pin)"
         case 403: why = step == "prepare-upload" ? "the receiver declined" : "the receiver refused (a cancelled session takes no more files)"
         case 409: why = "the receiver is busy with another session; try again later"
+        // The v2.2 checksum check: the SHA-256 of what arrived is not the one announced (localsendd
+        // also answers so when its person cancels half-way, having hashed only part of the body).
+        case 422: why = "the receiver did not get the file as announced (its SHA-256 of what arrived differs) or stopped taking it"
         case 429: why = "too many attempts; wait a moment"
         case 500...: why = "the receiver failed"
         default: why = "the receiver answered \(response.status)"

@@ -15,8 +15,9 @@ struct SendCommand: AsyncParsableCommand {
             scan` lists it. A device found by discovery must present the certificate whose \
             fingerprint it announced, and is spoken to as it announced (HTTPS or plain HTTP, protocol \
             v2 or v1); a receiver given by address is asked which API it serves (v2, else v1). \
-            On a terminal a progress bar is shown. \
-            Exit status: 0 sent, 1 refused or failed (the receiver's answer is printed).
+            On a terminal a progress bar is shown. Ctrl-C (SIGINT) or SIGTERM stops the upload \
+            and asks the receiver to cancel the session. \
+            Exit status: 0 sent, 1 refused, failed or interrupted (the receiver's answer is printed).
             """
     )
 
@@ -54,9 +55,38 @@ struct SendCommand: AsyncParsableCommand {
         }
         let bar = Mutex(DropProgressBar())
         let drawing = !json && isatty(STDOUT_FILENO) == 1
-        do {
-            let sent = try await uploader.send(outgoing, pin: pin) { sent, total in
-                if drawing { bar.withLock { $0.draw(copied: UInt64(sent), total: UInt64(total)) } }
+        let pin = pin
+        let sending = Task { () async -> Result<[String], NearbyError> in
+            do throws(NearbyError) {
+                return .success(try await uploader.send(outgoing, pin: pin) { sent, total in
+                    if drawing { bar.withLock { $0.draw(copied: UInt64(sent), total: UInt64(total)) } }
+                })
+            } catch {
+                return .failure(error)
+            }
+        }
+        // An interrupt cancels the sending task: the upload stops, and the receiver is asked to
+        // cancel the session (NearbyUploader), instead of the process just ending mid-body.
+        let interrupted = Mutex(false)
+        let handlers = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                interrupted.withLock { $0 = true }
+                sending.cancel()
+            }
+            source.resume()
+            return source
+        }
+        let outcome = await sending.value
+        handlers.forEach { $0.cancel() }
+        do throws(NearbyError) {
+            let sent: [String]
+            switch outcome {
+            case .success(let files): sent = files
+            case .failure(let error):
+                let message = error.message.hasPrefix("interrupted") || !interrupted.withLock({ $0 }) ? error.message : "interrupted: \(error.message)"
+                throw NearbyError(error.status, message)
             }
             bar.withLock { $0.finish() }
             if json {

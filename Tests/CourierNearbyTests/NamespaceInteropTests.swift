@@ -41,7 +41,8 @@ struct NamespaceInteropTests {
         }
 
         func run(in namespace: String, _ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-            try await fixture.run("/bin/ip", ["netns", "exec", namespace, executable] + arguments)
+            let command = IsolatedLoopback.enter(namespace, executable, arguments)
+            return try await fixture.run(command.executable, command.arguments)
         }
 
         /// `courier nearby receive` in host A on the default port; waits for its start-up line.

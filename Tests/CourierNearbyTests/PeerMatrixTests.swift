@@ -3,9 +3,11 @@ import Foundation
 import Testing
 
 /// The rest of the interoperability matrix with `localsendd` across the test's namespaces: plain
-/// HTTP both ways (as each side announces it), PINs, a decline by the person at the receiver, and
-/// `localsendd` sending to Courier by the fingerprint it learnt from Courier's announcement (it
-/// compares fingerprints case-sensitively, in the reference app's uppercase).
+/// HTTP both ways (as each side announces it), PINs, a decline by the person at the receiver, a
+/// cancel at either end half-way through an upload (slowed with `tc`, see
+/// `LocalSendCLIMatrixTests`), and `localsendd` sending to Courier by the fingerprint it learnt
+/// from Courier's announcement (it compares fingerprints case-sensitively, in the reference app's
+/// uppercase).
 extension NamespaceInteropTests {
     static func devices(_ network: Network, socket: String, until alias: String) async throws -> String {
         let control = try NearbyFixture.peer("localsendctl")
@@ -93,5 +95,71 @@ extension NamespaceInteropTests {
         #expect(status == 1, "\(sender.output)\(sender.errors)")
         #expect(sender.errors.contains("prepare-upload: the receiver declined"), "\(sender.errors)")
         #expect(!FileManager.default.fileExists(atPath: downloads.appendingPathComponent("declined.txt").path))
+    }
+
+    /// The person at `localsendd` cancels (`localsendctl cancel`) half-way through Courier's upload:
+    /// localsendd answers the upload 422 (it checks the SHA-256 of the part it took before it
+    /// notices the cancel), `send` says what that answer means, and localsendd keeps nothing.
+    @Test func aCancelAtLocalsenddInTheMiddleOfAnUploadIsWhatSendSays() async throws {
+        let network = try await Network.make()
+        defer { network.tearDown() }
+        let (_, socket, downloads) = try await network.startLocalsendd(alias: "Peer B")
+        try await Self.limitRate(network, of: network.hosts.a, to: "2mbit")   // 3 MB take about 12 s
+        let file = try network.fixture.file("long.txt", Self.text(3_000_000))
+        let sender = try network.start(in: network.hosts.a, Products.path("courier-nearby"), ["send", file, "--to-device", network.hosts.addressB], name: "sender")
+        try await Self.waitForUpload(network, in: network.hosts.b)
+        let cancelled = try await network.fixture.run(try NearbyFixture.peer("localsendctl"), ["--socket", socket, "cancel"])
+        #expect(cancelled.status == 0, "\(cancelled.output)\(cancelled.errors)")
+        let status = await sender.wait(timeout: .seconds(60))
+        #expect(status == 1, "\(sender.output)\(sender.errors)")
+        #expect(sender.errors.contains("the upload of long.txt: the receiver did not get the file as announced"), "\(sender.errors)")
+        #expect(network.fixture.contents(of: downloads).isEmpty, "localsendd kept \(network.fixture.contents(of: downloads))")
+    }
+
+    /// The person at `localsendd` cancels its own send (`localsendctl cancel`) half-way through the
+    /// upload: localsendd cuts the connection (then posts `cancel`, to a session already ended by
+    /// the failed upload), and nothing of the file is kept.
+    @Test func aCancelAtLocalsenddAsTheSenderLeavesNothingInTheInbox() async throws {
+        let network = try await Network.make()
+        defer { network.tearDown() }
+        let receiver = try await network.startReceiver(["--to", NearbyFixture.todolist, "--pin", "86421357", "--no-discovery"])
+        let (_, socket, _) = try await network.startLocalsendd(alias: "Peer B")
+        try await Self.limitRate(network, of: network.hosts.b, to: "2mbit")
+        let file = try network.fixture.file("long.txt", Self.text(3_000_000))
+        let control = try NearbyFixture.peer("localsendctl")
+        let sender = try network.start(in: network.hosts.b, control, ["--socket", socket, "send", file, "--to", network.hosts.addressA, "--pin", "86421357", "--wait", "--quiet"],
+                                       name: "localsendctl-send")
+        try await Self.waitForUpload(network, in: network.hosts.a)
+        let cancelled = try await network.fixture.run(control, ["--socket", socket, "cancel"])
+        #expect(cancelled.status == 0, "\(cancelled.output)\(cancelled.errors)")
+        let status = await sender.wait(timeout: .seconds(60))
+        #expect(status != 0, "localsendctl reported success: \(sender.output)\(sender.errors)")
+        let stopped = "upload of \"long.txt\" from \(network.hosts.addressB) failed: the upload stopped after"
+        for _ in 0..<500 where !receiver.errors.contains(stopped) { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(receiver.errors.contains(stopped), "\(receiver.errors)")
+        try await Self.expectNothingKept(network, receiver: receiver, after: "localsendd's cancel")
+    }
+
+    /// The user interrupts `courier nearby send` (SIGINT, as Ctrl-C sends) half-way through an
+    /// upload to `localsendd`: `send` stops the upload, asks for the session to be cancelled, says
+    /// so, and localsendd keeps nothing of the file.
+    @Test func anInterruptedSendStopsTheUploadAndLocalsenddKeepsNothing() async throws {
+        let network = try await Network.make()
+        defer { network.tearDown() }
+        let (_, _, downloads) = try await network.startLocalsendd(alias: "Peer B")
+        try await Self.limitRate(network, of: network.hosts.a, to: "2mbit")
+        let file = try network.fixture.file("long.txt", Self.text(3_000_000))
+        let sender = try network.start(in: network.hosts.a, Products.path("courier-nearby"), ["send", file, "--to-device", network.hosts.addressB], name: "sender")
+        try await Self.waitForUpload(network, in: network.hosts.b)
+        sender.signal(SIGINT)
+        let status = await sender.wait(timeout: .seconds(60))
+        #expect(status == 1, "\(sender.output)\(sender.errors)")
+        #expect(sender.errors.contains("interrupted during the upload of long.txt: the upload was stopped and the receiver asked to cancel the session"), "\(sender.errors)")
+        var kept = network.fixture.contents(of: downloads)
+        for _ in 0..<250 where !kept.isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+            kept = network.fixture.contents(of: downloads)
+        }
+        #expect(kept.isEmpty, "localsendd kept \(kept)")
     }
 }
