@@ -125,13 +125,14 @@ let package = Package(
             dependencies: ["CDBus", "CourierNames", "CourierStaticExecutable"],
             linkerSettings: [.unsafeFlags(["-static-executable"] + StaticExecutable.wrapFlags)]
         ),
-        // A read-only copy of the running broker's registry (courier dump/handlers, courier nearby).
-        .target(name: "CourierBrokerRegistry", dependencies: ["Courier", "CourierManifest", "CourierNames", "CourierProtocol", "DBus"]),
+        // What the user's tools ask of the broker's registry (courier dump/handlers/default/status,
+        // courier nearby): broker methods, never a copy of the registry; apps do not link it.
+        .target(name: "CourierTools", dependencies: ["Courier", "CourierProtocol", "DBus"]),
         // The full CLI behind `courier`: every subcommand (ArgumentParser, Foundation, the registry).
         .executableTarget(
             name: "courier-tool",
             dependencies: [
-                "Courier", "CourierURL", "CourierIRI", "CourierManifest", "CourierNames", "CourierProtocol", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierBrokerRegistry",
+                "Courier", "CourierURL", "CourierIRI", "CourierManifest", "CourierNames", "CourierProtocol", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -140,7 +141,7 @@ let package = Package(
         .target(
             name: "CourierNearby",
             dependencies: [
-                "DBus", "Courier", "CourierManifest", "CourierTypes", "CourierNames", "CourierProtocol", "CourierInbox", "CourierBrokerRegistry",
+                "DBus", "Courier", "CourierManifest", "CourierTypes", "CourierNames", "CourierProtocol", "CourierInbox", "CourierTools",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,7 +1,7 @@
 import CourierProtocol
 import ArgumentParser
 import Courier
-import CourierBrokerRegistry
+import CourierTools
 import CourierManifest
 import CourierNames
 import DBus
@@ -9,9 +9,10 @@ import Foundation
 
 /// `courier default SCHEME BUNDLE_ID` (or `--type UTI BUNDLE_ID`): set the user's default handler;
 /// `--show` reads the defaults, `--unset` forgets one. Saved in `defaults.json` in Courier's state
-/// folder; a running broker is told to re-read it (`ReloadDefaults`), so the choice applies at once
-/// — and with the broker's desktop entries, in `mimeapps.list` for schemes. With no broker running,
-/// the next one reads the file, and the desktop entries are written here.
+/// folder. A running broker makes the change itself (`SetDefault`: it checks the app against its
+/// registry, saves the file and routes by it at once — and with its desktop entries, in
+/// `mimeapps.list` for schemes). With no broker running, the command checks against the manifest
+/// folders and writes the file, the next broker reads it, and the desktop entries are written here.
 struct DefaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "default",
@@ -54,14 +55,16 @@ struct DefaultCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // The broker's view when one runs (apps it registered at run time included), else the files.
-        let broker = manifests.folders.isEmpty ? await Self.runningBroker() : nil
+        if manifests.folders.isEmpty, let broker = await Self.runningBroker() {
+            return try await run(with: broker)
+        }
         let service = manifests.service()
         var registry = service.snapshot
-        if let broker, let copy = try? await BrokerRegistry(client: broker).registry().registry {
-            registry = copy
+        if show {
+            return try showDefaults(registry.preferences, canonicalType: type.map(registry.types.canonical)) { key, isType in
+                (isType ? registry.handlers(forType: key) : registry.handlers(forScheme: key)).chosen?.bundleIdentifier
+            }
         }
-        if show { return try showDefaults(registry) }
 
         let store = service.configuration.stateFolder.map(RegistryStateStore.init(folder:))
         var preferences = store?.load().preferences ?? registry.preferences
@@ -86,10 +89,44 @@ struct DefaultCommand: AsyncParsableCommand {
             throw CourierExitCode.cannotWrite.exitCode
         }
         print(line)
-        if let broker {
-            await tell(broker)
-        } else if type == nil {
-            print(OfflineDesktopEntries.synchronize())
+        if type == nil { print(OfflineDesktopEntries.synchronize()) }
+    }
+
+    /// With a broker running: the broker checks, saves and applies (`SetDefault`); `--show` reads
+    /// the saved defaults and asks the broker which app it chooses for each.
+    private func run(with broker: RegistryQueries) async throws {
+        do {
+            if show {
+                let folder = manifests.service().configuration.stateFolder
+                let preferences = folder.map { RegistryStateStore(folder: $0).load().preferences } ?? RegistryPreferences()
+                var chosen: [String: String?] = [:]
+                for scheme in preferences.schemeDefaults.keys { chosen[scheme] = try await broker.handlers(forURL: scheme + ":").bundleIDs.first }
+                for uti in preferences.typeDefaults.keys { chosen["type " + uti] = try await broker.handlers(forFileNamed: "", type: uti).bundleIDs.first }
+                var canonicalType = type
+                if let type { canonicalType = (try? await broker.handlers(forFileNamed: "", type: type))?.type ?? type }
+                return try showDefaults(preferences, canonicalType: canonicalType) { key, isType in chosen[(isType ? "type " : "") + key] ?? nil }
+            }
+            let isType = type != nil
+            let key = type ?? arguments[0]
+            let bundleID = unset ? nil : arguments[isType ? 0 : 1]
+            let answer = try await broker.setDefault(bundleID, for: key, isType: isType)
+            let subject = isType ? answer.key : "\(answer.key):"
+            if let bundleID {
+                print(isType ? "\(bundleID) now opens \(answer.key)" : "\(bundleID) now handles \(answer.key):")
+            } else if let had = answer.previous {
+                print("\(subject) no longer defaults to \(had)\(answer.chosen.map { "; the registry chooses \($0)" } ?? "; no app handles it")")
+            } else {
+                print("no default was set for \(subject)")
+            }
+        } catch let error as CourierError {
+            reportRegistryError("courier: \(error.message)")
+            let status: CourierExitCode = switch error.code {
+            case .failed: .cannotWrite
+            case .noHandler: .unknownApp
+            case .invalidArguments: .refused
+            default: CourierExitCode(error)
+            }
+            throw status.exitCode
         }
     }
 
@@ -114,26 +151,24 @@ struct DefaultCommand: AsyncParsableCommand {
     }
 
     /// `--show`: one line per default, `todolist: com.acme.notes`, or `type public.plain-text: …`,
-    /// with what the registry chooses when that differs (the app was unregistered, or lost its claim).
-    private func showDefaults(_ registry: Registry) throws {
-        let preferences = registry.preferences
+    /// with what the registry chooses (`chosen(key, isType)`) when that differs (the app was
+    /// unregistered, or lost its claim).
+    private func showDefaults(_ preferences: RegistryPreferences, canonicalType: String?, chosen: (String, Bool) -> String?) throws {
         var lines: [String] = []
-        func describe(_ key: String, _ id: String, _ resolution: HandlerResolution) -> String {
-            let chosen = resolution.chosen?.bundleIdentifier
-            return chosen == id ? "\(key): \(id)" : "\(key): \(id) (not in effect: \(chosen.map { "the registry chooses \($0)" } ?? "no app handles it"))"
+        func describe(_ label: String, _ id: String, _ chosen: String?) -> String {
+            chosen == id ? "\(label): \(id)" : "\(label): \(id) (not in effect: \(chosen.map { "the registry chooses \($0)" } ?? "no app handles it"))"
         }
-        if let type {
-            let uti = registry.types.canonical(type)
-            if let id = preferences.typeDefaults[uti] { lines.append(describe("type \(uti)", id, registry.handlers(forType: uti))) }
+        if let uti = canonicalType {
+            if let id = preferences.typeDefaults[uti] { lines.append(describe("type \(uti)", id, chosen(uti, true))) }
         } else if let first = arguments.first {
             let scheme = (Registry.scheme(fromURLOrScheme: first) ?? first).lowercased()
-            if let id = preferences.schemeDefaults[scheme] { lines.append(describe(scheme, id, registry.handlers(forScheme: scheme))) }
+            if let id = preferences.schemeDefaults[scheme] { lines.append(describe(scheme, id, chosen(scheme, false))) }
         } else {
             for (scheme, id) in preferences.schemeDefaults.sorted(by: { $0.key < $1.key }) {
-                lines.append(describe(scheme, id, registry.handlers(forScheme: scheme)))
+                lines.append(describe(scheme, id, chosen(scheme, false)))
             }
             for (uti, id) in preferences.typeDefaults.sorted(by: { $0.key < $1.key }) {
-                lines.append(describe("type \(uti)", id, registry.handlers(forType: uti)))
+                lines.append(describe("type \(uti)", id, chosen(uti, true)))
             }
         }
         if lines.isEmpty {
@@ -146,18 +181,9 @@ struct DefaultCommand: AsyncParsableCommand {
         lines.forEach { print($0) }
     }
 
-    /// The running broker's client, nil when none runs (never starts one).
-    private static func runningBroker() async -> BrokerClient? {
+    /// The running broker, nil when none runs (never starts one).
+    private static func runningBroker() async -> RegistryQueries? {
         guard let client = try? BrokerClient.session(), await client.brokerIsRunning() else { return nil }
-        return client
-    }
-
-    /// Has the running broker re-read the defaults; says so when it cannot.
-    private func tell(_ client: BrokerClient) async {
-        do {
-            _ = try await Broker1.call(Broker1.reloadDefaults, on: client.connection)
-        } catch {
-            reportRegistryError("courier: saved, but the running broker did not re-read its defaults (\(CourierError(wrapping: error).message)); they apply when it restarts")
-        }
+        return RegistryQueries(client: client)
     }
 }

@@ -2,7 +2,11 @@ import ArgumentParser
 import Courier
 import CourierNames
 import CourierManifest
-import CourierBrokerRegistry
+import CourierTools
+import CourierProtocol
+import CourierTypes
+import DBus
+import Foundation
 import CourierURL
 
 /// `courier handlers URL-or-scheme [--explain]` and `courier handlers --type UTI-or-FILE [--explain]`.
@@ -34,11 +38,13 @@ struct HandlersCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Without --manifests, the running broker's view (never starting one); else the files.
-        let broker = manifests.folders.isEmpty ? await BrokerRegistry.running(command: "handlers") : nil
+        // Without --manifests, the running broker's answer (never starting one); else the files.
+        if manifests.folders.isEmpty, let broker = await RegistryQueries.running(command: "handlers") {
+            return try await ask(broker)
+        }
+        let registry = manifests.service().snapshot
         let resolution: HandlerResolution
         if let type {
-            let registry = try await registry(broker)
             if let identification = Registry.identifyFileArgument(type, in: registry) {
                 if explain { print("\(type): \(identification.typeIdentifier) — \(identification.reason)") }
                 resolution = registry.handlers(forType: identification.typeIdentifier)
@@ -46,31 +52,7 @@ struct HandlersCommand: AsyncParsableCommand {
                 resolution = registry.handlers(forType: type)
             }
         } else {
-            let text = urlOrScheme!
-            if text.contains(":") {
-                // A URL: it must be valid (RFC 3986), as the broker would require before routing it.
-                do {
-                    _ = try URI(text)
-                } catch {
-                    reportRegistryError("courier: invalid URL: \(error)")
-                    throw CourierExitCode.refused.exitCode
-                }
-            }
-            guard let scheme = Registry.scheme(fromURLOrScheme: text) else {
-                reportRegistryError("courier: '\(urlOrScheme!)' has no valid scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.'")
-                throw CourierExitCode.refused.exitCode
-            }
-            if let broker, !explain {
-                // The broker's own answer (HandlersForURL), chosen first.
-                let ids = try await brokerHandlers(broker, url: text.contains(":") ? text : scheme + ":")
-                ids.forEach { print($0) }
-                if ids.isEmpty {
-                    reportRegistryError("courier: no app can handle \(HandlerKey.scheme(scheme.lowercased()))\(hint(forScheme: scheme))")
-                    throw CourierExitCode.noHandler.exitCode
-                }
-                return
-            }
-            resolution = try await registry(broker).handlers(forScheme: scheme)
+            resolution = registry.handlers(forScheme: try scheme())
         }
         if let problem = resolution.problem {
             reportRegistryError("courier: \(problem)")
@@ -83,8 +65,8 @@ struct HandlersCommand: AsyncParsableCommand {
         }
         if resolution.chosen == nil {
             if !explain {
-                let scheme = type == nil ? urlOrScheme.flatMap(Registry.scheme(fromURLOrScheme:)) : nil
-                reportRegistryError("courier: no app can handle \(resolution.key)\(scheme.map { hint(forScheme: $0) } ?? "")")
+                let advice = type == nil ? "; " + registry.noHandlerAdvice(forScheme: try scheme()) : ""
+                reportRegistryError("courier: no app can handle \(resolution.key)\(advice)")
             }
             throw CourierExitCode.noHandler.exitCode
         }
@@ -92,32 +74,73 @@ struct HandlersCommand: AsyncParsableCommand {
 }
 
 extension HandlersCommand {
-    /// What to try instead when nothing handles `scheme` (`Registry.noHandlerAdvice`: "did you
-    /// mean", or how a reserved scheme reaches a Courier app), from the manifests on disk.
-    func hint(forScheme scheme: String) -> String {
-        "; " + manifests.service().snapshot.noHandlerAdvice(forScheme: scheme)
+    /// The scheme of the URL or scheme argument; a URL must be valid (RFC 3986), as the broker
+    /// would require before routing it. Exits 65 otherwise.
+    private func scheme() throws -> String {
+        let text = urlOrScheme!
+        if text.contains(":") {
+            do {
+                _ = try URI(text)
+            } catch {
+                reportRegistryError("courier: invalid URL: \(error)")
+                throw CourierExitCode.refused.exitCode
+            }
+        }
+        guard let scheme = Registry.scheme(fromURLOrScheme: text) else {
+            reportRegistryError("courier: '\(text)' has no valid scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.'")
+            throw CourierExitCode.refused.exitCode
+        }
+        return scheme
     }
 
-    /// The broker's registry (`BrokerRegistry`), else the files (`--manifests`, or no broker).
-    private func registry(_ broker: BrokerRegistry?) async throws -> Registry {
-        guard let broker else { return manifests.service().snapshot }
+    /// The broker's answer (`ExplainHandlersForURL`, `HandlersForFile`): a file argument is
+    /// identified by the broker from its name and content, read through the descriptor passed.
+    private func ask(_ broker: RegistryQueries) async throws {
+        let ids: [String]
+        let explanation: String
+        let subject: String
+        var advice: String?
         do {
-            return try await broker.registry().registry
-        } catch {
+            if let type {
+                let answer: FileHandlersReply
+                var status = stat()
+                if stat(type, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+                    let fd = open(type, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+                    guard fd >= 0 else {
+                        reportRegistryError("courier: cannot read \(type) (\(String(cString: strerror(errno))))")
+                        throw CourierExitCode.cannotOpen.exitCode
+                    }
+                    let file = UnixFD(taking: fd)
+                    defer { file.close() }
+                    answer = try await broker.handlers(forFileNamed: Paths.lastComponent(of: type), file: file)
+                    if explain { print("\(type): \(answer.type) — \(answer.typeReason)") }
+                } else {
+                    let uti = stat(type, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR ? "public.folder" : type
+                    answer = try await broker.handlers(forFileNamed: "", type: uti)
+                }
+                (ids, explanation, subject) = (answer.bundleIDs, answer.explanation, "type \(answer.type)")
+            } else {
+                let scheme = try scheme()
+                let text = urlOrScheme!
+                let answer = try await broker.handlers(forURL: text.contains(":") ? text : scheme + ":")
+                (ids, explanation, subject, advice) = (answer.bundleIDs, answer.explanation, HandlerKey.scheme(scheme.lowercased()).description, answer.advice)
+            }
+        } catch let error as CourierError {
+            if error.code == .invalidURL || error.code == .invalidArguments {
+                reportRegistryError("courier: \(error.code == .invalidURL ? "invalid URL: " : "")\(error.message)")
+                throw CourierExitCode.refused.exitCode
+            }
             reportRegistryError("courier handlers: \(error.message)")
             throw CourierExitCode(error).exitCode
         }
-    }
-
-    private func brokerHandlers(_ broker: BrokerRegistry, url: String) async throws -> [String] {
-        do {
-            return try await broker.client.handlers(for: url)
-        } catch where error.code == .invalidURL {
-            reportRegistryError("courier: invalid URL: \(error.message)")
-            throw CourierExitCode.refused.exitCode
-        } catch {
-            reportRegistryError("courier handlers: \(error.message)")
-            throw CourierExitCode(error).exitCode
+        if explain {
+            print(explanation)
+        } else {
+            ids.forEach { print($0) }
+        }
+        if ids.isEmpty {
+            if !explain { reportRegistryError("courier: no app can handle \(subject)\(advice.map { "; " + $0 } ?? "")") }
+            throw CourierExitCode.noHandler.exitCode
         }
     }
 }

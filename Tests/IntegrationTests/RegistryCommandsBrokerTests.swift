@@ -65,4 +65,51 @@ struct RegistryCommandsBrokerTests {
         #expect(offlineDump.error == "courier dump: no broker is running; answering from the manifest folders on disk\n")
         #expect(await client.brokerIsRunning() == false)
     }
+
+    /// `courier default` and `courier handlers --type` with a broker running: the broker decides
+    /// (`SetDefault`, `HandlersForFile`), so an app only it knows (registered at run time) can be
+    /// made the default, an app only the CLI's folders know cannot, and a file is typed by its
+    /// content as a drop of it would be.
+    @Test func defaultsAndFileTypesAreTheBrokersAnswer() async throws {
+        let daemon = try BrokerCrashFaultTests.Daemon { try $0.todolist() }
+        let client = BrokerClient(connection: try daemon.bus.connect())
+        defer {
+            client.connection.close()
+            daemon.tearDown(marker: daemon.manifests.path)
+        }
+        let local = daemon.bus.directory.appendingPathComponent("cli-manifests", isDirectory: true)
+        try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
+        // Known to the CLI's folders only: the broker never read it.
+        try BrokerFixture.ManifestWriter(folder: local).write("com.acme.localonly", schemes: ["todolist"], arguments: ["/bin/true"])
+        var environment = daemon.environment
+        environment["COURIER_MANIFEST_PATH"] = local.path
+        try await daemon.start(client)
+        let extra = daemon.bus.directory.appendingPathComponent("extra", isDirectory: true)
+        try FileManager.default.createDirectory(at: extra, withIntermediateDirectories: true)
+        try BrokerFixture.ManifestWriter(folder: extra).write("com.acme.notes", schemes: ["todolist"], arguments: ["/bin/true"])
+        let register = try await runProduct("courier", ["register", extra.appendingPathComponent("com.acme.notes.plist").path], environment)
+        #expect(register.status == 0, "\(register.error)")
+
+        let set = try await runProduct("courier", ["default", "todolist", "com.acme.notes"], environment)
+        #expect(set.status == 0 && set.output == "com.acme.notes now handles todolist:\n", "\(set)")
+        #expect(try await client.handlers(for: "todolist:x").first == "com.acme.notes", "the broker routes by it at once")
+        let shown = try await runProduct("courier", ["default", "--show", "todolist"], environment)
+        #expect(shown.status == 0 && shown.output == "todolist: com.acme.notes\n", "\(shown)")
+        let localOnly = try await runProduct("courier", ["default", "todolist", "com.acme.localonly"], environment)
+        #expect(localOnly.status == 3 && localOnly.error.contains("com.acme.localonly"), "only the broker's registry counts: \(localOnly)")
+        let unset = try await runProduct("courier", ["default", "--unset", "todolist"], environment)
+        #expect(unset.status == 0 && unset.output.hasPrefix("todolist: no longer defaults to com.acme.notes"), "\(unset)")
+        #expect(try await client.handlers(for: "todolist:x").first == "com.acme.todolist")
+
+        // A PNG named .txt: the broker reads it through the descriptor and finds a PNG.
+        let photo = daemon.bus.directory.appendingPathComponent("photo.txt")
+        try Data(SampleContent.png).write(to: photo)
+        let typed = try await runProduct("courier", ["handlers", "--type", photo.path, "--explain"], environment)
+        #expect(typed.output.hasPrefix("\(photo.path): public.png — by its content"), "\(typed)")
+        #expect(typed.status == 3, "no app here takes a PNG: \(typed)")
+        let text = try await runProduct("courier", ["handlers", "--type", "public.plain-text"], environment)
+        #expect(text.status == 0 && text.output == "com.acme.todolist\n", "\(text)")
+        let invalid = try await runProduct("courier", ["handlers", "--type", "not a type"], environment)
+        #expect(invalid.status == 65, "\(invalid)")
+    }
 }
