@@ -291,10 +291,9 @@ public struct Registry: Sendable {
             let claimants = handlers(forScheme: scheme).candidates.map(\.bundleIdentifier)
             throw RegistryError(.notACandidate, "\(bundleIdentifier) does not claim '\(scheme)'\(app.urlType(forScheme: scheme) != nil ? " with a rank other than None" : ""); candidates: \(claimants.isEmpty ? "none" : claimants.joined(separator: ", "))")
         }
-        preferences.schemeDefaults[scheme] = bundleIdentifier
-        var change = RegistryChange()
-        change.schemes = [scheme]
-        return change
+        var next = preferences
+        next.schemeDefaults[scheme] = bundleIdentifier
+        return replacePreferences(next)
     }
 
     /// Makes `bundleIdentifier` the user's default for files of type `identifier` (and types conforming to it).
@@ -311,10 +310,9 @@ public struct Registry: Sendable {
         guard resolution.candidates.contains(where: { $0.bundleIdentifier == bundleIdentifier && $0.status != .rankNone }) else {
             throw RegistryError(.notACandidate, "\(bundleIdentifier) declares no document type that accepts \(uti); candidates: \(resolution.bundleIdentifiers.joined(separator: ", "))")
         }
-        preferences.typeDefaults[uti] = bundleIdentifier
-        var change = RegistryChange()
-        change.types = [uti]
-        return change
+        var next = preferences
+        next.typeDefaults[uti] = bundleIdentifier
+        return replacePreferences(next)
     }
 
     /// Forgets the user's default for `scheme`.
