@@ -49,11 +49,12 @@ extension BrokerService {
                     throw CourierError(.invalidArguments, "\(Broker1.handlersForFile.name.rawValue) takes at most one file, not \(descriptors.count)")
                 }
                 let registry = catalog.registry
+                let target = try options.decode(CourierKey.bundleID)
                 let (type, reason) = try Self.fileType(name: name, descriptor: descriptors.first?.rawValue, options: options, in: registry)
                 let resolution = registry.handlers(forType: type)
                 if let problem = resolution.problem { throw CourierError(.invalidArguments, problem) }
                 var handlers = resolution.bundleIdentifiers
-                if let bundleID = try options.decode(CourierKey.bundleID) {
+                if let bundleID = target {
                     guard registry.application(bundleIdentifier: bundleID) != nil else {
                         throw CourierError(.noHandler, "no app \(bundleID) is registered; register its manifest (courier register)")
                     }
@@ -74,7 +75,9 @@ extension BrokerService {
     /// content when there is a descriptor (as the Inbox's check decides it); else by the name,
     /// then the announced MIME type, then `public.data`.
     static func fileType(name: String, descriptor: Int32?, options: [String: DBusValue], in registry: Registry) throws(CourierError) -> (type: String, reason: String) {
-        if let type = try options.decode(CourierKey.type) {
+        // Every option is decoded, used or not: one of the wrong type is refused, never ignored.
+        let (asked, announced) = (try options.decode(CourierKey.type), try options.decode(CourierKey.mimeType))
+        if let type = asked {
             return (registry.types.canonical(type), "as asked")
         }
         let fileName = InboxFileName(suggested: name).name
@@ -84,7 +87,7 @@ extension BrokerService {
         }
         guard !name.isEmpty else { throw CourierError(.invalidArguments, "give a file name, a file or the option '\(CourierKey.type)'") }
         if let type = registry.types.type(forFileName: fileName) { return (type, "by its name") }
-        if let mime = try options.decode(CourierKey.mimeType), mime.contains("/") {
+        if let mime = announced, mime.contains("/") {
             return (registry.types.type(forMIMEType: mime), "by the announced MIME type \(mime)")
         }
         return ("public.data", "nothing in its name says what it is")
