@@ -47,12 +47,7 @@ import Testing
         let fixture = try NearbyFixture()
         defer { fixture.tearDown() }
         try await fixture.waitForBroker()
-        let cli = try NearbyFixture.peer("localsend-cli")
-        let python = try NearbyFixture.peer("python")
-        let fingerprint = try await fixture.run(python, ["-c", "from localsend_cli.crypto import get_fingerprint; print(get_fingerprint())"])
-        try #require(fingerprint.status == 0, "\(fingerprint.errors)")
-        let trusted = try await fixture.nearby(["trust", fingerprint.output.split(separator: "\n").last.map(String.init) ?? "", "--alias", "the cli"])
-        try #require(trusted.status == 0, "\(trusted.errors)")
+        let cli = try await fixture.trustLocalsendCLI()
         let (receiver, port) = try await fixture.startReceiver(["--trusted-only"])
         let photo = try fixture.file("photo.txt", Self.png)
         let sent = try await fixture.run(cli, ["send", "127.0.0.1", photo, "--port", String(port), "--json"])

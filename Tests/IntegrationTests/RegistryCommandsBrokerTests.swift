@@ -9,19 +9,35 @@ import Testing
 /// folders on disk, say so in one line on stderr, and start none.
 @Suite("Registry commands ask the broker", .serialized)
 struct RegistryCommandsBrokerTests {
-    @Test func handlersAndDumpFollowTheBrokerNotTheLocalFolders() async throws {
-        // The broker reads the fixture's folder; the CLI's own folders (COURIER_MANIFEST_PATH) are empty.
+    /// A broker with the todolist from the fixture's folder, and the CLI's environment with its own
+    /// manifest folder (`COURIER_MANIFEST_PATH`), which `prepare` fills and the broker never reads.
+    static func start(_ prepare: (URL) throws -> Void = { _ in }) async throws
+        -> (daemon: BrokerCrashFaultTests.Daemon, client: BrokerClient, local: URL, environment: [String: String]) {
         let daemon = try BrokerCrashFaultTests.Daemon { try $0.todolist() }
         let client = BrokerClient(connection: try daemon.bus.connect())
-        defer {
-            client.connection.close()
-            daemon.tearDown(marker: daemon.manifests.path)
-        }
         let local = daemon.bus.directory.appendingPathComponent("cli-manifests", isDirectory: true)
-        try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
         var environment = daemon.environment
         environment["COURIER_MANIFEST_PATH"] = local.path
-        try await daemon.start(client)
+        do {
+            try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
+            try prepare(local)
+            try await daemon.start(client)
+        } catch {
+            stop(daemon, client)
+            throw error
+        }
+        return (daemon, client, local, environment)
+    }
+
+    static func stop(_ daemon: BrokerCrashFaultTests.Daemon, _ client: BrokerClient) {
+        client.connection.close()
+        daemon.tearDown(marker: daemon.manifests.path)
+    }
+
+    @Test func handlersAndDumpFollowTheBrokerNotTheLocalFolders() async throws {
+        // The broker reads the fixture's folder; the CLI's own folders (COURIER_MANIFEST_PATH) are empty.
+        let (daemon, client, local, environment) = try await Self.start()
+        defer { Self.stop(daemon, client) }
 
         // Registered at run time through `courier register`, from a folder neither side reads.
         let extra = daemon.bus.directory.appendingPathComponent("extra", isDirectory: true)
@@ -71,19 +87,11 @@ struct RegistryCommandsBrokerTests {
     /// made the default, an app only the CLI's folders know cannot, and a file is typed by its
     /// content as a drop of it would be.
     @Test func defaultsAndFileTypesAreTheBrokersAnswer() async throws {
-        let daemon = try BrokerCrashFaultTests.Daemon { try $0.todolist() }
-        let client = BrokerClient(connection: try daemon.bus.connect())
-        defer {
-            client.connection.close()
-            daemon.tearDown(marker: daemon.manifests.path)
-        }
-        let local = daemon.bus.directory.appendingPathComponent("cli-manifests", isDirectory: true)
-        try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
         // Known to the CLI's folders only: the broker never read it.
-        try BrokerFixture.ManifestWriter(folder: local).write("com.acme.localonly", schemes: ["todolist"], arguments: ["/bin/true"])
-        var environment = daemon.environment
-        environment["COURIER_MANIFEST_PATH"] = local.path
-        try await daemon.start(client)
+        let (daemon, client, _, environment) = try await Self.start { local in
+            try BrokerFixture.ManifestWriter(folder: local).write("com.acme.localonly", schemes: ["todolist"], arguments: ["/bin/true"])
+        }
+        defer { Self.stop(daemon, client) }
         let extra = daemon.bus.directory.appendingPathComponent("extra", isDirectory: true)
         try FileManager.default.createDirectory(at: extra, withIntermediateDirectories: true)
         try BrokerFixture.ManifestWriter(folder: extra).write("com.acme.notes", schemes: ["todolist"], arguments: ["/bin/true"])
