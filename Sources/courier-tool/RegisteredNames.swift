@@ -1,4 +1,5 @@
 import Courier
+import CourierTools
 import CourierManifest
 import CourierProtocol
 
