@@ -125,13 +125,14 @@ let package = Package(
             dependencies: ["CDBus", "CourierNames", "CourierStaticExecutable"],
             linkerSettings: [.unsafeFlags(["-static-executable"] + StaticExecutable.wrapFlags)]
         ),
-        // A read-only copy of the running broker's registry (courier dump/handlers, courier nearby).
-        .target(name: "CourierBrokerRegistry", dependencies: ["Courier", "CourierManifest", "CourierNames", "CourierProtocol", "DBus"]),
+        // What the user's tools ask of the broker's registry (courier dump/handlers/default/status,
+        // courier nearby): broker methods, never a copy of the registry; apps do not link it.
+        .target(name: "CourierTools", dependencies: ["Courier", "CourierProtocol", "DBus"]),
         // The full CLI behind `courier`: every subcommand (ArgumentParser, Foundation, the registry).
         .executableTarget(
             name: "courier-tool",
             dependencies: [
-                "Courier", "CourierURL", "CourierIRI", "CourierManifest", "CourierNames", "CourierProtocol", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierBrokerRegistry",
+                "Courier", "CourierURL", "CourierIRI", "CourierManifest", "CourierNames", "CourierProtocol", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -140,7 +141,7 @@ let package = Package(
         .target(
             name: "CourierNearby",
             dependencies: [
-                "DBus", "Courier", "CourierManifest", "CourierTypes", "CourierNames", "CourierProtocol", "CourierInbox", "CourierBrokerRegistry",
+                "DBus", "Courier", "CourierManifest", "CourierTypes", "CourierNames", "CourierProtocol", "CourierInbox", "CourierTools",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -155,7 +156,7 @@ let package = Package(
         // `courier-nearby` (run as `courier nearby …`): receive, send, scan, trust.
         .executableTarget(
             name: "courier-nearby",
-            dependencies: ["CourierNearby", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["CourierNearby", "CourierTools", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The todolist example's model: its URL format, items and store (testable without the app).
         .target(name: "TodoListKit", dependencies: ["CourierURL"]),
@@ -176,11 +177,11 @@ let package = Package(
         // Release-built benchmark harness: `swift run -c release courier-bench`.
         .executableTarget(
             name: "courier-bench",
-            dependencies: ["DBus", "CourierURL", "CourierIRI", "URIParserOracle", "CourierManifest", "CourierTypes", "Courier", "CourierProtocol", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess"],
+            dependencies: ["DBus", "CourierURL", "CourierIRI", "URIParserOracle", "CourierManifest", "CourierTypes", "Courier", "CourierProtocol", "CourierBroker", "CDBusEcho", "BusTestSupport", "CourierInbox", "CourierProcess", "CourierTools"],
             exclude: ["CPeer"]
         ),
         // Load run (docs/broker.md, "Load and leaks"): driver, recorder app and load client in one executable.
-        .executableTarget(name: "courier-test-app", dependencies: ["Courier", "CourierProtocol", "DBus", "BusTestSupport", "CourierProcess"]),
+        .executableTarget(name: "courier-test-app", dependencies: ["Courier", "CourierProtocol", "DBus", "BusTestSupport", "CourierProcess", "CourierTools"]),
         // Real peers for what exercises Courier from outside: a private dbus-daemon (or dbus-broker)
         // per suite, and helper processes run to completion with their output in files. A library of
         // the package, not a test: the tests, the benchmark (courier-bench) and the load harness
@@ -199,10 +200,10 @@ let package = Package(
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "Courier", "CourierProcess"]),
         .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierNames", "BusTestSupport"]),
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames", "CourierProcess"]),
-        .testTarget(name: "CourierNearbyTests", dependencies: ["CourierNearby", "BusTestSupport", "CourierProcess", "CourierManifest"]),
+        .testTarget(name: "CourierNearbyTests", dependencies: ["CourierNearby", "BusTestSupport", "CourierProcess", "CourierManifest", "CourierTools"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Courier", "CourierProtocol", "CourierBroker", "DBus", "BusTestSupport", "CourierInbox", "CInbox", "CourierProcess", "courier-test-app"]
+            dependencies: ["Courier", "CourierProtocol", "CourierBroker", "DBus", "BusTestSupport", "CourierInbox", "CInbox", "CourierProcess", "CourierTools", "courier-test-app"]
         ),
     ],
     swiftLanguageModes: [.v6]

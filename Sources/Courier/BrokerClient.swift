@@ -56,12 +56,8 @@ public struct BrokerClient: Sendable {
         try await call(Broker1.handlersForURL, [.string(url)])[0].stringArrayValue ?? []
     }
 
-    /// Called by an app when it is ready; returns its launch options.
-    package func checkIn(bundleID: String) async throws(CourierError) -> [String: DBusValue] {
-        try await checkInAnswer(bundleID: bundleID).options
-    }
-
-    /// `checkIn`, with the unique name of the broker that answered (the bus sets a reply's sender).
+    /// Called by an app when it is ready: its launch options, with the unique name of the broker
+    /// that answered (the bus sets a reply's sender).
     func checkInAnswer(bundleID: String) async throws(CourierError) -> (options: [String: DBusValue], broker: BusName?) {
         let reply = try await Broker1.checkIn.callMessage(on: connection, Broker1.busName, path: Broker1.objectPath, [.string(bundleID)])
         return (reply.body[0].vardictValue ?? [:], reply.sender)
@@ -78,34 +74,8 @@ public struct BrokerClient: Sendable {
         return values[0].stringValue ?? ""
     }
 
-    /// Registers the manifest open as `file` (`RegisterManifestFile`): the broker reads the
-    /// descriptor, so it reads only what this process could open, and answers with the manifest's
-    /// diagnostics; `path` (absolute) must name the same file, and is what the registry knows it by.
-    package func registerManifest(file: UnixFD, path: String, replace: Bool = false) async throws(CourierError) -> String {
-        var options = [String: DBusValue](CourierKey.path(path))
-        if replace { options.merge([String: DBusValue](CourierKey.replace(true))) { $1 } }
-        let values = try await call(Broker1.registerManifestFile, [.unixFD(file), .vardict(options)])
-        return values.first?.stringValue ?? ""
-    }
-
     public func unregister(bundleID: String) async throws(CourierError) {
         _ = try await call(Broker1.unregister, [.string(bundleID)])
-    }
-
-    /// One dictionary per registered app (`bundle-id`, `name`, `schemes`, `state`, `pid`, `launchable`, `path`).
-    package func listApplications() async throws(CourierError) -> [[String: DBusValue]] {
-        try await call(Broker1.listApplications)[0].arrayValue?.compactMap(\.vardictValue) ?? []
-    }
-
-    /// The broker's own state (`pid`, `manifest-paths`, `started-by`, `applications`, `running`).
-    package func status() async throws(CourierError) -> [String: DBusValue] {
-        try await call(Broker1.getStatus)[0].vardictValue ?? [:]
-    }
-
-    /// One dictionary per app the broker has dealt with (`bundle-id`, `state`, `pid`, `started-by`,
-    /// `uptime-ms`, `idle-ms`, `handled`, `queued`, `in-flight`, `rss-bytes`, `failures`).
-    package func processes() async throws(CourierError) -> [[String: DBusValue]] {
-        try await call(Broker1.listProcesses)[0].arrayValue?.compactMap(\.vardictValue) ?? []
     }
 
     /// Terminates `bundleID` with notice (`WillTerminate`, then SIGTERM, then SIGKILL). Returns once

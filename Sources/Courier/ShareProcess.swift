@@ -8,8 +8,8 @@ import Glibc
 /// given (no shell), `input` on its standard input, its standard error the caller's (a clipboard
 /// tool forks to serve the selection: a captured stream would never end). Waited for on a thread
 /// of its own, never on the cooperative pool. Returns the exit status (128 + signal when killed).
-package enum ShareProcess {
-    package static func run(_ argv: [String], input: [UInt8] = []) async throws(CourierError) -> Int32 {
+enum ShareProcess {
+    static func run(_ argv: [String], input: [UInt8] = []) async throws(CourierError) -> Int32 {
         var inPipe: [Int32] = [-1, -1]
         guard pipe(&inPipe) == 0 else { throw CourierError(.failed, "cannot make a pipe for \(argv[0]): \(String(cString: strerror(errno)))") }
         // The write end must not leak into the helper (it would never see the end of its input).

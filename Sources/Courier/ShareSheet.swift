@@ -18,9 +18,9 @@ public struct ShareSheet: Sendable {
     public var excluded: [String]
     public let broker: BrokerClient
     /// The session's clipboard program ("Copy" is offered only with one).
-    package var clipboard: ClipboardTool?
+    var clipboard: ClipboardTool?
     /// The `courier` command that runs `courier nearby send` (nearby is offered only with one).
-    package var courier: String?
+    var courier: String?
 
     public init(items: [ShareItem], excluding excluded: [String] = [], broker: BrokerClient) {
         self.items = items

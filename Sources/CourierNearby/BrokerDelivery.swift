@@ -1,9 +1,8 @@
 public import Courier
 public import CourierInbox
 import Foundation
-import CourierBrokerRegistry
-import CourierManifest
 import CourierNames
+import CourierTools
 import CourierProtocol
 import DBus
 
@@ -13,9 +12,11 @@ import DBus
 /// partial), and the app is launched if needed and asked to open the file.
 ///
 /// The app is `bundleID` when the receiver was started with `--to`, else the default app for each
-/// file's type (by its name, else its announced MIME type), read from the broker's registry at
-/// `prepare-upload` — where a file no app accepts is refused (403), before any byte is sent.
-/// The broker checks again by content when the file arrives: a `.txt` that is a PNG is refused then.
+/// file's type (by its name, else its announced MIME type): the broker answers at `prepare-upload`
+/// (`HandlersForFile`, one call per file, no registry in this process), where a file no app
+/// accepts is refused (403) before any byte is sent. The broker checks again by content when the
+/// file arrives, as for any drop: a `.txt` that is a PNG is refused then (403), and nothing of it
+/// stays (the unnamed file is never linked).
 /// `DropFiles` answers once the app has answered its open; when the file was placed (an unnamed
 /// file the broker linked into the Inbox has a name now) and only the app's open failed or timed
 /// out, the file counts as delivered and the app's problem is returned to be logged.
@@ -46,29 +47,18 @@ public struct BrokerDelivery: NearbyDelivery {
     }
 
     public func target(for file: NearbyFile) async throws(NearbyError) -> String {
-        let registry: Registry
+        let answer: FileHandlersReply
         do {
-            registry = try await BrokerRegistry(client: client).registry().registry
+            answer = try await RegistryQueries(client: client).handlers(forFileNamed: file.fileName, mimeType: file.fileType, bundleID: bundleID)
+        } catch where error.code == .noHandler || error.code == .notPermitted {
+            throw .rejected(error.message)
         } catch {
-            throw NearbyError(500, "cannot read the broker's registry: \(error.message); is courierd running?")
+            throw NearbyError(500, "cannot ask the broker which app takes \(file.fileName.debugDescription): \(error.message); is courierd running?")
         }
-        let types = registry.types
-        let type = types.type(forFileName: file.fileName)
-            ?? file.fileType.flatMap { $0.contains("/") ? types.type(forMIMEType: $0) : nil }
-            ?? "public.data"
-        if let bundleID {
-            guard registry.application(bundleIdentifier: bundleID) != nil else {
-                throw .rejected("no app \(bundleID) is registered on this receiver")
-            }
-            guard registry.documentType(of: bundleID, accepting: type) != nil else {
-                throw .rejected("\(bundleID) does not accept \(file.fileName.debugDescription) (type \(type)); send files of a type it declares")
-            }
-            return bundleID
+        guard let chosen = answer.bundleIDs.first else {
+            throw .rejected("no app on this receiver accepts \(file.fileName.debugDescription) (type \(answer.type), \(answer.typeReason))")
         }
-        guard let chosen = registry.handlers(forType: type).chosen else {
-            throw .rejected("no app on this receiver accepts \(file.fileName.debugDescription) (type \(type))")
-        }
-        return chosen.bundleIdentifier
+        return chosen
     }
 
     public func deliver(descriptor: Int32, name: String, to bundleID: String, from sender: NearbySender) async throws(NearbyError) -> NearbyDelivered {

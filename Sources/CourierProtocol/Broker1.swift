@@ -19,6 +19,32 @@ public enum Broker1 {
     public static let canOpenURL = ProtocolMethod(name, "CanOpenURL", arguments: "s", results: "b", argumentNames: ["url"], resultNames: ["can_open"])
     /// `(s url) → (as bundle_ids)`, the chosen one first.
     public static let handlersForURL = ProtocolMethod(name, "HandlersForURL", arguments: "s", results: "as", argumentNames: ["url"], resultNames: ["bundle_ids"])
+    /// `(s url) → (as bundle_ids, a{sv} details)`: `HandlersForURL` with why each candidate won or
+    /// lost (`CourierKey.explanation`) and, when none handles it, what to try (`CourierKey.advice`).
+    public static let explainHandlersForURL = ProtocolMethod(
+        name, "ExplainHandlersForURL", arguments: "s", results: "asa{sv}", argumentNames: ["url"], resultNames: ["bundle_ids", "details"])
+    /// `(s name, ah file, a{sv} options) → (s type, as bundle_ids, a{sv} details)`: the type of a
+    /// file named `name` (by its content too when `file` holds its descriptor; at most one) and the
+    /// apps that take it, the chosen one first, as a drop of it would be routed. Options:
+    /// `CourierKey.type` asks about that type instead of a name; `CourierKey.mimeType` is the type a
+    /// sender announced, used when the name says nothing; `CourierKey.bundleID` asks whether that
+    /// app takes it (`NoHandler` when it is not registered, `NotPermitted` when it declares no such
+    /// document type). Details: `CourierKey.typeReason`, `CourierKey.explanation`.
+    public static let handlersForFile = ProtocolMethod(
+        name, "HandlersForFile", arguments: "saha{sv}", results: "sasa{sv}",
+        argumentNames: ["name", "file", "options"], resultNames: ["type", "bundle_ids", "details"])
+    /// `(a{sv} options) → (s dump)`: the registry as the broker routes with it, every app with its
+    /// claims and every diagnostic, as text or with `CourierKey.json` as JSON (`courier dump`).
+    /// Refused (`NotPermitted`) to an app: an app sees only what `ListApplications` shows it.
+    public static let dump = ProtocolMethod(name, "Dump", arguments: "a{sv}", results: "s", argumentNames: ["options"], resultNames: ["dump"])
+    /// `(s key, s bundle_id, a{sv} options) → (s key, s previous, s chosen)`: makes `bundle_id` the
+    /// user's default for the scheme `key` (or, with `CourierKey.forType`, the type), or forgets the
+    /// default when `bundle_id` is empty; saves it in the state folder and routes by it at once.
+    /// Returns the key as stored, the default it replaced ("" for none) and the app chosen now.
+    /// `NoHandler`: no such app; `InvalidArguments`: an invalid key or an app that is no candidate;
+    /// `Failed`: the defaults could not be saved (nothing changed). Refused (`NotPermitted`) to an app.
+    public static let setDefault = ProtocolMethod(
+        name, "SetDefault", arguments: "ssa{sv}", results: "sss", argumentNames: ["key", "bundle_id", "options"], resultNames: ["key", "previous", "chosen"])
     /// `(s bundle_id) → (a{sv} launch_options)` (`LaunchKey`): an app is ready.
     public static let checkIn = ProtocolMethod(name, "CheckIn", arguments: "s", results: "a{sv}", argumentNames: ["bundle_id"], resultNames: ["launch_options"])
     /// `(s challenge) → ()`: the app confirms, from its bus connection, the direct link's challenge.
@@ -72,7 +98,7 @@ public enum Broker1 {
     public static let interface = ProtocolInterface(
         name,
         methods: [
-            openURL, canOpenURL, handlersForURL, checkIn, confirmLink, registerManifest, registerManifestWithOptions, registerManifestFile, unregister,
+            openURL, canOpenURL, handlersForURL, explainHandlersForURL, handlersForFile, dump, setDefault, checkIn, confirmLink, registerManifest, registerManifestWithOptions, registerManifestFile, unregister,
             reloadDefaults, listApplications, getStatus, dropFiles, openFiles, listProcesses, terminate, shareActivities, stageFiles,
         ],
         signals: [registryChanged, dropProgress, applicationStateChanged]

@@ -133,4 +133,17 @@ public enum CourierKey {
     public static let accepted = OptionKey<Bool>("accepted")
     /// The delivered file's `file:` URL in the app's Inbox.
     public static let inboxURL = OptionKey<String>("inbox-url")
+
+    // MARK: HandlersForFile, Dump and SetDefault
+
+    /// The MIME type a sender announced for a file.
+    public static let mimeType = OptionKey<String>("mime-type")
+    /// Why each candidate won or lost (`courier handlers --explain`).
+    public static let explanation = OptionKey<String>("explanation")
+    /// What to try when no app handles a URL ("did you mean", a reserved scheme's way in).
+    public static let advice = OptionKey<String>("advice")
+    /// The answer as JSON rather than text.
+    public static let json = OptionKey<Bool>("json")
+    /// The key is a uniform type identifier, not a scheme.
+    public static let forType = OptionKey<Bool>("for-type")
 }

@@ -104,3 +104,88 @@ public struct ApplicationStateChange: Sendable, Hashable {
 
     public var body: [DBusValue] { [.string(bundleID), .string(state), .uint32(pid)] }
 }
+
+/// `Broker1.HandlersForFile`'s reply: `(s type, as bundle_ids, a{sv} details)`.
+public struct FileHandlersReply: Sendable {
+    /// The file's uniform type identifier.
+    public var type: String
+    /// The apps that take it, the chosen one first (only the asked app with `CourierKey.bundleID`).
+    public var bundleIDs: [String]
+    /// Why the file has that type (`CourierKey.typeReason`).
+    public var typeReason: String
+    /// Why each candidate won or lost (`CourierKey.explanation`).
+    public var explanation: String
+
+    public init(type: String, bundleIDs: [String], typeReason: String, explanation: String) {
+        self.type = type
+        self.bundleIDs = bundleIDs
+        self.typeReason = typeReason
+        self.explanation = explanation
+    }
+
+    /// Decodes a reply body; `Bus` when it does not have the declared signature.
+    public init(_ body: [DBusValue]) throws(CourierError) {
+        try Broker1.handlersForFile.checkReply(body)
+        let details = body[2].vardictValue ?? [:]
+        self.init(type: body[0].stringValue ?? "", bundleIDs: body[1].stringArrayValue ?? [],
+                  typeReason: details[CourierKey.typeReason] ?? "", explanation: details[CourierKey.explanation] ?? "")
+    }
+
+    public var body: [DBusValue] {
+        [.string(type), .strings(bundleIDs), .vardict([String: DBusValue](CourierKey.typeReason(typeReason), CourierKey.explanation(explanation)))]
+    }
+}
+
+/// `Broker1.SetDefault`'s reply: `(s key, s previous, s chosen)`, "" for none.
+public struct DefaultChangeReply: Sendable {
+    /// The scheme (lowercased) or the canonical type identifier the default is stored under.
+    public var key: String
+    /// The default it replaced.
+    public var previous: String?
+    /// The app the registry chooses now.
+    public var chosen: String?
+
+    public init(key: String, previous: String?, chosen: String?) {
+        self.key = key
+        self.previous = previous
+        self.chosen = chosen
+    }
+
+    /// Decodes a reply body; `Bus` when it does not have the declared signature.
+    public init(_ body: [DBusValue]) throws(CourierError) {
+        try Broker1.setDefault.checkReply(body)
+        let text = body.map { $0.stringValue ?? "" }
+        self.init(key: text[0], previous: text[1].isEmpty ? nil : text[1], chosen: text[2].isEmpty ? nil : text[2])
+    }
+
+    public var body: [DBusValue] { [.string(key), .string(previous ?? ""), .string(chosen ?? "")] }
+}
+
+/// `Broker1.ExplainHandlersForURL`'s reply: `(as bundle_ids, a{sv} details)`.
+public struct URLHandlersReply: Sendable {
+    /// The apps that can open the URL, the chosen one first.
+    public var bundleIDs: [String]
+    /// Why each candidate won or lost (`CourierKey.explanation`).
+    public var explanation: String
+    /// What to try when none handles it (`CourierKey.advice`).
+    public var advice: String?
+
+    public init(bundleIDs: [String], explanation: String, advice: String?) {
+        self.bundleIDs = bundleIDs
+        self.explanation = explanation
+        self.advice = advice
+    }
+
+    /// Decodes a reply body; `Bus` when it does not have the declared signature.
+    public init(_ body: [DBusValue]) throws(CourierError) {
+        try Broker1.explainHandlersForURL.checkReply(body)
+        let details = body[1].vardictValue ?? [:]
+        self.init(bundleIDs: body[0].stringArrayValue ?? [], explanation: details[CourierKey.explanation] ?? "", advice: details[CourierKey.advice])
+    }
+
+    public var body: [DBusValue] {
+        var details = [String: DBusValue](CourierKey.explanation(explanation))
+        details[CourierKey.advice] = advice
+        return [.strings(bundleIDs), .vardict(details)]
+    }
+}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierTools
 import CourierInbox
 import CourierNearby
 import Foundation

@@ -1,6 +1,7 @@
 import BusTestSupport
 import Courier
 import CourierProcess
+import CourierTools
 import DBus
 import Foundation
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CourierProtocol
 import Courier
+import CourierTools
 import CourierNames
 
 /// `courier open -a APP`: the app named by bundle id or by name, among those the broker lists

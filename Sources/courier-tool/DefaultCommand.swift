@@ -1,8 +1,8 @@
 import CourierProtocol
 import ArgumentParser
 import Courier
-import CourierBrokerRegistry
 import CourierDesktop
+import CourierTools
 import CourierManifest
 import CourierNames
 import DBus
@@ -11,11 +11,13 @@ import Foundation
 /// `courier default SCHEME APP` (or `--type UTI APP`): set the user's default handler, a Courier app
 /// (bundle id) or a desktop application (desktop file id, `firefox.desktop`: written to
 /// `mimeapps.list` as `xdg-mime default` writes it, and Courier then hands the scheme or type to
-/// the desktop);
-/// `--show` reads the defaults, `--unset` forgets one. Saved in `defaults.json` in Courier's state
-/// folder; a running broker is told to re-read it (`ReloadDefaults`), so the choice applies at once
-/// — and with the broker's desktop entries, in `mimeapps.list` for schemes. With no broker running,
-/// the next one reads the file, and the desktop entries are written here.
+/// the desktop); `--show` reads the defaults, `--unset` forgets one. Saved in `defaults.json` in
+/// Courier's state folder. A running broker makes a Courier app the default itself (`SetDefault`:
+/// it checks the app against its registry, saves the file and routes by it at once — and with its
+/// desktop entries, in `mimeapps.list` for schemes); a desktop application is checked against its
+/// desktop entry here, saved, and the broker told to re-read the file (`ReloadDefaults`). With no
+/// broker running, the command checks against the manifest folders and writes the file, the next
+/// broker reads it, and the desktop entries are written here.
 struct DefaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "default",
@@ -64,22 +66,24 @@ struct DefaultCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // The broker's view when one runs (apps it registered at run time included), else the files.
         let broker = manifests.folders.isEmpty ? await Self.runningBroker() : nil
+        if !show, !unset, let desktopID = desktopApplicationArgument(in: manifests.service().snapshot) {
+            return try await chooseDesktop(desktopID, broker: broker)
+        }
+        if let broker { return try await run(with: broker) }
         let service = manifests.service()
         var registry = service.snapshot
-        if let broker, let copy = try? await BrokerRegistry(client: broker).registry().registry {
-            registry = copy
+        if show {
+            return try showDefaults(registry.preferences, canonicalType: type.map(registry.types.canonical), mimeType: registry.types.preferredMIMEType(for:)) { key, isType in
+                (isType ? registry.handlers(forType: key) : registry.handlers(forScheme: key)).chosen?.bundleIdentifier
+            }
         }
-        if show { return try showDefaults(registry) }
 
         let store = service.configuration.stateFolder.map(RegistryStateStore.init(folder:))
         var preferences = store?.load().preferences ?? registry.preferences
         registry.replacePreferences(preferences)
         let line: String
-        if !unset, let desktopID = desktopApplicationArgument(in: registry) {
-            line = try chooseDesktopApplication(desktopID, &registry)
-        } else { do {
+        do {
             line = try change(&registry)
         } catch {
             reportRegistryError("courier: \(error.message)")
@@ -89,7 +93,7 @@ struct DefaultCommand: AsyncParsableCommand {
             default: .refused
             }
             throw status.exitCode
-        } }
+        }
         preferences = registry.preferences
         do {
             try store?.save(preferences: preferences)
@@ -98,10 +102,45 @@ struct DefaultCommand: AsyncParsableCommand {
             throw CourierExitCode.cannotWrite.exitCode
         }
         print(line)
-        if let broker {
-            await tell(broker)
-        } else if type == nil {
-            print(OfflineDesktopEntries.synchronize())
+        if type == nil { print(OfflineDesktopEntries.synchronize()) }
+    }
+
+    /// With a broker running: the broker checks, saves and applies (`SetDefault`); `--show` reads
+    /// the saved defaults and asks the broker which app it chooses for each.
+    private func run(with broker: RegistryQueries) async throws {
+        do {
+            if show {
+                let folder = manifests.service().configuration.stateFolder
+                let preferences = folder.map { RegistryStateStore(folder: $0).load().preferences } ?? RegistryPreferences()
+                var chosen: [String: String?] = [:]
+                for scheme in preferences.schemeDefaults.keys { chosen[scheme] = try await broker.handlers(forURL: scheme + ":").bundleIDs.first }
+                for uti in preferences.typeDefaults.keys { chosen["type " + uti] = try await broker.handlers(forFileNamed: "", type: uti).bundleIDs.first }
+                var canonicalType = type
+                if let type { canonicalType = (try? await broker.handlers(forFileNamed: "", type: type))?.type ?? type }
+                let types = manifests.service().snapshot.types
+                return try showDefaults(preferences, canonicalType: canonicalType, mimeType: types.preferredMIMEType(for:)) { key, isType in chosen[(isType ? "type " : "") + key] ?? nil }
+            }
+            let isType = type != nil
+            let key = type ?? arguments[0]
+            let bundleID = unset ? nil : arguments[isType ? 0 : 1]
+            let answer = try await broker.setDefault(bundleID, for: key, isType: isType)
+            let subject = isType ? answer.key : "\(answer.key):"
+            if let bundleID {
+                print(isType ? "\(bundleID) now opens \(answer.key)" : "\(bundleID) now handles \(answer.key):")
+            } else if let had = answer.previous {
+                print("\(subject) no longer defaults to \(had)\(answer.chosen.map { "; the registry chooses \($0)" } ?? "; no app handles it")")
+            } else {
+                print("no default was set for \(subject)")
+            }
+        } catch let error as CourierError {
+            reportRegistryError("courier: \(error.message)")
+            let status: CourierExitCode = switch error.code {
+            case .failed: .cannotWrite
+            case .noHandler: .unknownApp
+            case .invalidArguments: .refused
+            default: CourierExitCode(error)
+            }
+            throw status.exitCode
         }
     }
 
@@ -195,47 +234,59 @@ struct DefaultCommand: AsyncParsableCommand {
         return "\(desktopID) (\(entry.name), a desktop application) now handles \(subject); Courier hands it to the desktop (mimeapps.list: \(mimeType)=\(desktopID))"
     }
 
-    /// `--show`: one line per default, `todolist: com.acme.notes`, or `type public.plain-text: …`,
-    /// with what the registry chooses when that differs (the app was unregistered, or lost its claim).
-    private func showDefaults(_ registry: Registry) throws {
-        let preferences = registry.preferences
-        var lines: [String] = []
-        func describe(_ key: String, _ id: String, _ resolution: HandlerResolution) -> String {
-            let chosen = resolution.chosen?.bundleIdentifier
-            return chosen == id ? "\(key): \(id)" : "\(key): \(id) (not in effect: \(chosen.map { "the registry chooses \($0)" } ?? "no app handles it"))"
+    /// Makes the desktop application `desktopID` the default (``chooseDesktopApplication(_:_:)``),
+    /// saves the defaults, and has a running broker re-read them.
+    private func chooseDesktop(_ desktopID: String, broker: RegistryQueries?) async throws {
+        let service = manifests.service()
+        var registry = service.snapshot
+        let store = service.configuration.stateFolder.map(RegistryStateStore.init(folder:))
+        registry.replacePreferences(store?.load().preferences ?? registry.preferences)
+        let line = try chooseDesktopApplication(desktopID, &registry)
+        do {
+            try store?.save(preferences: registry.preferences)
+        } catch {
+            reportRegistryError("courier: \(error.message)")
+            throw CourierExitCode.cannotWrite.exitCode
         }
-        // A desktop application is in effect when the desktop's own default (mimeapps.list) is it.
+        print(line)
+        if let broker { await reload(broker) }
+    }
+
+    /// `--show`: one line per default, `todolist: com.acme.notes`, or `type public.plain-text: …`,
+    /// with what the registry chooses (`chosen(key, isType)`) when that differs (the app was
+    /// unregistered, or lost its claim); a desktop application's line says whether the desktop's
+    /// own default (`mimeapps.list`, for the MIME type `mimeType` gives a type) is it.
+    private func showDefaults(_ preferences: RegistryPreferences, canonicalType: String?, mimeType: (String) -> String?,
+                              chosen: (String, Bool) -> String?) throws {
+        var lines: [String] = []
+        func describe(_ label: String, _ id: String, _ chosen: String?) -> String {
+            chosen == id ? "\(label): \(id)" : "\(label): \(id) (not in effect: \(chosen.map { "the registry chooses \($0)" } ?? "no app handles it"))"
+        }
         let desktop = DesktopApplications()
-        func describeDesktop(_ key: String, _ id: String, mimeType: String?) -> String {
+        func describeDesktop(_ label: String, _ id: String, mimeType: String?) -> String {
             let current = mimeType.flatMap { desktop.defaultEntry(for: $0)?.id }
             let state = current == id ? "" : "; not in effect: \(current.map { "the desktop's default is \($0)" } ?? "the desktop has no default for it")"
-            return "\(key): \(id) (desktop application\(state))"
+            return "\(label): \(id) (desktop application\(state))"
         }
-        if let type {
-            let uti = registry.types.canonical(type)
-            if let id = preferences.typeDefaults[uti] { lines.append(describe("type \(uti)", id, registry.handlers(forType: uti))) }
-            if let id = preferences.desktopTypeDefaults[uti] { lines.append(describeDesktop("type \(uti)", id, mimeType: registry.types.preferredMIMEType(for: uti))) }
-        } else if let first = arguments.first {
-            let scheme = (Registry.scheme(fromURLOrScheme: first) ?? first).lowercased()
-            if let id = preferences.schemeDefaults[scheme] { lines.append(describe(scheme, id, registry.handlers(forScheme: scheme))) }
+        func scheme(_ scheme: String) {
+            if let id = preferences.schemeDefaults[scheme] { lines.append(describe(scheme, id, chosen(scheme, false))) }
             if let id = preferences.desktopSchemeDefaults[scheme] { lines.append(describeDesktop(scheme, id, mimeType: DesktopApp.mimeType(forScheme: scheme))) }
+        }
+        func type(_ uti: String) {
+            if let id = preferences.typeDefaults[uti] { lines.append(describe("type \(uti)", id, chosen(uti, true))) }
+            if let id = preferences.desktopTypeDefaults[uti] { lines.append(describeDesktop("type \(uti)", id, mimeType: mimeType(uti))) }
+        }
+        if let uti = canonicalType {
+            type(uti)
+        } else if let first = arguments.first {
+            scheme((Registry.scheme(fromURLOrScheme: first) ?? first).lowercased())
         } else {
-            for (scheme, id) in preferences.schemeDefaults.sorted(by: { $0.key < $1.key }) {
-                lines.append(describe(scheme, id, registry.handlers(forScheme: scheme)))
-            }
-            for (scheme, id) in preferences.desktopSchemeDefaults.sorted(by: { $0.key < $1.key }) {
-                lines.append(describeDesktop(scheme, id, mimeType: DesktopApp.mimeType(forScheme: scheme)))
-            }
-            for (uti, id) in preferences.typeDefaults.sorted(by: { $0.key < $1.key }) {
-                lines.append(describe("type \(uti)", id, registry.handlers(forType: uti)))
-            }
-            for (uti, id) in preferences.desktopTypeDefaults.sorted(by: { $0.key < $1.key }) {
-                lines.append(describeDesktop("type \(uti)", id, mimeType: registry.types.preferredMIMEType(for: uti)))
-            }
+            Set(preferences.schemeDefaults.keys).union(preferences.desktopSchemeDefaults.keys).sorted().forEach(scheme)
+            Set(preferences.typeDefaults.keys).union(preferences.desktopTypeDefaults.keys).sorted().forEach(type)
         }
         if lines.isEmpty {
-            if type != nil || !arguments.isEmpty {
-                reportRegistryError("courier: no default is set for \(type ?? arguments[0])")
+            if self.type != nil || !arguments.isEmpty {
+                reportRegistryError("courier: no default is set for \(self.type ?? arguments[0])")
                 throw CourierExitCode.notSet.exitCode
             }
             return
@@ -243,18 +294,18 @@ struct DefaultCommand: AsyncParsableCommand {
         lines.forEach { print($0) }
     }
 
-    /// The running broker's client, nil when none runs (never starts one).
-    private static func runningBroker() async -> BrokerClient? {
-        guard let client = try? BrokerClient.session(), await client.brokerIsRunning() else { return nil }
-        return client
+    /// Has the running broker re-read the saved defaults (`ReloadDefaults`).
+    private func reload(_ broker: RegistryQueries) async {
+        do {
+            _ = try await broker.reloadDefaults()
+        } catch {
+            reportRegistryError("courier: saved, but the running broker did not re-read its defaults (\(error.message)); they apply when it restarts")
+        }
     }
 
-    /// Has the running broker re-read the defaults; says so when it cannot.
-    private func tell(_ client: BrokerClient) async {
-        do {
-            _ = try await Broker1.call(Broker1.reloadDefaults, on: client.connection)
-        } catch {
-            reportRegistryError("courier: saved, but the running broker did not re-read its defaults (\(CourierError(wrapping: error).message)); they apply when it restarts")
-        }
+    /// The running broker, nil when none runs (never starts one).
+    private static func runningBroker() async -> RegistryQueries? {
+        guard let client = try? BrokerClient.session(), await client.brokerIsRunning() else { return nil }
+        return RegistryQueries(client: client)
     }
 }

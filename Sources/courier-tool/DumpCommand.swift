@@ -2,10 +2,10 @@ import ArgumentParser
 import Courier
 import CourierNames
 import CourierManifest
-import CourierBrokerRegistry
+import CourierTools
 
 /// `courier dump [--json]`: every app, its claims, launch command and manifest, and every diagnostic.
-/// Without `--manifests`, the running broker's registry (`BrokerRegistry`); with none running, the
+/// Without `--manifests`, the running broker's registry (`Broker1.Dump`); with none running, the
 /// manifest folders on disk.
 struct DumpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,21 +19,21 @@ struct DumpCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let dump: RegistryDump
         var changes: [String] = []
-        if manifests.folders.isEmpty, let broker = await BrokerRegistry.running(command: "dump") {
+        let text: String
+        if manifests.folders.isEmpty, let broker = await RegistryQueries.running(command: "dump") {
             do {
-                let (registry, stateDiagnostics) = try await broker.registry()
-                dump = RegistryDump(registry: registry, extraDiagnostics: stateDiagnostics)
+                text = try await broker.dump(json: json)
                 changes = try await broker.recentChanges()
             } catch {
                 reportRegistryError("courier dump: \(error.message)")
                 throw CourierExitCode(error).exitCode
             }
         } else {
-            dump = manifests.service().dump()
+            let dump = manifests.service().dump()
+            text = json ? dump.json() : dump.description
         }
-        print(json ? dump.json() : dump.description, terminator: json ? "\n" : "")
+        print(text, terminator: json ? "\n" : "")
         // Who changed the registry (the running broker's record): text form only.
         if !json, !changes.isEmpty {
             print("\nrecent registry changes (the broker's log)")

@@ -2,8 +2,12 @@ import ArgumentParser
 import Courier
 import CourierNames
 import CourierManifest
-import CourierBrokerRegistry
 import CourierDesktop
+import CourierTools
+import CourierProtocol
+import CourierTypes
+import DBus
+import Foundation
 import CourierURL
 
 /// `courier handlers URL-or-scheme [--explain] [--json]` and `courier handlers --type UTI-or-FILE
@@ -51,6 +55,8 @@ struct HandlersCommand: AsyncParsableCommand {
         var bundleIDs: [String]
         /// The `--explain` text, when asked for.
         var explanation: String?
+        /// The uniform type identifier, for `--type`.
+        var type: String?
         /// The desktop's MIME type for the scheme or type.
         var mimeType: String?
         /// The hint for stderr when no Courier app handles it.
@@ -58,9 +64,13 @@ struct HandlersCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Without --manifests, the running broker's view (never starting one); else the files.
-        let broker = manifests.folders.isEmpty ? await BrokerRegistry.running(command: "handlers") : nil
-        let answer = try await courierAnswer(broker)
+        // Without --manifests, the running broker's answer (never starting one); else the files.
+        let answer: CourierAnswer
+        if manifests.folders.isEmpty, let broker = await RegistryQueries.running(command: "handlers") {
+            answer = try await ask(broker)
+        } else {
+            answer = try answerFromFiles()
+        }
         let desktop = answer.mimeType.map { mimeType in
             DesktopApplications().handlers(for: mimeType).filter { $0.entry.courierBundleIdentifier == nil }
         } ?? []
@@ -91,58 +101,43 @@ struct HandlersCommand: AsyncParsableCommand {
         }
     }
 
-    private func courierAnswer(_ broker: BrokerRegistry?) async throws -> CourierAnswer {
+    /// Courier's answer from the manifest folders on disk.
+    private func answerFromFiles() throws -> CourierAnswer {
+        let registry = manifests.service().snapshot
         let resolution: HandlerResolution
         var mimeType: String?
+        var uti: String?
         var explanationPrefix = ""
         if let type {
-            let registry = try await registry(broker)
             if let identification = Registry.identifyFileArgument(type, in: registry) {
                 explanationPrefix = "\(type): \(identification.typeIdentifier) — \(identification.reason)\n"
-                resolution = registry.handlers(forType: identification.typeIdentifier)
+                uti = identification.typeIdentifier
                 mimeType = identification.mimeType ?? registry.types.preferredMIMEType(for: identification.typeIdentifier)
             } else if Self.looksLikeMIMEType(type) {
                 // A MIME type: its uniform type identifier, and the desktop's key as given.
-                resolution = registry.handlers(forType: registry.types.type(forMIMEType: type))
+                uti = registry.types.type(forMIMEType: type)
                 mimeType = type.lowercased()
             } else {
-                resolution = registry.handlers(forType: type)
+                uti = type
                 mimeType = registry.types.preferredMIMEType(for: type)
             }
+            resolution = registry.handlers(forType: uti!)
         } else {
-            let text = urlOrScheme!
-            if text.contains(":") {
-                // A URL: it must be valid (RFC 3986), as the broker would require before routing it.
-                do {
-                    _ = try URI(text)
-                } catch {
-                    reportRegistryError("courier: invalid URL: \(error)")
-                    throw CourierExitCode.refused.exitCode
-                }
-            }
-            guard let scheme = Registry.scheme(fromURLOrScheme: text) else {
-                reportRegistryError("courier: '\(urlOrScheme!)' has no valid scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.'")
-                throw CourierExitCode.refused.exitCode
-            }
+            let scheme = try scheme()
             mimeType = DesktopApp.mimeType(forScheme: scheme)
-            let message = "courier: no app can handle \(HandlerKey.scheme(scheme.lowercased()))\(hint(forScheme: scheme))"
-            if let broker, !explain {
-                // The broker's own answer (HandlersForURL), chosen first.
-                let ids = try await brokerHandlers(broker, url: text.contains(":") ? text : scheme + ":")
-                return CourierAnswer(bundleIDs: ids, mimeType: mimeType, noHandlerMessage: message)
-            }
-            resolution = try await registry(broker).handlers(forScheme: scheme)
+            resolution = registry.handlers(forScheme: scheme)
         }
         if let problem = resolution.problem {
             reportRegistryError("courier: \(problem)")
             throw CourierExitCode.refused.exitCode
         }
-        let scheme = type == nil ? urlOrScheme.flatMap(Registry.scheme(fromURLOrScheme:)) : nil
+        let advice = type == nil ? "; " + registry.noHandlerAdvice(forScheme: try scheme()) : ""
         return CourierAnswer(
             bundleIDs: resolution.chosen == nil ? [] : resolution.bundleIdentifiers,
             explanation: explain ? explanationPrefix + resolution.explanationText : nil,
+            type: uti.map(registry.types.canonical),
             mimeType: mimeType,
-            noHandlerMessage: "courier: no app can handle \(resolution.key)\(scheme.map { hint(forScheme: $0) } ?? "")")
+            noHandlerMessage: "courier: no app can handle \(resolution.key)\(advice)")
     }
 }
 
@@ -202,32 +197,70 @@ struct HandlerRow: Encodable {
 }
 
 extension HandlersCommand {
-    /// What to try instead when nothing handles `scheme` (`Registry.noHandlerAdvice`: "did you
-    /// mean", or how a reserved scheme reaches a Courier app), from the manifests on disk.
-    func hint(forScheme scheme: String) -> String {
-        "; " + manifests.service().snapshot.noHandlerAdvice(forScheme: scheme)
-    }
-
-    /// The broker's registry (`BrokerRegistry`), else the files (`--manifests`, or no broker).
-    private func registry(_ broker: BrokerRegistry?) async throws -> Registry {
-        guard let broker else { return manifests.service().snapshot }
-        do {
-            return try await broker.registry().registry
-        } catch {
-            reportRegistryError("courier handlers: \(error.message)")
-            throw CourierExitCode(error).exitCode
+    /// The scheme of the URL or scheme argument; a URL must be valid (RFC 3986), as the broker
+    /// would require before routing it. Exits 65 otherwise.
+    private func scheme() throws -> String {
+        let text = urlOrScheme!
+        if text.contains(":") {
+            do {
+                _ = try URI(text)
+            } catch {
+                reportRegistryError("courier: invalid URL: \(error)")
+                throw CourierExitCode.refused.exitCode
+            }
         }
-    }
-
-    private func brokerHandlers(_ broker: BrokerRegistry, url: String) async throws -> [String] {
-        do {
-            return try await broker.client.handlers(for: url)
-        } catch where error.code == .invalidURL {
-            reportRegistryError("courier: invalid URL: \(error.message)")
+        guard let scheme = Registry.scheme(fromURLOrScheme: text) else {
+            reportRegistryError("courier: '\(text)' has no valid scheme; a scheme starts with a letter followed by letters, digits, '+', '-' or '.'")
             throw CourierExitCode.refused.exitCode
-        } catch {
+        }
+        return scheme
+    }
+
+    /// The broker's answer (`ExplainHandlersForURL`, `HandlersForFile`): a file argument is
+    /// identified by the broker from its name and content, read through the descriptor passed.
+    private func ask(_ broker: RegistryQueries) async throws -> CourierAnswer {
+        do {
+            if let type {
+                var status = stat()
+                if stat(type, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+                    let fd = open(type, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+                    guard fd >= 0 else {
+                        reportRegistryError("courier: cannot read \(type) (\(String(cString: strerror(errno))))")
+                        throw CourierExitCode.cannotOpen.exitCode
+                    }
+                    let file = UnixFD(taking: fd)
+                    defer { file.close() }
+                    let answer = try await broker.handlers(forFileNamed: Paths.lastComponent(of: type), file: file)
+                    return fileAnswer(answer, explanationPrefix: "\(type): \(answer.type) — \(answer.typeReason)\n")
+                }
+                if Self.looksLikeMIMEType(type) {
+                    return fileAnswer(try await broker.handlers(forFileNamed: "", mimeType: type.lowercased()), mimeType: type.lowercased())
+                }
+                let uti = stat(type, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR ? "public.folder" : type
+                return fileAnswer(try await broker.handlers(forFileNamed: "", type: uti))
+            }
+            let scheme = try scheme()
+            let text = urlOrScheme!
+            let answer = try await broker.handlers(forURL: text.contains(":") ? text : scheme + ":")
+            return CourierAnswer(
+                bundleIDs: answer.bundleIDs, explanation: explain ? answer.explanation : nil, mimeType: DesktopApp.mimeType(forScheme: scheme),
+                noHandlerMessage: "courier: no app can handle \(HandlerKey.scheme(scheme.lowercased()))\(answer.advice.map { "; " + $0 } ?? "")")
+        } catch let error as CourierError {
+            if error.code == .invalidURL || error.code == .invalidArguments {
+                reportRegistryError("courier: \(error.code == .invalidURL ? "invalid URL: " : "")\(error.message)")
+                throw CourierExitCode.refused.exitCode
+            }
             reportRegistryError("courier handlers: \(error.message)")
             throw CourierExitCode(error).exitCode
         }
+    }
+
+    /// Courier's answer for a file type from the broker's reply; the desktop's MIME type is the one
+    /// given, else the type's own (shared-mime-info, read here).
+    private func fileAnswer(_ answer: FileHandlersReply, explanationPrefix: String = "", mimeType: String? = nil) -> CourierAnswer {
+        CourierAnswer(
+            bundleIDs: answer.bundleIDs, explanation: explain ? explanationPrefix + answer.explanation : nil, type: answer.type,
+            mimeType: mimeType ?? manifests.service().snapshot.types.preferredMIMEType(for: answer.type),
+            noHandlerMessage: "courier: no app can handle type \(answer.type)")
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierTools
 import CourierNames
 import DBus
 import CourierProtocol

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierTools
 import CourierManifest
 import CourierNames
 import DBus

@@ -1,5 +1,6 @@
 import Courier
 import CourierDesktop
+import CourierTools
 import CourierManifest
 import CourierProtocol
 

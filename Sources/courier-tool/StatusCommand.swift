@@ -1,6 +1,6 @@
 import ArgumentParser
 import Courier
-import CourierBrokerRegistry
+import CourierTools
 import CourierNames
 import DBus
 import CourierProtocol
@@ -33,7 +33,7 @@ struct StatusCommand: AsyncParsableCommand {
                 let state = app[CourierKey.state] ?? "?"
                 let schemes = (app[CourierKey.schemes] ?? []).joined(separator: ",")
                 let launchable = app[CourierKey.launchable] == true ? "" : " (not launchable)"
-                print("\(id)\t\(state)\t\(schemes)\(launchable)\(BrokerRegistry.squat(app))")
+                print("\(id)\t\(state)\t\(schemes)\(launchable)\(RegistryQueries.squat(app))")
             }
         }
     }

@@ -1,6 +1,7 @@
 import CourierProtocol
 import ArgumentParser
 import Courier
+import CourierTools
 import CourierManifest
 import CourierNames
 import Foundation

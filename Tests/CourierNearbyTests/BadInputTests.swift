@@ -15,11 +15,12 @@ struct BadInputTests {
         let process: BackgroundProcess
         let port: Int
 
-        init(_ extra: [String] = [], beforeBroker prepare: (URL) throws -> Void = { _ in }) async throws {
+        /// `target` is the `--to` app; nil lets the receiver choose the app for each file.
+        init(_ extra: [String] = [], to target: String? = NearbyFixture.todolist, beforeBroker prepare: (URL) throws -> Void = { _ in }) async throws {
             fixture = try NearbyFixture(beforeBroker: prepare)
             do {
                 try await fixture.waitForBroker()
-                (process, port) = try await fixture.startReceiver(["--to", NearbyFixture.todolist, "--pin", BadInputTests.pin] + extra)
+                (process, port) = try await fixture.startReceiver((target.map { ["--to", $0] } ?? []) + ["--pin", BadInputTests.pin] + extra)
             } catch {
                 fixture.tearDown()
                 throw error

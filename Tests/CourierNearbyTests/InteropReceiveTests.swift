@@ -11,14 +11,7 @@ struct InteropReceiveTests {
         let fixture = try NearbyFixture()
         defer { fixture.tearDown() }
         try await fixture.waitForBroker()
-        let cli = try NearbyFixture.peer("localsend-cli")
-        // localsend-cli makes its certificate on first use; its fingerprint is what it declares.
-        let python = try NearbyFixture.peer("python")
-        let fingerprint = try await fixture.run(python, ["-c", "from localsend_cli.crypto import get_fingerprint; print(get_fingerprint())"])
-        try #require(fingerprint.status == 0, "\(fingerprint.errors)")
-        let declared = fingerprint.output.split(separator: "\n").last.map(String.init) ?? ""
-        let trusted = try await fixture.nearby(["trust", declared, "--alias", "the cli"])
-        #expect(trusted.status == 0, "\(trusted.errors)")
+        let cli = try await fixture.trustLocalsendCLI()
 
         let (receiver, port) = try await fixture.startReceiver(["--to", NearbyFixture.todolist, "--trusted-only"])
         let tasks = try fixture.file("tasks.txt", Data("buy milk\ncall Ana\n".utf8))

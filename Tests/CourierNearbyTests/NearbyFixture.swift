@@ -150,3 +150,17 @@ final class NearbyFixture: @unchecked Sendable {
         bus.stop()
     }
 }
+
+extension NearbyFixture {
+    /// Has `courier nearby trust` the fingerprint PyPI's `localsend-cli` declares (it makes its
+    /// certificate on first use), so that it may send to a `--trusted-only` receiver; returns the
+    /// program's path.
+    func trustLocalsendCLI() async throws -> String {
+        let cli = try Self.peer("localsend-cli")
+        let fingerprint = try await run(try Self.peer("python"), ["-c", "from localsend_cli.crypto import get_fingerprint; print(get_fingerprint())"])
+        try #require(fingerprint.status == 0, "\(fingerprint.errors)")
+        let trusted = try await nearby(["trust", fingerprint.output.split(separator: "\n").last.map(String.init) ?? "", "--alias", "the cli"])
+        try #require(trusted.status == 0, "\(trusted.errors)")
+        return cli
+    }
+}

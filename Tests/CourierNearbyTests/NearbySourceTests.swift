@@ -1,4 +1,5 @@
 import BusTestSupport
+import CourierTools
 import Foundation
 import Testing
 

@@ -88,6 +88,10 @@ extension AttackerScripts {
             lines.append("%s.child=%s" % (scheme, (child.stdout or child.stderr).strip()))
         apps = broker.ListApplications(dbus_interface=B)
         lines.append("list=%s" % ";".join(sorted("%s:%s" % (a["bundle-id"], ",".join(a["schemes"])) for a in apps)))
+        for scheme in ["todolist", "notes"]:
+            lines.append("%s.explain=%s" % (scheme, ask(lambda: ",".join(broker.ExplainHandlersForURL(scheme + ":x", dbus_interface=B)[0]))))
+        lines.append("dump=%s" % ask(lambda: len(broker.Dump(dbus.Dictionary({}, signature="sv"), dbus_interface=B)) > 0))
+        lines.append("default=%s" % ask(lambda: broker.SetDefault("nosy", "com.acme.nosy", dbus.Dictionary({}, signature="sv"), dbus_interface=B)))
         with open(container_file("nosy.txt"), "w") as f:
             f.write("\n".join(lines) + "\n")
     serve(App, after_check_in=probe)

@@ -1,5 +1,6 @@
 import BusTestSupport
 import Courier
+import CourierTools
 import CourierNames
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import BusTestSupport
 import Courier
+import CourierTools
 import CourierBroker
 import DBus
 import Foundation
@@ -35,6 +36,11 @@ struct CallerPrivacyTests {
         #expect(answers["notes.dryrun"] == "org.courier.Error.NoHandler", "\(answers)")
         #expect(answers["notes.child"] == "(false,)", "\(answers)")
         #expect(answers["list"] == "com.acme.nosy:nosy;com.acme.todolist:todolist", "\(answers)")
+        #expect(answers["todolist.explain"] == "com.acme.todolist", "\(answers)")
+        #expect(answers["notes.explain"] == "", "\(answers)")
+        // What shows or changes everything is for the user's tools, not for an app.
+        #expect(answers["dump"] == "org.courier.Error.NotPermitted", "\(answers)")
+        #expect(answers["default"] == "org.courier.Error.NotPermitted", "\(answers)")
         // The user's shell is no app: full answers.
         #expect(try await fixture.client.canOpen("notes://www.acme.com?x"))
         #expect(try await fixture.client.listApplications().count == 3)

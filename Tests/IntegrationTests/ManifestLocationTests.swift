@@ -1,5 +1,6 @@
 import BusTestSupport
 import Courier
+import CourierTools
 import CourierProcess
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import BusTestSupport
 import Courier
+import CourierTools
 import CourierBroker
 import DBus
 import Foundation

@@ -9,19 +9,35 @@ import Testing
 /// folders on disk, say so in one line on stderr, and start none.
 @Suite("Registry commands ask the broker", .serialized)
 struct RegistryCommandsBrokerTests {
-    @Test func handlersAndDumpFollowTheBrokerNotTheLocalFolders() async throws {
-        // The broker reads the fixture's folder; the CLI's own folders (COURIER_MANIFEST_PATH) are empty.
+    /// A broker with the todolist from the fixture's folder, and the CLI's environment with its own
+    /// manifest folder (`COURIER_MANIFEST_PATH`), which `prepare` fills and the broker never reads.
+    static func start(_ prepare: (URL) throws -> Void = { _ in }) async throws
+        -> (daemon: BrokerCrashFaultTests.Daemon, client: BrokerClient, local: URL, environment: [String: String]) {
         let daemon = try BrokerCrashFaultTests.Daemon { try $0.todolist() }
         let client = BrokerClient(connection: try daemon.bus.connect())
-        defer {
-            client.connection.close()
-            daemon.tearDown(marker: daemon.manifests.path)
-        }
         let local = daemon.bus.directory.appendingPathComponent("cli-manifests", isDirectory: true)
-        try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
         var environment = daemon.environment
         environment["COURIER_MANIFEST_PATH"] = local.path
-        try await daemon.start(client)
+        do {
+            try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
+            try prepare(local)
+            try await daemon.start(client)
+        } catch {
+            stop(daemon, client)
+            throw error
+        }
+        return (daemon, client, local, environment)
+    }
+
+    static func stop(_ daemon: BrokerCrashFaultTests.Daemon, _ client: BrokerClient) {
+        client.connection.close()
+        daemon.tearDown(marker: daemon.manifests.path)
+    }
+
+    @Test func handlersAndDumpFollowTheBrokerNotTheLocalFolders() async throws {
+        // The broker reads the fixture's folder; the CLI's own folders (COURIER_MANIFEST_PATH) are empty.
+        let (daemon, client, local, environment) = try await Self.start()
+        defer { Self.stop(daemon, client) }
 
         // Registered at run time through `courier register`, from a folder neither side reads.
         let extra = daemon.bus.directory.appendingPathComponent("extra", isDirectory: true)
@@ -64,5 +80,48 @@ struct RegistryCommandsBrokerTests {
         #expect(offlineDump.status == 0 && offlineDump.output.contains("com.acme.echo") && !offlineDump.output.contains("com.acme.todolist"), "\(offlineDump.output)")
         #expect(offlineDump.error == "courier dump: no broker is running; answering from the manifest folders on disk\n")
         #expect(await client.brokerIsRunning() == false)
+    }
+
+    /// `courier default` and `courier handlers --type` with a broker running: the broker decides
+    /// (`SetDefault`, `HandlersForFile`), so an app only it knows (registered at run time) can be
+    /// made the default, an app only the CLI's folders know cannot, and a file is typed by its
+    /// content as a drop of it would be.
+    @Test func defaultsAndFileTypesAreTheBrokersAnswer() async throws {
+        // Known to the CLI's folders only: the broker never read it.
+        let (daemon, client, _, environment) = try await Self.start { local in
+            try BrokerFixture.ManifestWriter(folder: local).write("com.acme.localonly", schemes: ["todolist"], arguments: ["/bin/true"])
+        }
+        defer { Self.stop(daemon, client) }
+        let extra = daemon.bus.directory.appendingPathComponent("extra", isDirectory: true)
+        try FileManager.default.createDirectory(at: extra, withIntermediateDirectories: true)
+        try BrokerFixture.ManifestWriter(folder: extra).write("com.acme.notes", schemes: ["todolist"], arguments: ["/bin/true"])
+        let register = try await runProduct("courier", ["register", extra.appendingPathComponent("com.acme.notes.plist").path], environment)
+        #expect(register.status == 0, "\(register.error)")
+
+        let set = try await runProduct("courier", ["default", "todolist", "com.acme.notes"], environment)
+        #expect(set.status == 0 && set.output == "com.acme.notes now handles todolist:\n", "\(set)")
+        #expect(try await client.handlers(for: "todolist:x").first == "com.acme.notes", "the broker routes by it at once")
+        let shown = try await runProduct("courier", ["default", "--show", "todolist"], environment)
+        #expect(shown.status == 0 && shown.output == "todolist: com.acme.notes\n", "\(shown)")
+        let localOnly = try await runProduct("courier", ["default", "todolist", "com.acme.localonly"], environment)
+        #expect(localOnly.status == 3 && localOnly.error.contains("com.acme.localonly"), "only the broker's registry counts: \(localOnly)")
+        let unset = try await runProduct("courier", ["default", "--unset", "todolist"], environment)
+        #expect(unset.status == 0 && unset.output.hasPrefix("todolist: no longer defaults to com.acme.notes"), "\(unset)")
+        #expect(try await client.handlers(for: "todolist:x").first == "com.acme.todolist")
+
+        // A PNG named .txt: the broker reads it through the descriptor and finds a PNG.
+        let photo = daemon.bus.directory.appendingPathComponent("photo.txt")
+        try Data(SampleContent.png).write(to: photo)
+        let typed = try await runProduct("courier", ["handlers", "--type", photo.path, "--explain"], environment)
+        #expect(typed.output.hasPrefix("\(photo.path): public.png — by its content"), "\(typed)")
+        // No Courier app here takes a PNG: only the desktop's applications may be listed (exit 3 when none).
+        let typedLines = typed.output.split(separator: "\n").dropFirst()
+        #expect(!typed.output.contains("com.acme."), "\(typed)")
+        #expect(typedLines.contains { $0.hasPrefix("desktop: ") } ? typed.status == 0 : typed.status == 3, "\(typed)")
+        let text = try await runProduct("courier", ["handlers", "--type", "public.plain-text"], environment)
+        let textLines = text.output.split(separator: "\n")
+        #expect(text.status == 0 && textLines.first == "com.acme.todolist" && textLines.dropFirst().allSatisfy { $0.contains("(desktop") }, "\(text)")
+        let invalid = try await runProduct("courier", ["handlers", "--type", "not a type"], environment)
+        #expect(invalid.status == 65, "\(invalid)")
     }
 }

@@ -29,6 +29,14 @@ public protocol ApplicationCatalog: HandlerResolver {
     var manifestPaths: [String] { get }
     /// Re-reads the user's defaults and routes by them from now on (`ReloadDefaults`).
     func reloadDefaults() -> CatalogChange
+    /// The registry as it routes now (a value copy): types, apps and their document types.
+    var registry: Registry { get }
+    /// Everything registered, with the diagnostics and `extraDiagnostics` (`Dump`).
+    func dump(extraDiagnostics: [ManifestDiagnostic]) -> RegistryDump
+    /// Sets (or, with `bundleID` nil, forgets) the user's default for the scheme or type `key`,
+    /// saves it and routes by it at once (`SetDefault`): the key as stored, the default it
+    /// replaced, and the app chosen now.
+    func setDefault(_ bundleID: String?, for key: String, isType: Bool) throws(CourierError) -> (key: String, previous: String?, chosen: String?)
 }
 
 extension ApplicationCatalog {

@@ -19,6 +19,10 @@ extension BrokerService {
             openURLMethod(),
             canOpenURLMethod(),
             handlersForURLMethod(),
+            explainHandlersForURLMethod(),  // BrokerService+RegistryQueries.swift
+            handlersForFileMethod(),
+            dumpMethod(),
+            setDefaultMethod(),
             checkInMethod(),
             confirmLinkMethod(),
             registerManifestMethod(),  // BrokerService+Registry.swift

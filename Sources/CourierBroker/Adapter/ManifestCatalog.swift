@@ -160,6 +160,34 @@ public final class ManifestCatalog: ApplicationCatalog {
     /// The current registry (a value copy), for the Inbox's type check of `DropFiles`.
     public var registry: Registry { service.snapshot }
 
+    public func dump(extraDiagnostics: [ManifestDiagnostic]) -> RegistryDump {
+        service.dump(extraDiagnostics: extraDiagnostics)
+    }
+
+    public func setDefault(_ bundleID: String?, for key: String, isType: Bool) throws(CourierError) -> (key: String, previous: String?, chosen: String?) {
+        let before = service.snapshot
+        let stored = isType ? before.types.canonical(key) : (Registry.scheme(fromURLOrScheme: key) ?? key).lowercased()
+        let previous = isType ? before.preferences.typeDefaults[stored] : before.preferences.schemeDefaults[stored]
+        do {
+            switch (bundleID, isType) {
+            case (let id?, true): try service.setDefault(id, forType: stored)
+            case (let id?, false): try service.setDefault(id, forScheme: stored)
+            case (nil, _): try service.clearDefault(for: stored, type: isType)
+            }
+        } catch {
+            let code: CourierErrorCode = switch error.code {
+            case .unknownApplication: .noHandler
+            case .stateNotWritable: .failed
+            default: .invalidArguments
+            }
+            throw CourierError(code, error.message)
+        }
+        let now = service.snapshot
+        let chosen = (isType ? now.handlers(forType: stored) : now.handlers(forScheme: stored)).chosen?.bundleIdentifier
+        logger.info("default for \(isType ? "type " : "")\(stored) \(bundleID.map { "set to \($0)" } ?? "forgotten") (was \(previous ?? "none"))")
+        return (stored, previous, chosen)
+    }
+
     public func applications() -> [ApplicationSummary] {
         service.snapshot.sortedApplications.map {
             ApplicationSummary(bundleID: $0.bundleIdentifier.rawValue, name: $0.name, schemes: $0.schemes, launchable: $0.canLaunch, manifestPath: $0.path)

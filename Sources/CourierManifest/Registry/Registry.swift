@@ -301,11 +301,10 @@ public struct Registry: Sendable {
             let claimants = handlers(forScheme: scheme).candidates.map(\.bundleIdentifier)
             throw RegistryError(.notACandidate, "\(bundleIdentifier) does not claim '\(scheme)'\(app.urlType(forScheme: scheme) != nil ? " with a rank other than None" : ""); candidates: \(claimants.isEmpty ? "none" : claimants.joined(separator: ", "))")
         }
-        preferences.schemeDefaults[scheme] = bundleIdentifier
-        preferences.desktopSchemeDefaults[scheme] = nil
-        var change = RegistryChange()
-        change.schemes = [scheme]
-        return change
+        var next = preferences
+        next.schemeDefaults[scheme] = bundleIdentifier
+        next.desktopSchemeDefaults[scheme] = nil
+        return replacePreferences(next)
     }
 
     /// Makes `bundleIdentifier` the user's default for files of type `identifier` (and types conforming to it).
@@ -322,11 +321,10 @@ public struct Registry: Sendable {
         guard resolution.candidates.contains(where: { $0.bundleIdentifier == bundleIdentifier && $0.status != .rankNone }) else {
             throw RegistryError(.notACandidate, "\(bundleIdentifier) declares no document type that accepts \(uti); candidates: \(resolution.bundleIdentifiers.joined(separator: ", "))")
         }
-        preferences.typeDefaults[uti] = bundleIdentifier
-        preferences.desktopTypeDefaults[uti] = nil
-        var change = RegistryChange()
-        change.types = [uti]
-        return change
+        var next = preferences
+        next.typeDefaults[uti] = bundleIdentifier
+        next.desktopTypeDefaults[uti] = nil
+        return replacePreferences(next)
     }
 
     /// Makes the desktop application `desktopID` the user's default for `scheme`: no Courier app

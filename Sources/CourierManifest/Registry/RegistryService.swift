@@ -124,10 +124,10 @@ public final class RegistryService: Sendable {
         return extra + registry.diagnostics
     }
 
-    /// The dump (`courier dump`, `ListApplications`).
-    public func dump() -> RegistryDump {
+    /// The dump (`courier dump`, `ListApplications`), with `extraDiagnostics` after the state files' own.
+    public func dump(extraDiagnostics: [ManifestDiagnostic] = []) -> RegistryDump {
         let (registry, extra) = state.withLock { ($0.registry, $0.stateDiagnostics) }
-        return RegistryDump(registry: registry, extraDiagnostics: extra)
+        return RegistryDump(registry: registry, extraDiagnostics: extra + extraDiagnostics)
     }
 
     // MARK: - Changing
