@@ -55,7 +55,7 @@ struct DefaultCommand: AsyncParsableCommand {
 
     func run() async throws {
         // The broker's view when one runs (apps it registered at run time included), else the files.
-        let broker = manifests.folders.isEmpty ? await Self.runningBroker() : nil
+        let broker = manifests.folders.isEmpty ? await RoutingSwitch.runningBroker() : nil
         let service = manifests.service()
         var registry = service.snapshot
         if let broker, let copy = try? await BrokerRegistry(client: broker).registry().registry {
@@ -146,11 +146,6 @@ struct DefaultCommand: AsyncParsableCommand {
         lines.forEach { print($0) }
     }
 
-    /// The running broker's client, nil when none runs (never starts one).
-    private static func runningBroker() async -> BrokerClient? {
-        guard let client = try? BrokerClient.session(), await client.brokerIsRunning() else { return nil }
-        return client
-    }
 
     /// Has the running broker re-read the defaults; says so when it cannot.
     private func tell(_ client: BrokerClient) async {

@@ -29,6 +29,8 @@ public protocol ApplicationCatalog: HandlerResolver {
     var manifestPaths: [String] { get }
     /// Re-reads the user's defaults and routes by them from now on (`ReloadDefaults`).
     func reloadDefaults() -> CatalogChange
+    /// Whether the user took `bundleID` out of routing (`courier disable`).
+    func isDisabled(_ bundleID: String) -> Bool
 }
 
 extension ApplicationCatalog {
@@ -38,6 +40,15 @@ extension ApplicationCatalog {
     }
     /// A catalog without user defaults has nothing to re-read.
     public func reloadDefaults() -> CatalogChange { CatalogChange() }
+    /// A catalog without user choices disables nothing.
+    public func isDisabled(_ bundleID: String) -> Bool { false }
+
+    /// `Disabled` when the user took `bundleID` out of routing (`courier disable`).
+    public func refuseIfDisabled(_ bundleID: String) throws(CourierError) {
+        if isDisabled(bundleID) {
+            throw CourierError(.disabled, "\(bundleID) is disabled: it stays registered but nothing is routed to it or launched; `courier enable \(bundleID)` takes it back")
+        }
+    }
     /// A catalog without watched folders has no reload to guard.
     public func holdTakeovers(of running: @escaping @Sendable () -> Set<String>) {}
 }

@@ -11,6 +11,9 @@ public protocol Launcher: Sendable {
     /// Asks the process to stop (SIGTERM), then kills it (SIGKILL) if it is still there after `grace`.
     func terminate(pid: Int32, grace: Duration)
 
+    /// Kills the process now (SIGKILL), if it is a child that has not exited.
+    func kill(pid: Int32)
+
     /// Whether `pid` is a process this launcher started for `bundleID` and that has not exited.
     /// Must be safe against pid reuse (a pid that may already name another process is never
     /// answered `true`): the receiver check at `CheckIn` trusts it. The default answers `false`,

@@ -91,11 +91,16 @@ public final class ProcessLauncher: Launcher {
 
     public func terminate(pid: Int32, grace: Duration) {
         guard live.withLock({ $0[pid] != nil }) else { return }
-        kill(pid, SIGTERM)
+        Glibc.kill(pid, SIGTERM)
         Task { [self] in
             try? await Task.sleep(for: grace)
-            if live.withLock({ $0[pid] != nil }) { kill(pid, SIGKILL) }
+            if live.withLock({ $0[pid] != nil }) { Glibc.kill(pid, SIGKILL) }
         }
+    }
+
+    public func kill(pid: Int32) {
+        guard live.withLock({ $0[pid] != nil }) else { return }
+        Glibc.kill(pid, SIGKILL)
     }
 
     public func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool {

@@ -17,6 +17,7 @@ public struct RegistryStateStore: Sendable {
     private struct DefaultsFile: Codable {
         var schemes: [String: String]?
         var types: [String: String]?
+        var disabled: [String]?
     }
 
     /// The stored state; a missing file is empty state, a damaged one is empty state plus a diagnostic.
@@ -25,7 +26,7 @@ public struct RegistryStateStore: Sendable {
         var preferences = RegistryPreferences()
         var claims = ClaimOrder()
         if let file: DefaultsFile = read(defaultsPath, &diagnostics) {
-            preferences = RegistryPreferences(schemeDefaults: file.schemes ?? [:], typeDefaults: file.types ?? [:])
+            preferences = RegistryPreferences(schemeDefaults: file.schemes ?? [:], typeDefaults: file.types ?? [:], disabled: Set(file.disabled ?? []))
         }
         if let file: ClaimOrder = read(claimsPath, &diagnostics) { claims = file }
         return (preferences, claims, diagnostics)
@@ -53,7 +54,7 @@ public struct RegistryStateStore: Sendable {
 
     /// Writes the user's defaults.
     public func save(preferences: RegistryPreferences) throws(RegistryError) {
-        try write(DefaultsFile(schemes: preferences.schemeDefaults, types: preferences.typeDefaults), to: defaultsPath)
+        try write(DefaultsFile(schemes: preferences.schemeDefaults, types: preferences.typeDefaults, disabled: preferences.disabled.isEmpty ? nil : preferences.disabled.sorted()), to: defaultsPath)
     }
 
     /// Merges `claimOrder` into the stored order (stored claims first, `removed` apps dropped),

@@ -11,6 +11,8 @@ public struct HandlerCandidate: Sendable, Hashable {
         case rankNone
         /// A system scheme the user has not allowed this app to handle.
         case reserved
+        /// The user took the app out of routing (`courier disable`).
+        case disabled
     }
 
     public var bundleIdentifier: String

@@ -85,6 +85,7 @@ public struct Registry: Sendable {
             var status: HandlerCandidate.Status = .alternative
             if urlType.rank == .none { status = .rankNone }
             if reserved && userDefault != id { status = .reserved }
+            if preferences.disabled.contains(id) { status = .disabled }
             entries.append(Entry(
                 id: id, rank: urlType.rank, role: urlType.role, isDefault: userDefault == id,
                 claim: claimOrder.position(of: id, for: key), matched: nil, distance: 0, status: status,
@@ -113,7 +114,8 @@ public struct Registry: Sendable {
                     let entry = Entry(
                         id: id, rank: doc.rank, role: doc.role, isDefault: userDefault == id,
                         claim: claimOrder.position(of: id, for: .type(supertype)), matched: supertype,
-                        distance: distance, status: doc.rank == .none ? .rankNone : .alternative, callers: app.dropCallers)
+                        distance: distance, status: preferences.disabled.contains(id) ? .disabled : doc.rank == .none ? .rankNone : .alternative,
+                        callers: app.dropCallers)
                     if let old = best[id] {
                         if entry.rank > old.rank || (entry.rank == old.rank && entry.distance < old.distance) { best[id] = entry }
                     } else {
@@ -170,6 +172,8 @@ public struct Registry: Sendable {
             switch e.status {
             case .rankNone:
                 text = "never chosen: its LSHandlerRank is None"
+            case .disabled:
+                text = "not routed to: the user disabled it (`courier enable \(e.id)` takes it back)"
             default:
                 if case .scheme(let s) = key {
                     text = "refused: '\(s)' belongs to the system; allow it with `courier default \(s) \(e.id)`"
@@ -341,9 +345,14 @@ public struct Registry: Sendable {
     public mutating func replacePreferences(_ next: RegistryPreferences) -> RegistryChange {
         var change = RegistryChange()
         guard next != preferences else { return change }
-        let schemes = Set(preferences.schemeDefaults.keys).union(next.schemeDefaults.keys).filter { preferences.schemeDefaults[$0] != next.schemeDefaults[$0] }
-        let types = Set(preferences.typeDefaults.keys).union(next.typeDefaults.keys).filter { preferences.typeDefaults[$0] != next.typeDefaults[$0] }
+        var schemes = Set(preferences.schemeDefaults.keys).union(next.schemeDefaults.keys).filter { preferences.schemeDefaults[$0] != next.schemeDefaults[$0] }
+        var types = Set(preferences.typeDefaults.keys).union(next.typeDefaults.keys).filter { preferences.typeDefaults[$0] != next.typeDefaults[$0] }
         var affected = Set<String>()
+        // An app disabled or enabled changes every scheme and type it claims.
+        let toggled = preferences.disabled.symmetricDifference(next.disabled).compactMap { applications[$0] }
+        schemes.formUnion(toggled.flatMap { $0.schemes.map { $0.lowercased() } })
+        types.formUnion(toggled.flatMap { $0.documentTypes.flatMap(\.contentTypes) }.map { self.types.canonical($0) })
+        affected.formUnion(toggled.map(\.bundleIdentifier.rawValue))
         let before = (schemes.map { handlers(forScheme: $0).chosen?.bundleIdentifier }, types.map { handlers(forType: $0).chosen?.bundleIdentifier })
         preferences = next
         let after = (schemes.map { handlers(forScheme: $0).chosen?.bundleIdentifier }, types.map { handlers(forType: $0).chosen?.bundleIdentifier })

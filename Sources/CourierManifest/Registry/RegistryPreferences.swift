@@ -9,9 +9,13 @@ public struct RegistryPreferences: Sendable, Hashable, Codable {
     public var schemeDefaults: [String: String]
     /// Uniform type identifier → bundle identifier; applies to the type and the types conforming to it.
     public var typeDefaults: [String: String]
+    /// Bundle identifiers the user took out of routing (`courier disable`): still registered, but
+    /// never chosen for a scheme or a type, and refused when named.
+    public var disabled: Set<String>
 
-    public init(schemeDefaults: [String: String] = [:], typeDefaults: [String: String] = [:]) {
+    public init(schemeDefaults: [String: String] = [:], typeDefaults: [String: String] = [:], disabled: Set<String> = []) {
         self.schemeDefaults = schemeDefaults
         self.typeDefaults = typeDefaults
+        self.disabled = disabled
     }
 }
