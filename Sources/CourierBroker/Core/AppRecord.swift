@@ -88,6 +88,9 @@ struct AppRecord: Sendable {
     private var forced = false
     /// The last ends of the app's instances, oldest first.
     private(set) var ends: Deque<AppEnd> = []
+    /// The request of the current process whose delivery failed with `AppFailed` (its connection
+    /// closed as it died: that answer may come before its end is seen), for its `AppEnd`.
+    private var failedDelivery: String?
     /// A keep-alive app that kept failing: the broker stopped relaunching it by itself.
     private(set) var keepAliveFailed = false
 
@@ -353,6 +356,7 @@ struct AppRecord: Sendable {
         handled = 0
         heldProcess = nil
         notResponding = false
+        failedDelivery = nil
     }
 
     // MARK: Requests
@@ -414,7 +418,11 @@ struct AppRecord: Sendable {
                 effects.append(.log(.warning, "\(error.message)"))
             }
             if !callerGone { effects.append(.finish(pending, target: bundleID, .failure(error))) }
-            if error.code == .appFailed { recordFailure(now: now, crashLoop: crashLoop, &effects) }
+            if error.code == .appFailed {
+                // A kill on purpose (quit --force) is no failure of the app.
+                if !forced { recordFailure(now: now, crashLoop: crashLoop, &effects) }
+                if generation == self.generation { failedDelivery = pending.request.url }
+            }
         }
         guard generation == self.generation else { return }
         if case .terminating(let name, let pid, .afterInFlight(let deadline)) = phase {
@@ -727,7 +735,7 @@ struct AppRecord: Sendable {
     private mutating func recordEnd(reason: String, status: ExitStatus?, pid: Int32?, now: ContinuousClock.Instant) {
         ends.append(AppEnd(
             pid: pid, status: status, endedAt: now, lifetime: startedAt.map { now - $0 }, reason: reason,
-            requestedBy: endRequest, forced: forced, unanswered: inFlight?.request.url, queued: queue.count
+            requestedBy: endRequest, forced: forced, unanswered: inFlight?.request.url ?? failedDelivery, queued: queue.count
         ))
         if ends.count > Self.keptEnds { ends.removeFirst() }
         endRequest = nil
