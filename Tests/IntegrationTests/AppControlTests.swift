@@ -295,4 +295,32 @@ struct AppControlTests {
             if let pid = app[CourierKey.pid] { kill(Int32(bitPattern: pid), SIGKILL) }
         }
     }
+
+    // MARK: Man page, completions
+
+    @Test func theNewCommandsAndOptionsAreInTheCompletionsAndTheManPage() async throws {
+        let fixture = try await BrokerFixture { try Self.life($0) }
+        defer { fixture.tearDown() }
+        let bash = try await fixture.run(Self.courier, ["--generate-completion-script", "bash"])
+        for command in ["launch", "restart", "disable", "enable", "ps", "status"] {
+            #expect(bash.output.contains("---completion \(command) -- positional@0"), "\(command)")
+        }
+        for option in ["--args", "--fresh", "--wait-exit", "--force"] { #expect(bash.output.contains(option), "\(option)") }
+        // What the scripts run: the registered bundle ids.
+        var offline = fixture.environment
+        offline["COURIER_MANIFEST_PATH"] = fixture.manifests.path
+        for command in ["launch", "restart", "disable", "enable", "status"] {
+            let ids = try await BackgroundProcess.run(Self.courier, ["---completion", command, "--", "positional@0", "2", "7", "courier", command, "com.acm"], environment: offline)
+            #expect(ids.output == "com.acme.life\n", "\(command): \(ids.output) \(ids.errors)")
+        }
+        let manual = Products.path("generate-manual")
+        guard FileManager.default.isExecutableFile(atPath: manual) else { return }
+        let folder = fixture.root.appendingPathComponent("man")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // As scripts/install makes it: from the `courier` users run.
+        let generated = try await fixture.run(manual, [Self.courier, "--output-directory", folder.path])
+        #expect(generated.status == 0, "\(generated.error)")
+        let page = (try? String(contentsOf: folder.appendingPathComponent("courier.1"), encoding: .utf8)) ?? ""
+        for text in ["launch", "restart", "disable", "enable", "wait-exit", "fresh", "force"] { #expect(page.contains(text), "\(text) is not in the man page") }
+    }
 }
