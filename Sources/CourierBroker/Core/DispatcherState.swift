@@ -176,7 +176,8 @@ struct DispatcherState: Sendable {
     /// The termination policies, applied at `now`: every app idle longer than the idle timeout is
     /// terminated, and `underPressure`, the least recently used idle app too. Only idle apps whose
     /// process the broker can signal (it launched it, or holds the verified process it adopted)
-    /// and whose manifest does not opt out are candidates.
+    /// and whose manifest does not opt out (`CourierTerminatesWhenIdle` false) or ask to be kept
+    /// running (`CourierKeepAlive`, `CourierRunAtLoad`) are candidates.
     mutating func reclaim(now: ContinuousClock.Instant, underPressure: Bool) -> [DispatcherEffect] {
         var effects: [DispatcherEffect] = []
         var leastRecent: (index: Dictionary<String, AppRecord>.Index, since: ContinuousClock.Instant)?
