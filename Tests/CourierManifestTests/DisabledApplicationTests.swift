@@ -1,10 +1,15 @@
 @testable import CourierManifest
+import CourierTypes
 import Foundation
 import Testing
 
 /// `courier disable`: a disabled app stays registered but is never chosen; its schemes and types
 /// fall to the next candidate as if it were not registered, and `--explain` says why.
 @Suite struct DisabledApplicationTests {
+    func registry(_ manifests: [Manifest]) throws -> Registry {
+        try RegistryTests().registry(manifests)
+    }
+
     @Test func aDisabledAppIsNeverChosenAndTheExplanationSaysWhy() throws {
         var r = try registry([manifest("com.a.own", schemes: ["x": .owner], documents: [("public.plain-text", .owner)]),
                               manifest("com.a.alt", schemes: ["x": .alternate], documents: [("public.plain-text", .alternate)])])
