@@ -296,6 +296,26 @@ struct AppControlTests {
         }
     }
 
+    // MARK: Attacks
+
+    /// A Courier app (a real python3 `dbus` process the broker launched and verified) tries to end
+    /// another app, start it with arguments of its choosing, or pass arguments with a URL: each is
+    /// refused, and the target runs on untouched.
+    @Test func anAppMayNotKillLaunchRestartOrPassArgumentsToAnotherApp() async throws {
+        let attempts = ["kill:com.acme.echo", "launch:com.acme.echo", "restart:com.acme.echo", "args:echo://with-arguments"]
+        let fixture = try await CallerRuleBusTests.fixture(attempts: attempts)
+        defer { fixture.tearDown() }
+        #expect(try await fixture.client.open("echo://warm").handled)
+        let echo = try #require(fixture.launcher.pids.first)
+        #expect(try await fixture.client.open("notes://start").handled)
+        let calls = try CallerRuleBusTests.calls(fixture)
+        for attempt in attempts { #expect(calls[attempt] == "org.courier.Error.NotPermitted", "\(attempt): \(calls)") }
+        #expect(fixture.launcher.exitStatus(echo) == nil)
+        #expect(fixture.launcher.count == 2)
+        let row = try #require(try await LifecycleEdgeTests.psRow(fixture, "com.acme.echo"))
+        #expect(row["pid"] as? Int == Int(echo) && row["handled"] as? Int == 1)
+    }
+
     // MARK: Man page, completions
 
     @Test func theNewCommandsAndOptionsAreInTheCompletionsAndTheManPage() async throws {
