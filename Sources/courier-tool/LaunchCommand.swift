@@ -18,13 +18,8 @@ struct LaunchCommand: AsyncParsableCommand {
     @OptionGroup var control: LaunchControlOptions
 
     func run() async throws {
-        let answer: [String: DBusValue]
-        do {
-            answer = try await BrokerConnection.withBroker { client throws(CourierError) in
-                try await client.launch(bundleID: control.bundleID, arguments: control.arguments, fresh: control.fresh)
-            }
-        } catch {
-            throw error.reported("courier launch")
+        let answer = try await control.call("launch") { client throws(CourierError) in
+            try await client.launch(bundleID: control.bundleID, arguments: control.arguments, fresh: control.fresh)
         }
         let pid = answer[CourierKey.pid].map { " (pid \($0))" } ?? ""
         if answer[CourierKey.alreadyRunning] == true {

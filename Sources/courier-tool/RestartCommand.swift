@@ -16,13 +16,8 @@ struct RestartCommand: AsyncParsableCommand {
     @OptionGroup var control: LaunchControlOptions
 
     func run() async throws {
-        let answer: [String: DBusValue]
-        do {
-            answer = try await BrokerConnection.withBroker { client throws(CourierError) in
-                try await client.restart(bundleID: control.bundleID, arguments: control.arguments, fresh: control.fresh)
-            }
-        } catch {
-            throw error.reported("courier restart")
+        let answer = try await control.call("restart") { client throws(CourierError) in
+            try await client.restart(bundleID: control.bundleID, arguments: control.arguments, fresh: control.fresh)
         }
         print("\(control.bundleID) is running again\(answer[CourierKey.pid].map { " (pid \($0))" } ?? "")")
     }

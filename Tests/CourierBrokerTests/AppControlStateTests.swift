@@ -22,6 +22,16 @@ struct AppControlStateTests {
         var last: Result<LaunchAnswer, CourierError>? { results.withLock { $0.last } }
     }
 
+    /// The app launched for todo://first (pid 42, generation 1), checked in and idle.
+    func launchedState() throws -> DispatcherState {
+        var state = makeState()
+        _ = state.submit(OpenRequest(url: "todo://first"), to: app, received: t0, completion: { _ in }, now: t0)
+        _ = state.spawned(app.bundleID, pid: 42, generation: 1)
+        _ = try state.checkIn(app, uniqueName: ":1.5", now: t0).get()
+        _ = state.delivered(app.bundleID, requestID: 1, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0)
+        return state
+    }
+
     func perform(_ effects: [DispatcherEffect]) {
         for case .launchAnswered(let waiters, let result) in effects { waiters.forEach { $0(result) } }
     }
@@ -66,11 +76,7 @@ struct AppControlStateTests {
     }
 
     @Test func aRestartTerminatesWithNoticeThenLaunchesAndHoldsTheOpenThatRacesIt() throws {
-        var state = makeState()
-        _ = state.submit(OpenRequest(url: "todo://first"), to: app, received: t0, completion: { _ in }, now: t0)
-        _ = state.spawned(app.bundleID, pid: 42, generation: 1)
-        _ = try state.checkIn(app, uniqueName: ":1.5", now: t0).get()
-        _ = state.delivered(app.bundleID, requestID: 1, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0)
+        var state = try launchedState()
         let answers = Answers()
         let restart = state.restart(app, LaunchOrder(by: ":1.9"), waiter: answers.waiter, now: t0)
         #expect(restart.notices == [1])
@@ -120,11 +126,7 @@ struct AppControlStateTests {
     }
 
     @Test func anEndSeenOnTheBusGetsItsExitStatusWhenTheProcessIsReaped() throws {
-        var state = makeState()
-        _ = state.submit(OpenRequest(url: "todo://first"), to: app, received: t0, completion: { _ in }, now: t0)
-        _ = state.spawned(app.bundleID, pid: 42, generation: 1)
-        _ = try state.checkIn(app, uniqueName: ":1.5", now: t0).get()
-        _ = state.delivered(app.bundleID, requestID: 1, generation: 1, .success(DeliveryAnswer(handled: true)), now: t0)
+        var state = try launchedState()
         _ = state.busNameVanished(":1.5", now: t0 + .seconds(1))
         #expect(state.apps[app.bundleID]?.ends.last?.reason == "left the bus")
         _ = state.processExited(app.bundleID, pid: 42, generation: 1, status: .signaled(11), now: t0 + .seconds(1))
