@@ -280,6 +280,11 @@ struct AppControlTests {
         #expect(named.errors.contains("com.acme.life is disabled"), "\(named.errors)")
         let launch = try await courier(["launch", "com.acme.life"])
         #expect(launch.status == 7)
+        // A scheme only a disabled app claims: refused naming it, not handed to the desktop.
+        #expect(try await courier(["disable", "com.acme.early"]).status == 0)
+        let only = try await courier(["open", "early://x"])
+        #expect(only.status == 7)
+        #expect(only.errors.contains("com.acme.early claims it but is disabled"), "\(only.errors)")
         // A new broker reads it from defaults.json.
         courierd.signal(SIGTERM)
         _ = await courierd.wait(timeout: .seconds(20))
