@@ -126,7 +126,7 @@ public enum CourierKey {
     /// The user took the app out of routing (`courier disable`).
     public static let disabled = OptionKey<Bool>("disabled")
     /// How the app's last instances ended, oldest first: rows of `pid`, `ended-at-ms`,
-    /// `lifetime-ms`, `exit-code` or `signal`, `reason`, `requested-by`, `forced`, `unanswered`, `queued`.
+    /// `lifetime-ms`, `exit-code` or `signal`, `reason`, `requested-by`, `forced`, `unanswered`, `queued`, `log`.
     public static let ends = OptionKey<[[String: DBusValue]]>("ends")
     /// When the instance ended, in milliseconds since the Unix epoch.
     public static let endedAtMS = OptionKey<UInt64>("ended-at-ms")
@@ -144,6 +144,8 @@ public enum CourierKey {
     public static let forced = OptionKey<Bool>("forced")
     /// The URL the instance was handling when it ended.
     public static let unanswered = OptionKey<String>("unanswered")
+    /// The last lines the instance printed (its log), oldest first.
+    public static let log = OptionKey<[String]>("log")
 
     // MARK: GetStatus
 

@@ -16,7 +16,7 @@ import Glibc
 /// and, once its delegate has returned, `will-terminate-done PID`; `arguments A B` (the arguments
 /// after `--record-arguments`), `finished-launching url=none by-broker=true|false` (a launch without a URL), and
 /// `handle-arguments A B` for arguments handed to the running app (taken with
-/// `--accept-arguments`, else ignored). `--exit-at-once N` exits with status N before checking in.
+/// `--accept-arguments`, else ignored). `--exit-at-once N` says so on standard error and exits with status N before checking in.
 ///
 /// `courier-test-app save-loop BYTES`: preserves a state of BYTES bytes (all equal to the save's
 /// number modulo 256) over and over, for the test that kills a save midway.
@@ -50,7 +50,10 @@ enum LifecycleApp {
         let events = try RecorderApp.openAppending(try container() + "/" + eventsFile)
         RecorderApp.append("launch \(getpid())\n", to: events)
         if let recorded { RecorderApp.append("arguments \(recorded.joined(separator: " "))\n", to: events) }
-        if let exitAtOnce { exit(exitAtOnce) }
+        if let exitAtOnce {
+            FileHandle.standardError.write(Data("exiting at once with status \(exitAtOnce)\n".utf8))
+            exit(exitAtOnce)
+        }
         let delegate = Delegate(events: events, willTerminateDelay: .milliseconds(delay), openDelay: .milliseconds(openDelay), hangOn: hangOn, lingerMilliseconds: linger, acceptArguments: acceptArguments)
         try await Application(version: version, delegate: delegate).run()
     }

@@ -63,10 +63,12 @@ struct PsCommand: AsyncParsableCommand {
             var forced: Bool?
             var unanswered: String?
             var queued: UInt32?
+            /// The last lines it printed.
+            var log: [String]?
 
             enum CodingKeys: String, CodingKey {
                 case pid, endedAtMilliseconds = "ended_at_ms", lifetimeMilliseconds = "lifetime_ms", exitCode = "exit_code", signal, reason
-                case requestedBy = "requested_by", forced, unanswered, queued
+                case requestedBy = "requested_by", forced, unanswered, queued, log
             }
 
             init(_ row: [String: DBusValue]) {
@@ -80,6 +82,7 @@ struct PsCommand: AsyncParsableCommand {
                 forced = row[CourierKey.forced]
                 unanswered = row[CourierKey.unanswered]
                 queued = row[CourierKey.queued]
+                log = row[CourierKey.log]
             }
 
             /// One line: when, pid, how, after how long, who asked, what was left unanswered.

@@ -82,7 +82,10 @@ struct StatusCommand: AsyncParsableCommand {
                 if process.failed == true { print("  keep-alive gave up: it failed \(process.consecutiveFailures) times in a row; `courier launch \(bundleID)` tries again") }
                 let ends = process.ends ?? []
                 print(ends.isEmpty ? "  ends: none since the broker started" : "  ends (oldest first):")
-                for end in ends { print("    \(end.line)") }
+                for end in ends {
+                    print("    \(end.line)")
+                    for line in end.log ?? [] { print("      | \(line)") }
+                }
             } else {
                 print("  state: not-running (the broker has not run it since it started)")
             }

@@ -114,6 +114,10 @@ struct AppControlStateTests {
         let end = try #require(record.ends.last)
         #expect(end.forced && end.requestedBy == "quit --force by :1.9" && end.status == .signaled(9))
         #expect(end.unanswered == "todo://first" && end.lifetime == .seconds(4))
+        // What it printed last is read for the end, and kept with it.
+        #expect(gone.contains { if case .readLogTail(_, 42) = $0 { true } else { false } })
+        state.logRead(app.bundleID, pid: 42, lines: ["last words"])
+        #expect(state.apps[app.bundleID]?.ends.last?.log == ["last words"])
     }
 
     @Test func aForcedQuitOfAnAppNotRunningIsNotRunning() {

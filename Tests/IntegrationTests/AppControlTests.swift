@@ -68,6 +68,12 @@ struct AppControlTests {
         let status = try await fixture.run(Self.courier, ["status", "com.acme.broken"])
         #expect(status.status == 0, "\(status.error)")
         #expect(status.output.contains("exited with status 3 before checking in"), "\(status.output)")
+        // With the last lines it printed.
+        #expect(status.output.contains("      | exiting at once with status 3"), "\(status.output)")
+        let ps = try await fixture.run(Self.courier, ["ps", "com.acme.broken", "--json"])
+        let end = try #require(((try Self.json(ps.output) as? [[String: Any]])?.first?["ends"] as? [[String: Any]])?.last)
+        #expect(end["log"] as? [String] == ["exiting at once with status 3"])
+        #expect(end["exit_code"] as? Int == 3)
     }
 
     @Test func launchWithArgumentsPassesThemAfterTheLaunchCommand() async throws {

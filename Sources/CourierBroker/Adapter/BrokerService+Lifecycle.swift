@@ -69,6 +69,7 @@ extension BrokerService {
         if let who = end.requestedBy { row[CourierKey.requestedBy] = who }
         if end.forced { row[CourierKey.forced] = true }
         if let url = end.unanswered { row[CourierKey.unanswered] = url }
+        if !end.log.isEmpty { row[CourierKey.log] = end.log }
         return row
     }
 

@@ -23,6 +23,12 @@ public struct AppEnd: Sendable, Equatable {
     public var unanswered: String?
     /// Requests waiting for it then (they went to the next instance).
     public var queued: Int
+    /// The last lines of its log when it ended (`DispatcherEffect.readLogTail`): what it printed
+    /// last, for a process the broker launched.
+    public var log: [String] = []
+
+    /// How many lines of its log an end keeps.
+    public static let logLines = 5
 }
 
 /// A launch asked for without a URL: `courier launch`, `courier restart`, keep-alive, run-at-load.

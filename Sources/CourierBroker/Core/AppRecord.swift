@@ -629,6 +629,8 @@ struct AppRecord: Sendable {
         if let index = ends.lastIndex(where: { $0.pid == pid && $0.status == nil }) {
             ends[index].status = status
             ends[index].reason = status.ending
+            // Read again: it may have printed more after it left the bus.
+            effects.append(.readLogTail(bundleID: bundleID, pid: pid))
         }
         guard generation == self.generation else { return }
         switch phase {
@@ -640,7 +642,7 @@ struct AppRecord: Sendable {
             let error = wasForced
                 ? CourierError(.launchFailed, "\(bundleID) (pid \(pid)) was killed (quit --force) before checking in")
                 : reason ?? CourierError(.launchFailed, "\(bundleID) (pid \(pid)) \(status.ending) before checking in; `courier log \(bundleID)` shows what it printed")
-            recordEnd(reason: "\(status.ending) before checking in", status: status, pid: pid, now: now)
+            recordEnd(reason: "\(status.ending) before checking in", status: status, pid: pid, now: now, &effects)
             if error.code != .nameSquatted, !wasForced { recordFailure(now: now, crashLoop: crashLoop, &effects) }
             failQueue(error, &effects)
             if !wasForced { keepAlive(now: now, crashLoop: crashLoop, &effects) }
@@ -654,7 +656,7 @@ struct AppRecord: Sendable {
     /// The launch of `generation` did not check in in time: terminate it and answer the queue.
     mutating func launchTimedOut(generation: UInt64, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
         guard generation == self.generation, case .launching(let pid?, _) = phase else { return }
-        recordEnd(reason: "did not check in within \(descriptor.launchTimeout.formatted) and was terminated", status: nil, pid: pid, now: now)
+        recordEnd(reason: "did not check in within \(descriptor.launchTimeout.formatted) and was terminated", status: nil, pid: pid, now: now, &effects)
         phase = .notRunning
         effects.append(.terminate(pid: pid, process: nil))
         effects.append(.discardSavedState(bundleID: bundleID))
@@ -678,7 +680,7 @@ struct AppRecord: Sendable {
         let requested = endRequest != nil
         let wasForced = forced
         let lifetime = startedAt.map { now - $0 }
-        recordEnd(reason: reason, status: status, pid: pid, now: now)
+        recordEnd(reason: reason, status: status, pid: pid, now: now, &effects)
         phase = .notRunning
         heldProcess = nil
         effects.append(.log(requested ? .debug : .info, "\(bundleID) \(reason)"))
@@ -731,8 +733,16 @@ struct AppRecord: Sendable {
         launch(now: now, &effects)
     }
 
-    /// Appends the end of the current instance to `ends`.
-    private mutating func recordEnd(reason: String, status: ExitStatus?, pid: Int32?, now: ContinuousClock.Instant) {
+    /// The last lines of process `pid`'s log, read for its end.
+    mutating func logRead(pid: Int32, lines: [String]) {
+        guard let index = ends.lastIndex(where: { $0.pid == pid }) else { return }
+        ends[index].log = lines
+    }
+
+    /// Appends the end of the current instance to `ends`, and asks for its last log lines when the
+    /// broker launched it (held processes print elsewhere).
+    private mutating func recordEnd(reason: String, status: ExitStatus?, pid: Int32?, now: ContinuousClock.Instant, _ effects: inout [DispatcherEffect]) {
+        if let pid, heldProcess == nil { effects.append(.readLogTail(bundleID: bundleID, pid: pid)) }
         ends.append(AppEnd(
             pid: pid, status: status, endedAt: now, lifetime: startedAt.map { now - $0 }, reason: reason,
             requestedBy: endRequest, forced: forced, unanswered: inFlight?.request.url ?? failedDelivery, queued: queue.count

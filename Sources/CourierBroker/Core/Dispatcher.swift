@@ -309,6 +309,9 @@ public final class Dispatcher: Sendable {
                 else { launcher.terminate(pid: pid, grace: configuration.terminationGrace) }
             case .kill(let pid, let process):
                 if let process { process.send(SIGKILL) } else { launcher.kill(pid: pid) }
+            case .readLogTail(let bundleID, let pid):
+                let lines = launcher.logTail(bundleID: bundleID, lines: AppEnd.logLines)
+                state.withLock { $0.logRead(bundleID, pid: pid, lines: lines) }
             case .launchAnswered(let waiters, let result):
                 for waiter in waiters { waiter(result) }
             case .finish(let pending, let target, let result):

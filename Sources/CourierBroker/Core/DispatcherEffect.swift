@@ -41,6 +41,9 @@ enum DispatcherEffect: Sendable {
     case terminate(pid: Int32, process: ProcessHandle?)
     /// SIGKILL the process now, without notice (`courier quit --force`).
     case kill(pid: Int32, process: ProcessHandle?)
+    /// Read the last lines of the app's log for the end of process `pid`; the runner reports them
+    /// with `logRead`.
+    case readLogTail(bundleID: String, pid: Int32)
     /// Answer callers of `courier launch` / `restart`.
     case launchAnswered([AppRecord.LaunchWaiter], Result<LaunchAnswer, CourierError>)
     /// Answer one request (its completion and its routing log line).

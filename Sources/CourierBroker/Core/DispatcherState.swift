@@ -167,6 +167,12 @@ struct DispatcherState: Sendable {
         return effects
     }
 
+    /// The last lines of process `pid`'s log, read for its end.
+    mutating func logRead(_ bundleID: String, pid: Int32, lines: [String]) {
+        var effects: [DispatcherEffect] = []
+        withRecord(bundleID, &effects) { record, _ in record.logRead(pid: pid, lines: lines) }
+    }
+
     /// The app of `generation` answered `WillTerminate` (or the call failed).
     mutating func noticeAnswered(_ bundleID: String, generation: UInt64) -> [DispatcherEffect] {
         let grace = policy.terminationGrace

@@ -135,6 +135,18 @@ public final class ProcessLauncher: Launcher {
         throw CourierError(.launchFailed, "cannot launch \(bundleID): '\(name)' was not found on the broker's PATH (\(searchPath ?? "unset")); run `courier register MANIFEST` again from a shell whose PATH has it (the registered copy then records its absolute path), or write an absolute path in CourierLaunchArguments")
     }
 
+    /// The end of the app's log file (the launch header lines left out), read from at most its
+    /// last 64 KiB.
+    public func logTail(bundleID: String, lines count: Int) -> [String] {
+        guard count > 0, let app = try? BundleIdentifier(bundleID), let handle = FileHandle(forReadingAtPath: layout.log(for: app)) else { return [] }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.seek(toOffset: size > 65536 ? size - 65536 : 0)
+        let text = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
+        let lines = text.split(separator: "\n").filter { !$0.hasPrefix("--- ") }
+        return lines.suffix(count).map { String($0.prefix(512)) }
+    }
+
     /// Makes the app's log ready (folder 0700, file 0600, rotated when large) and writes the launch
     /// header; the output to give the child. When the log cannot be written the child inherits the
     /// broker's output rather than not starting.
