@@ -297,8 +297,13 @@ public final class Application: Sendable {
             activationToken: all[CourierKey.activationToken], background: all[CourierKey.background] ?? false,
             inbox: all[CourierKey.inbox] ?? false, all: all.courierValues
         )
+        // Arguments for a running instance; a launch had them in its argv already.
+        let arguments = all[CourierKey.arguments].flatMap { all[CourierKey.launch] == true ? nil : $0 }
+        let accepted = if let arguments { await delegate.handleArguments(arguments, application: self) } else { false }
         let result = await delegate.openWithReply(url, options: options, application: self)
-        return ApplicationOpenReply(handled: result.handled, reply: result.reply.dbusValues).body
+        var reply = result.reply.dbusValues
+        if arguments != nil { reply[CourierKey.argumentsAccepted] = accepted }
+        return ApplicationOpenReply(handled: result.handled, reply: reply).body
     }
 
     /// What the app serves on its direct link: `OpenURL` only. Every call on the link comes from

@@ -18,6 +18,10 @@ public protocol ApplicationDelegate: Sendable {
     func open(_ url: String, options: OpenURLOptions, application: Application) async -> Bool
     /// Like `open`, with a reply dictionary for the caller. The default calls `open`.
     func openWithReply(_ url: String, options: OpenURLOptions, application: Application) async -> OpenURLResult
+    /// Arguments that came with a URL for the running app (`courier open --args …`: a launch gets
+    /// them after its launch command, in `CommandLine.arguments`). Called before `open`; return
+    /// true when the app took them. Default false: the caller is told they were ignored.
+    func handleArguments(_ arguments: [String], application: Application) async -> Bool
 
     /// The app is about to be terminated (`applicationWillTerminate:`); its state, if it opted in,
     /// has just been preserved. Return quickly: the broker signals the process at the deadline.
@@ -42,6 +46,7 @@ extension ApplicationDelegate {
     public func openWithReply(_ url: String, options: OpenURLOptions, application: Application) async -> OpenURLResult {
         OpenURLResult(handled: await open(url, options: options, application: application))
     }
+    public func handleArguments(_ arguments: [String], application: Application) async -> Bool { false }
     public func willTerminate(_ application: Application) async {}
     public func shouldSaveApplicationState(_ application: Application) async -> Bool { false }
     public func willEncodeRestorableState(_ application: Application, coder: inout RestorableStateCoder) async {}

@@ -14,6 +14,10 @@ public struct ApplicationLaunchOptions: Sendable, Hashable {
     /// `url` is a file the broker dropped into this app's `Documents/Inbox` (`DropFiles`): the
     /// broker's word, never a caller's (see `OpenURLOptions.inbox`).
     public var inbox: Bool
+    /// The broker launched the app: for `url`, or, when `url` is nil, for nothing in particular
+    /// (`courier launch`, `restart`, keep-alive, run-at-load). False when it was started by other
+    /// means (by hand, from a desktop entry) and only checked in.
+    public var launchedByBroker = false
     /// Ties the launch to the delivery of the same request.
     var requestID: UInt64?
     /// The preserved state the broker handed back (`restoration-archive`), still encoded.
@@ -39,6 +43,7 @@ public struct ApplicationLaunchOptions: Sendable, Hashable {
             inbox: dictionary[CourierKey.inbox] ?? false
         )
         requestID = dictionary[CourierKey.requestID]
+        launchedByBroker = dictionary[CourierKey.launch] ?? false
         restorationArchive = dictionary[CourierKey.restorationArchive]
     }
 }

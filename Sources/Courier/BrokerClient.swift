@@ -84,6 +84,31 @@ public struct BrokerClient: Sendable {
         _ = try await call(Broker1.terminate, [.string(bundleID)])
     }
 
+    /// Kills `bundleID` with SIGKILL, without notice (`courier quit --force`). Returns once the
+    /// signal is sent; `stateChanges` tells when the app is gone.
+    public func kill(bundleID: String) async throws(CourierError) {
+        _ = try await call(Broker1.kill, [.string(bundleID)])
+    }
+
+    /// Starts `bundleID` without a URL and returns once it has checked in (`already-running`,
+    /// `state`, `pid`). `arguments` follow its launch command; `fresh` skips its preserved state.
+    package func launch(bundleID: String, arguments: [String] = [], fresh: Bool = false, timeout: Duration = .seconds(60)) async throws(CourierError) -> [String: DBusValue] {
+        try await call(Broker1.launch, [.string(bundleID), .vardict(Self.launchOptions(arguments, fresh))], timeout: timeout)[0].vardictValue ?? [:]
+    }
+
+    /// Terminates `bundleID` with notice, then launches it; returns once the new instance has
+    /// checked in. Requests sent meanwhile are delivered to the new instance.
+    package func restart(bundleID: String, arguments: [String] = [], fresh: Bool = false, timeout: Duration = .seconds(60)) async throws(CourierError) -> [String: DBusValue] {
+        try await call(Broker1.restart, [.string(bundleID), .vardict(Self.launchOptions(arguments, fresh))], timeout: timeout)[0].vardictValue ?? [:]
+    }
+
+    private static func launchOptions(_ arguments: [String], _ fresh: Bool) -> [String: DBusValue] {
+        var options: [String: DBusValue] = [:]
+        if !arguments.isEmpty { options[CourierKey.arguments] = arguments }
+        if fresh { options[CourierKey.fresh] = true }
+        return options
+    }
+
     /// `ApplicationStateChanged` signals as (bundle id, state, pid), for one app or all.
     public func stateChanges(of bundleID: String? = nil) async throws(CourierError) -> AsyncStream<(bundleID: String, state: String, pid: UInt32)> {
         let rule = Broker1.applicationStateChanged.matchRule(path: Broker1.objectPath, arguments: bundleID.map { [0: $0] } ?? [:])

@@ -22,6 +22,12 @@ public struct OpenOptions: Sendable, Hashable {
     /// for an `org.freedesktop.Application.Open`). The broker then treats it as from no Courier
     /// app, for the target's caller rules and its `sourceApplication`.
     public var relayed: Bool
+    /// Arguments for the app (`arguments`): after its launch command when this open launches it,
+    /// else handed to the running instance (`ApplicationDelegate.handleArguments`), which says
+    /// whether it took them (`arguments-accepted` in the reply).
+    public var arguments: [String]?
+    /// When this open launches the app, skip the state it preserved (`fresh`).
+    public var fresh = false
 
     public init(bundleID: String? = nil, annotation: CourierValue? = nil, background: Bool = false, activationToken: String? = nil, timeout: Duration? = nil, dryRun: Bool = false, relayed: Bool = false) {
         self.relayed = relayed
@@ -46,6 +52,8 @@ public struct OpenOptions: Sendable, Hashable {
         }
         if dryRun { options[CourierKey.dryRun] = true }
         if relayed { options[CourierKey.relayed] = true }
+        if let arguments { options[CourierKey.arguments] = arguments }
+        if fresh { options[CourierKey.fresh] = true }
         return options
     }
 }

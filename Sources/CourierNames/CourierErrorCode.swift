@@ -62,6 +62,9 @@ public struct CourierErrorCode: RawRepresentable, Hashable, Sendable, CustomStri
 
     /// The app is not running (or still launching), so it cannot be quit.
     public static let notRunning = CourierErrorCode(rawValue: "NotRunning")
+    /// The user took the app out of routing (`courier disable`); `courier enable` takes it back.
+    /// Exit status as `NotPermitted`.
+    public static let disabled = CourierErrorCode(rawValue: "Disabled")
 
     // MARK: Dropping files
 

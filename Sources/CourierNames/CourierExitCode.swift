@@ -55,7 +55,7 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
         case .launchFailed: "launch failed"
         case .launchTimeout: "launch timeout"
         case .appFailed: "the app failed while handling"
-        case .notPermitted: "not permitted (a caller rule, a type the app does not declare, or the app's bus name is held by another process)"
+        case .notPermitted: "not permitted (a caller rule, a type the app does not declare, the app's bus name is held by another process, or the app is disabled: `courier enable`)"
         case .brokerUnavailable: "no broker reachable (`ps`, `quit`, `status`: none is running)"
         case .otherError: "any other error"
         case .invalidFile: "a FILE is not a readable regular file (folder, pipe, socket, device, deleted)"
@@ -89,7 +89,7 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
         case .unanswered: self = .unanswered
         case .withdrawn: self = .withdrawn
         case .notResponding: self = .notResponding
-        case .notPermitted, .nameSquatted: self = .notPermitted
+        case .notPermitted, .nameSquatted, .disabled: self = .notPermitted
         case .declined, .dismissed: self = .declined
         case .brokerUnavailable: self = .brokerUnavailable
         default: self = .otherError

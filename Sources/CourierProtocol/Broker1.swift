@@ -85,6 +85,17 @@ public enum Broker1 {
     public static let listProcesses = ProtocolMethod(name, "ListProcesses", results: "aa{sv}", resultNames: ["processes"])
     /// `(s bundle_id) → ()`: terminate with notice.
     public static let terminate = ProtocolMethod(name, "Terminate", arguments: "s", argumentNames: ["bundle_id"])
+    /// `(s bundle_id) → ()`: SIGKILL without notice (`courier quit --force`).
+    public static let kill = ProtocolMethod(name, "Kill", arguments: "s", argumentNames: ["bundle_id"])
+    /// `(s bundle_id, a{sv} options) → (a{sv} result)` (`LaunchReply`): start the app without a URL
+    /// and reply once it has checked in (or at once when it runs); options `CourierKey.arguments`,
+    /// `CourierKey.fresh`.
+    public static let launch = ProtocolMethod(
+        name, "Launch", arguments: "sa{sv}", results: "a{sv}", argumentNames: ["bundle_id", "options"], resultNames: ["result"])
+    /// `(s bundle_id, a{sv} options) → (a{sv} result)` (`LaunchReply`): terminate with notice, then
+    /// launch; options as `Launch`'s.
+    public static let restart = ProtocolMethod(
+        name, "Restart", arguments: "sa{sv}", results: "a{sv}", argumentNames: ["bundle_id", "options"], resultNames: ["result"])
 
     /// `(as added, as removed, as updated, a{sv} details)`.
     public static let registryChanged = ProtocolSignal(
@@ -99,7 +110,8 @@ public enum Broker1 {
         name,
         methods: [
             openURL, canOpenURL, handlersForURL, explainHandlersForURL, handlersForFile, dump, setDefault, checkIn, confirmLink, registerManifest, registerManifestWithOptions, registerManifestFile, unregister,
-            reloadDefaults, listApplications, getStatus, dropFiles, openFiles, listProcesses, terminate, shareActivities, stageFiles,
+            reloadDefaults, listApplications, getStatus, dropFiles, openFiles, listProcesses, terminate, kill, launch, restart,
+            shareActivities, stageFiles,
         ],
         signals: [registryChanged, dropProgress, applicationStateChanged]
     )

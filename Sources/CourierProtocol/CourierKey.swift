@@ -26,6 +26,22 @@ public enum CourierKey {
     public static let timeoutMS = OptionKey<UInt32>("timeout-ms")
     /// The caller relays a request from someone it cannot identify (`org.freedesktop.Application.Open`).
     public static let relayed = OptionKey<Bool>("relayed")
+    /// Arguments for the app (`courier open --args`, `Launch`): after its launch command when the
+    /// request launches it, else handed to the running instance with the URL.
+    public static let arguments = OptionKey<[String]>("arguments")
+    /// Launch without the state the app preserved (`courier open --fresh`, `Launch`).
+    public static let fresh = OptionKey<Bool>("fresh")
+
+    // MARK: What an app answers
+
+    /// The app's reply to a URL that came with `arguments`: it took them (the Courier library sets
+    /// it when the delegate implements `application(_:handleArguments:)` and returns true).
+    public static let argumentsAccepted = OptionKey<Bool>("arguments-accepted")
+
+    // MARK: Launch and Restart replies
+
+    /// The app was already running: nothing was launched.
+    public static let alreadyRunning = OptionKey<Bool>("already-running")
 
     // MARK: What the broker tells an app (Application1.OpenURL options, CheckIn's launch options)
 
@@ -101,6 +117,35 @@ public enum CourierKey {
     public static let uptimeMS = OptionKey<UInt64>("uptime-ms")
     public static let idleMS = OptionKey<UInt64>("idle-ms")
     public static let rssBytes = OptionKey<UInt64>("rss-bytes")
+    /// The manifest asks for the app to be relaunched when it ends (`CourierKeepAlive`).
+    public static let keepAlive = OptionKey<Bool>("keep-alive")
+    /// The manifest asks for the app to start with the broker (`CourierRunAtLoad`).
+    public static let runAtLoad = OptionKey<Bool>("run-at-load")
+    /// A keep-alive app that kept failing and is no longer relaunched by itself.
+    public static let failed = OptionKey<Bool>("failed")
+    /// The user took the app out of routing (`courier disable`).
+    public static let disabled = OptionKey<Bool>("disabled")
+    /// How the app's last instances ended, oldest first: rows of `pid`, `ended-at-ms`,
+    /// `lifetime-ms`, `exit-code` or `signal`, `reason`, `requested-by`, `forced`, `unanswered`, `queued`, `log`.
+    public static let ends = OptionKey<[[String: DBusValue]]>("ends")
+    /// When the instance ended, in milliseconds since the Unix epoch.
+    public static let endedAtMS = OptionKey<UInt64>("ended-at-ms")
+    /// How long the instance ran.
+    public static let lifetimeMS = OptionKey<UInt64>("lifetime-ms")
+    /// The instance's exit status (it called exit).
+    public static let exitCode = OptionKey<Int32>("exit-code")
+    /// The signal that ended the instance.
+    public static let signal = OptionKey<Int32>("signal")
+    /// What the broker saw end the instance, in words.
+    public static let reason = OptionKey<String>("reason")
+    /// Who or what asked for the end; absent when nobody did (a crash, the app's own exit).
+    public static let requestedBy = OptionKey<String>("requested-by")
+    /// Killed with SIGKILL without notice (`courier quit --force`).
+    public static let forced = OptionKey<Bool>("forced")
+    /// The URL the instance was handling when it ended.
+    public static let unanswered = OptionKey<String>("unanswered")
+    /// The last lines the instance printed (its log), oldest first.
+    public static let log = OptionKey<[String]>("log")
 
     // MARK: GetStatus
 

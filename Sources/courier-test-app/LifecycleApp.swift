@@ -6,13 +6,17 @@ import Glibc
 #endif
 
 /// `courier-test-app lifecycle [--will-terminate-delay-ms N] [--ignore-sigterm] [--version V]
-/// [--open-delay-ms N] [--hang-on TEXT] [--linger-ms N]`: a Courier app for the life-cycle tests
+/// [--open-delay-ms N] [--hang-on TEXT] [--linger-ms N] [--exit-at-once N] [--accept-arguments]
+/// [--record-arguments ARG…]`: a Courier app for the life-cycle tests
 /// (docs/lifecycle.md). It takes N ms over each URL, never answers a URL containing TEXT (a hung
 /// app), leaves its bus connection open N ms after it exits when told to terminate (a `sleep`
 /// child inherits its sockets: the bus sees the instance leave late), preserves which URLs it handled,
 /// restores them, and records in `$COURIER_CONTAINER/events` one line per thing that happened to
 /// it: `launch PID`, `restored URL,URL…` (or `refused VERSION`), `open URL`, `will-terminate PID`
-/// and, once its delegate has returned, `will-terminate-done PID`.
+/// and, once its delegate has returned, `will-terminate-done PID`; `arguments A B` (the arguments
+/// after `--record-arguments`), `finished-launching url=none by-broker=true|false` (a launch without a URL), and
+/// `handle-arguments A B` for arguments handed to the running app (taken with
+/// `--accept-arguments`, else ignored). `--exit-at-once N` says so on standard error and exits with status N before checking in.
 ///
 /// `courier-test-app save-loop BYTES`: preserves a state of BYTES bytes (all equal to the save's
 /// number modulo 256) over and over, for the test that kills a save midway.
@@ -25,6 +29,9 @@ enum LifecycleApp {
         var hangOn: String?
         var linger = 0
         var version = "1"
+        var exitAtOnce: Int32?
+        var acceptArguments = false
+        var recorded: [String]?
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             switch argument {
@@ -34,12 +41,20 @@ enum LifecycleApp {
             case "--open-delay-ms": openDelay = Int(remaining.popFirst() ?? "") ?? 0
             case "--hang-on": hangOn = remaining.popFirst()
             case "--linger-ms": linger = Int(remaining.popFirst() ?? "") ?? 0
+            case "--exit-at-once": exitAtOnce = Int32(remaining.popFirst() ?? "")
+            case "--accept-arguments": acceptArguments = true
+            case "--record-arguments": recorded = Array(remaining); remaining = []
             default: throw LoadError("courier-test-app lifecycle: unknown option \(argument)")
             }
         }
         let events = try RecorderApp.openAppending(try container() + "/" + eventsFile)
         RecorderApp.append("launch \(getpid())\n", to: events)
-        let delegate = Delegate(events: events, willTerminateDelay: .milliseconds(delay), openDelay: .milliseconds(openDelay), hangOn: hangOn, lingerMilliseconds: linger)
+        if let recorded { RecorderApp.append("arguments \(recorded.joined(separator: " "))\n", to: events) }
+        if let exitAtOnce {
+            FileHandle.standardError.write(Data("exiting at once with status \(exitAtOnce)\n".utf8))
+            exit(exitAtOnce)
+        }
+        let delegate = Delegate(events: events, willTerminateDelay: .milliseconds(delay), openDelay: .milliseconds(openDelay), hangOn: hangOn, lingerMilliseconds: linger, acceptArguments: acceptArguments)
         try await Application(version: version, delegate: delegate).run()
     }
 
@@ -68,8 +83,10 @@ enum LifecycleApp {
         let handled = Mutex<[String]>([])
 
         let lingerMilliseconds: Int
+        let acceptArguments: Bool
 
-        init(events: Int32, willTerminateDelay: Duration, openDelay: Duration = .zero, hangOn: String? = nil, lingerMilliseconds: Int = 0) {
+        init(events: Int32, willTerminateDelay: Duration, openDelay: Duration = .zero, hangOn: String? = nil, lingerMilliseconds: Int = 0, acceptArguments: Bool = false) {
+            self.acceptArguments = acceptArguments
             self.events = events
             self.willTerminateDelay = willTerminateDelay
             self.openDelay = openDelay
@@ -105,6 +122,17 @@ enum LifecycleApp {
             handled.withLock { $0.append(url) }
             RecorderApp.append("open \(url)\n", to: events)
             return true
+        }
+
+        func didFinishLaunching(_ application: Application, options: ApplicationLaunchOptions) -> Bool {
+            // Only a launch for nothing in particular: the other tests read the events of launches for a URL as they were.
+            if options.url == nil { RecorderApp.append("finished-launching url=none by-broker=\(options.launchedByBroker)\n", to: events) }
+            return true
+        }
+
+        func handleArguments(_ arguments: [String], application: Application) async -> Bool {
+            RecorderApp.append("handle-arguments \(arguments.joined(separator: " "))\n", to: events)
+            return acceptArguments
         }
 
         func shouldSaveApplicationState(_ application: Application) async -> Bool { true }

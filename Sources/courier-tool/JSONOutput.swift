@@ -119,6 +119,14 @@ struct DropOutcome: Encodable {
 }
 
 /// `courier status --json`.
+/// `courier status BUNDLE_ID --json`: the app's `ListApplications` row, its `ps` row (absent when
+/// the broker has not run it), and the last lines of its log.
+struct AppStatusOutcome: Encodable {
+    var application: [String: JSONValue]
+    var process: PsCommand.Row?
+    var log: [String]
+}
+
 struct StatusOutcome: Encodable {
     var running: Bool
     var broker: [String: JSONValue]?

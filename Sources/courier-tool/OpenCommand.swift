@@ -52,6 +52,15 @@ struct OpenCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Send and exit without waiting for the app's answer.")
     var noWait = false
 
+    @Flag(name: .long, help: "After the app's answer, wait until the app has ended (macOS open -W).")
+    var waitExit = false
+
+    @Flag(name: [.customShort("F"), .customLong("fresh")], help: "When this launches the app, do not hand it the state it preserved.")
+    var fresh = false
+
+    @Option(name: .customLong("args"), parsing: .remaining, help: ArgumentHelp("Everything after --args goes to the app: after its CourierLaunchArguments when this launches it, else to the running app, which may ignore them (said so).", valueName: "arg"))
+    var arguments: [String] = []
+
     @Flag(name: .long, help: "Validate and resolve only: show which app would open each URL or file; launch and deliver nothing.")
     var dryRun = false
 
@@ -67,10 +76,14 @@ struct OpenCommand: AsyncParsableCommand {
     func validate() throws {
         if app != nil && bundleID != nil { throw ValidationError("give either --app or --bundle-id, not both") }
         if wait && noWait { throw ValidationError("--wait and --no-wait contradict each other") }
+        if waitExit && noWait { throw ValidationError("--wait-exit and --no-wait contradict each other") }
+        if waitExit && dryRun { throw ValidationError("--wait-exit and --dry-run contradict each other: a dry run starts nothing") }
     }
 
     func run() async throws {
         var options = OpenOptions(bundleID: bundleID, background: background, dryRun: dryRun)
+        options.arguments = arguments.isEmpty ? nil : arguments
+        options.fresh = fresh
         let environment = ProcessInfo.processInfo.environment
         options.activationToken = activationToken ?? environment["XDG_ACTIVATION_TOKEN"] ?? (desktopEntry ? environment["DESKTOP_STARTUP_ID"] : nil)
         if let annotation {
@@ -107,12 +120,16 @@ struct OpenCommand: AsyncParsableCommand {
                 report(url, handled: true, bundleID: "", reply: [:], note: "sent")
                 return .handled
             }
-            let result = try await BrokerConnection.withBroker { client throws(CourierError) in try await client.open(url, options: options) }
+            let (result, client) = try await BrokerConnection.withBroker { client throws(CourierError) in (try await client.open(url, options: options), client) }
             if dryRun {
                 report(url, handled: true, bundleID: result.bundleID, reply: result.reply.dbusValues, note: "would open in \(result.bundleID) (\(result.reply.dbusValues[CourierKey.state] ?? "?"))")
                 return .handled
             }
             report(url, handled: result.handled, bundleID: result.bundleID, reply: result.reply.dbusValues, note: nil)
+            if options.arguments != nil, result.reply.dbusValues[CourierKey.argumentsAccepted] == false {
+                FileHandle.standardError.write(Data("courier open: \(url): \(result.bundleID) was already running and ignored the arguments given with --args; `courier restart \(result.bundleID) --args …` launches it with them\n".utf8))
+            }
+            if waitExit { try await AppExit.wait(for: result.bundleID, client) }
             return result.handled ? .handled : .declined
         } catch {
             if error.code == .noHandler, options.bundleID == nil, !noFallback, !desktopEntry {

@@ -7,12 +7,16 @@ import Foundation
 
 /// `courier quit BUNDLE_ID`: terminate an app with notice, as the broker's policies do — it gets
 /// `WillTerminate` (and preserves its state), then SIGTERM, then SIGKILL (docs/lifecycle.md).
+/// `--force`: SIGKILL at once, no notice (`kill -9`, `launchctl kill SIGKILL`), recorded as such.
 struct QuitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quit",
         abstract: "Terminate a running app with notice (it may save its state first); waits until it is gone.",
-        discussion: "Requests for the app that arrive meanwhile wait and are delivered to its next launch. Exit status: 0 gone, or not running; 3 no such app; 8 no broker; 9 another error; 16 not gone within --timeout (the app is stuck)."
+        discussion: "Requests for the app that arrive meanwhile wait and are delivered to its next launch. With --force the app gets no notice and saves nothing: SIGKILL at once; `courier status ID` shows the end as forced. Exit status: 0 gone, or not running; 3 no such app; 7 the broker holds no process of it to kill (--force); 8 no broker; 9 another error; 16 not gone within --timeout (the app is stuck)."
     )
+
+    @Flag(name: .long, help: "Kill the app with SIGKILL at once, without notice (it saves nothing).")
+    var force = false
 
     @Argument(help: "The bundle id of the app, as `courier ps` lists it.", completion: .custom(RegisteredNames.bundleIdentifiers))
     var bundleID: String
@@ -30,7 +34,7 @@ struct QuitCommand: AsyncParsableCommand {
             // Subscribed first, so the end cannot be missed between the call and the wait.
             let changes = try await client.stateChanges(of: bundleID)
             do throws(CourierError) {
-                try await client.terminate(bundleID: bundleID)
+                if force { try await client.kill(bundleID: bundleID) } else { try await client.terminate(bundleID: bundleID) }
             } catch where error.code == .notRunning {
                 // Already what quit asks for, when the app is registered; else there is no such app.
                 guard try await client.listApplications().contains(where: { $0[CourierKey.bundleID] == bundleID }) else {

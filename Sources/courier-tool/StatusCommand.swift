@@ -2,21 +2,33 @@ import ArgumentParser
 import Courier
 import CourierTools
 import CourierNames
+import CourierProcess
 import DBus
 import CourierProtocol
 import Foundation
 
-/// `courier status`: is a broker running, how was it started, what do its apps do.
+/// `courier status [BUNDLE_ID]`: is a broker running, how was it started, what do its apps do; for
+/// one app, what `systemctl --user status UNIT` shows: its state, how its last instances ended, and
+/// the last lines of its log.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the running broker and the state of each registered app (never starts a broker)."
+        abstract: "Show the running broker and the state of each registered app, or one app: its state, how its last instances ended, and the end of its log (never starts a broker).",
+        discussion: "Exit status: 0; 3 no such app; 8 no broker."
     )
+
+    @Argument(help: "One app: its manifest, state, last ends (exit status or signal, when, after how long, what it was handling) and the last lines of its log.",
+              completion: .custom(RegisteredNames.bundleIdentifiers))
+    var bundleID: String?
+
+    @Option(name: [.customShort("n"), .customLong("lines")], help: "With BUNDLE_ID: how many lines of its log to show.")
+    var lines = 10
 
     @Flag(name: .long, help: "Print JSON.")
     var json = false
 
     func run() async throws {
+        if let bundleID { return try await status(of: bundleID) }
         try await BrokerConnection.withRunningBroker("status", notRunning: {
             if json { JSONOutput.print(StatusOutcome(running: false)) } else { print("no broker is running on this bus (courier open starts one)") }
         }) { client in
@@ -33,8 +45,84 @@ struct StatusCommand: AsyncParsableCommand {
                 let state = app[CourierKey.state] ?? "?"
                 let schemes = (app[CourierKey.schemes] ?? []).joined(separator: ",")
                 let launchable = app[CourierKey.launchable] == true ? "" : " (not launchable)"
-                print("\(id)\t\(state)\t\(schemes)\(launchable)\(RegistryQueries.squat(app))")
+                let disabled = app[CourierKey.disabled] == true ? " (disabled)" : ""
+                print("\(id)\t\(state)\t\(schemes)\(launchable)\(disabled)\(RegistryQueries.squat(app))")
             }
         }
+    }
+
+    /// One app, `systemctl status`-like.
+    private func status(of bundleID: String) async throws {
+        try await BrokerConnection.withRunningBroker("status", notRunning: {
+            if json { JSONOutput.print(StatusOutcome(running: false)) } else { print("no broker is running on this bus (courier open starts one)") }
+        }) { client in
+            guard let app = try await client.listApplications().first(where: { $0[CourierKey.bundleID] == bundleID }) else {
+                throw CourierError(.noHandler, "no app \(bundleID) is registered; `courier status` lists the registered apps")
+            }
+            let process = try await client.processes().first { $0[CourierKey.bundleID] == bundleID }.map(PsCommand.Row.init)
+            let log = Self.logTail(bundleID, lines: lines)
+            if json {
+                JSONOutput.print(AppStatusOutcome(application: JSONValue.fields(app), process: process, log: log))
+                return
+            }
+            let name = app[CourierKey.name].map { " - \($0)" } ?? ""
+            print("\(bundleID)\(name)")
+            var traits: [String] = []
+            if process?.keepAlive == true { traits.append("keep-alive") }
+            if process?.runAtLoad == true { traits.append("run-at-load") }
+            if app[CourierKey.disabled] == true { traits.append("disabled: nothing is routed to it (courier enable)") }
+            print("  manifest: \(app[CourierKey.path] ?? "-")\(traits.isEmpty ? "" : " (\(traits.joined(separator: ", ")))")")
+            if let process {
+                var active = process.shownState
+                if let pid = process.pid { active += " (pid \(pid))" }
+                if let uptime = process.uptimeMilliseconds { active += " for \(PsCommand.duration(uptime))" }
+                if let startedBy = process.startedBy { active += ", started by \(startedBy)" }
+                active += "; handled \(process.handled), queued \(process.queued)"
+                if process.consecutiveFailures > 0 { active += ", \(process.consecutiveFailures) failures in a row" }
+                print("  state: \(active)")
+                if process.failed == true { print("  keep-alive gave up: it failed \(process.consecutiveFailures) times in a row; `courier launch \(bundleID)` tries again") }
+                let ends = process.ends ?? []
+                print(ends.isEmpty ? "  ends: none since the broker started" : "  ends (oldest first):")
+                for end in ends {
+                    print("    \(end.line)")
+                    for line in end.log ?? [] { print("      | \(line)") }
+                }
+            } else {
+                print("  state: not-running (the broker has not run it since it started)")
+            }
+            if !log.isEmpty {
+                print("  log (last \(log.count) lines; courier log \(bundleID)):")
+                for line in log { print("    \(line)") }
+            }
+        }
+    }
+
+    /// The last `count` lines of the app's log files (`courier log`'s), oldest first; none when
+    /// Courier never launched it.
+    static func logTail(_ bundleID: String, lines count: Int) -> [String] {
+        guard count > 0, let app = try? BundleIdentifier(bundleID) else { return [] }
+        if JournalStream.isListening() { return journalTail(bundleID, lines: count) }
+        let layout = CourierLayout.current()
+        let text = [layout.previousLog(for: app), layout.log(for: app)].compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
+        let all = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
+        return all.suffix(count).map(String.init)
+    }
+
+    /// The last `count` lines the app wrote to the journal (`journalctl -t`, this user's only), or
+    /// one line saying why they cannot be read.
+    static func journalTail(_ bundleID: String, lines count: Int) -> [String] {
+        guard let journalctl = SearchPath.find("journalctl", in: ProcessInfo.processInfo.environment["PATH"]) else {
+            return ["(the output is in the journal, but journalctl is not on PATH)"]
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: journalctl)
+        process.arguments = ["-t", bundleID, "_UID=\(getuid())", "-o", "cat", "--no-pager", "-q", "-n", String(count)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        do { try process.run() } catch { return ["(the output is in the journal, but \(journalctl) could not be run: \(error))"] }
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return ["(\(journalctl) failed with exit \(process.terminationStatus))"] }
+        return String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(count).map(String.init)
     }
 }

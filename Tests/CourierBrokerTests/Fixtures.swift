@@ -50,6 +50,7 @@ final class RecordingLauncher: Launcher {
     }
 
     func terminate(pid: Int32, grace: Duration) { real.terminate(pid: pid, grace: grace) }
+    func kill(pid: Int32) { real.kill(pid: pid) }
 
     var count: Int { launches.withLock { $0.count } }
     var pids: [Int32] { launches.withLock { $0.map(\.pid) } }

@@ -171,6 +171,8 @@ final class CountingLauncher: Launcher {
     }
 
     func terminate(pid: Int32, grace: Duration) { real.terminate(pid: pid, grace: grace) }
+    func kill(pid: Int32) { real.kill(pid: pid) }
+    func logTail(bundleID: String, lines count: Int) -> [String] { real.logTail(bundleID: bundleID, lines: count) }
     func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool { real.isRunningChild(pid, of: bundleID) }
     func executablePath(for spec: LaunchSpec) throws(CourierError) -> String { try real.executablePath(for: spec) }
 

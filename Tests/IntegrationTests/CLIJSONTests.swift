@@ -31,10 +31,10 @@ import Testing
         return found
     }
 
-    func check(_ command: String, _ output: String, documentedAs row: String) throws {
+    func check(_ command: String, _ output: String, documentedAs row: String, _ more: String...) throws {
         let lines = output.split(separator: "\n")
         #expect(!lines.isEmpty, "\(command) printed nothing")
-        let documented = try Self.documentedKeys(row)
+        let documented = try ([row] + more).reduce(into: Set<String>()) { $0.formUnion(try Self.documentedKeys($1)) }
         for line in lines {
             let json = try JSONSerialization.jsonObject(with: Data(line.utf8))
             let keys = Self.keys(json)
@@ -71,5 +71,16 @@ import Testing
             #expect(result.status == 0, "\(command): \(result.error)")
             try check(command.joined(separator: " "), result.output, documentedAs: row)
         }
+
+        // How an instance ended (`ends`), in `ps ID` and `status ID`.
+        let killed = try await fixture.run(courier, ["quit", "--force", "com.acme.todolist"])
+        #expect(killed.status == 0, "\(killed.error)")
+        #expect(await eventually { fixture.launcher.pids.allSatisfy { fixture.launcher.exitStatus($0) != nil } })
+        let ps = try await fixture.run(courier, ["ps", "com.acme.todolist", "--json"])
+        #expect(ps.output.contains("\"ends\":[{"), "\(ps.output)")
+        try check("ps ID", ps.output, documentedAs: "courier ps --json")
+        let status = try await fixture.run(courier, ["status", "com.acme.todolist", "--json"])
+        #expect(status.status == 0, "\(status.error)")
+        try check("status ID", status.output, documentedAs: "courier status ID --json", "courier status --json", "courier ps --json")
     }
 }

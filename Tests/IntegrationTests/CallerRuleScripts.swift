@@ -5,7 +5,9 @@ enum CallerRuleScripts {
     /// writes "ATTEMPT=ANSWER" lines into calls.txt in its container (the error name when one is
     /// refused). Attempts: `open:URL` (its own OpenURL), `relay:URL` (OpenURL with `relayed`, as an
     /// app relaying org.freedesktop.Application.Open does), `can:URL` (CanOpenURL), `drop:BUNDLE:PATH`
-    /// (DropFiles of the open file), `child:URL` (a `gdbus` it spawns calls OpenURL).
+    /// (DropFiles of the open file), `child:URL` (a `gdbus` it spawns calls OpenURL), `kill:BUNDLE`,
+    /// `launch:BUNDLE`, `restart:BUNDLE` (Kill, Launch and Restart of another app, the last two with
+    /// `arguments`), `args:URL` (OpenURL with `arguments`).
     static let callingApp = PythonScripts.appPrelude + #"""
     import subprocess
     class App(dbus.service.Object):
@@ -30,6 +32,15 @@ enum CallerRuleScripts {
             target, _, path = arg.partition(":")
             with open(path, "rb") as f:
                 return answer(lambda: len(broker.DropFiles(target, [dbus.types.UnixFd(f)], [os.path.basename(path)], dbus.Dictionary({}, signature="sv"), dbus_interface=B, timeout=60)))
+        evil = dbus.Dictionary({"arguments": dbus.Array(["--evil"], signature="s")}, signature="sv")
+        if kind == "kill":
+            return answer(lambda: broker.Kill(arg, dbus_interface=B))
+        if kind == "launch":
+            return answer(lambda: broker.Launch(arg, evil, dbus_interface=B, timeout=60))
+        if kind == "restart":
+            return answer(lambda: broker.Restart(arg, evil, dbus_interface=B, timeout=60))
+        if kind == "args":
+            return answer(lambda: bool(broker.OpenURL(arg, evil, dbus_interface=B, timeout=60)[0]))
         if kind == "child":
             child = subprocess.run(["gdbus", "call", "--session", "--dest", "org.courier.Broker", "--object-path", "/org/courier/Broker",
                                     "--method", "org.courier.Broker1.OpenURL", arg, "{}"], capture_output=True, text=True)

@@ -37,6 +37,8 @@ public protocol ApplicationCatalog: HandlerResolver {
     /// saves it and routes by it at once (`SetDefault`): the key as stored, the default it
     /// replaced, and the app chosen now.
     func setDefault(_ bundleID: String?, for key: String, isType: Bool) throws(CourierError) -> (key: String, previous: String?, chosen: String?)
+    /// Whether the user took `bundleID` out of routing (`courier disable`).
+    func isDisabled(_ bundleID: String) -> Bool
 }
 
 extension ApplicationCatalog {
@@ -46,6 +48,15 @@ extension ApplicationCatalog {
     }
     /// A catalog without user defaults has nothing to re-read.
     public func reloadDefaults() -> CatalogChange { CatalogChange() }
+    /// A catalog without user choices disables nothing.
+    public func isDisabled(_ bundleID: String) -> Bool { false }
+
+    /// `Disabled` when the user took `bundleID` out of routing (`courier disable`).
+    public func refuseIfDisabled(_ bundleID: String) throws(CourierError) {
+        if isDisabled(bundleID) {
+            throw CourierError(.disabled, "\(bundleID) is disabled: it stays registered but nothing is routed to it or launched; `courier enable \(bundleID)` takes it back")
+        }
+    }
     /// A catalog without watched folders has no reload to guard.
     public func holdTakeovers(of running: @escaping @Sendable () -> Set<String>) {}
 }

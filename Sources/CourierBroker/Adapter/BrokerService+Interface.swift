@@ -37,6 +37,9 @@ extension BrokerService {
             stageFilesMethod(),
             listProcessesMethod(),  // BrokerService+Lifecycle.swift
             terminateMethod(),
+            killMethod(),
+            launchMethod(),
+            restartMethod(),
             shareActivitiesMethod(),  // BrokerService+Share.swift
         ])
     }
@@ -239,6 +242,7 @@ extension BrokerService {
                     CourierKey.launchable(app.launchable), CourierKey.state((states[app.bundleID] ?? .notRunning).description)
                 )
                 if let path = app.manifestPath { row[CourierKey.path] = path }
+                if catalog.isDisabled(app.bundleID) { row[CourierKey.disabled] = true }
                 if let pid = states[app.bundleID]?.pid { row[CourierKey.pid] = UInt32(bitPattern: pid) }
                 if let squatter = squatters[app.bundleID] {
                     row[CourierKey.squatted] = true

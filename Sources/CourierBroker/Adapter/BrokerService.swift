@@ -158,6 +158,9 @@ public final class BrokerService: Sendable {
             throw CourierError(.notPermitted, "another broker already owns \(Broker1.busName) on this bus; use it, or stop it first")
         }
         registryObserver?()
+        // Once the name is owned (the apps check in with it), not waited for: a run-at-load app's
+        // failure is in the log and in `courier status ID`. A disabled one stays down.
+        dispatcher.startAtLoad(catalog.applications().compactMap { catalog.descriptor(bundleID: $0.bundleID) }.filter { $0.runAtLoad && !catalog.isDisabled($0.bundleID) })
         let apps = catalog.applications().count
         logger.info("courierd serving \(Broker1.name) as \(Broker1.busName) (\(connection.uniqueName?.rawValue ?? "?")); \(apps) app\(apps == 1 ? "" : "s") from \(catalog.manifestPaths.joined(separator: ":"))")
     }

@@ -31,6 +31,8 @@ struct GuardedLauncher: Launcher {
     }
 
     func terminate(pid: Int32, grace: Duration) { base.terminate(pid: pid, grace: grace) }
+    func kill(pid: Int32) { base.kill(pid: pid) }
+    func logTail(bundleID: String, lines count: Int) -> [String] { base.logTail(bundleID: bundleID, lines: count) }
 
     func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool { base.isRunningChild(pid, of: bundleID) }
 

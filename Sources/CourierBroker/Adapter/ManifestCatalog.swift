@@ -77,6 +77,10 @@ public final class ManifestCatalog: ApplicationCatalog {
         let registry = service.snapshot
         let resolution = registry.handlers(forScheme: key)
         guard let chosen = resolution.chosen, let app = registry.application(bundleIdentifier: chosen.bundleIdentifier) else {
+            let disabled = resolution.candidates.filter { $0.status == .disabled }.map(\.bundleIdentifier)
+            if !disabled.isEmpty {
+                throw CourierError(.disabled, "no app handles \(scheme): URLs now: \(disabled.joined(separator: ", ")) claim\(disabled.count == 1 ? "s" : "") it but \(disabled.count == 1 ? "is" : "are") disabled; `courier enable \(disabled[0])` takes it back into routing")
+            }
             throw Self.noHandler(scheme: scheme, problem: resolution.problem, advice: registry.noHandlerAdvice(forScheme: key))
         }
         let route = Route(descriptor: descriptor(app), format: format(of: app))
@@ -94,7 +98,13 @@ public final class ManifestCatalog: ApplicationCatalog {
         guard let app = service.snapshot.application(bundleIdentifier: bundleID) else {
             throw CourierError(.noHandler, "no app with bundle id \(bundleID) is registered; `courier status` lists them")
         }
+        try refuseIfDisabled(bundleID)
         return Route(descriptor: descriptor(app), format: format(of: app))
+    }
+
+    /// Whether the user took `bundleID` out of routing.
+    public func isDisabled(_ bundleID: String) -> Bool {
+        service.snapshot.preferences.disabled.contains(bundleID)
     }
 
     public func descriptor(bundleID: String) -> AppDescriptor? {
@@ -279,7 +289,9 @@ public final class ManifestCatalog: ApplicationCatalog {
             queriesSchemes: Set(manifest.queriesSchemes.map { $0.lowercased() }),
             dbusActivatable: manifest.dbusActivatable,
             terminatesWhenIdle: manifest.terminatesWhenIdle,
-            callers: CallerPolicy(manifest)
+            callers: CallerPolicy(manifest),
+            keepAlive: manifest.keepAlive,
+            runAtLoad: manifest.runAtLoad
         )
     }
 }

@@ -47,6 +47,8 @@ struct RequestOptions: Sendable {
         caller.deliveryTimeout = try options.decode(CourierKey.timeoutMS).map { .milliseconds(Int64($0)) }
         caller.relayed = try options.decode(CourierKey.relayed) ?? false
         caller.shareActivity = try options.decode(CourierKey.shareActivity).flatMap { $0.isEmpty ? nil : $0 }
+        caller.arguments = try options.decode(CourierKey.arguments)
+        caller.fresh = try options.decode(CourierKey.fresh) ?? false
     }
 }
 
@@ -60,6 +62,7 @@ extension LaunchOptions {
         if let requestID { dictionary[CourierKey.requestID] = requestID }
         if let annotation = options.annotation { dictionary[CourierKey.annotation] = annotation }
         if let restorationArchive { dictionary[CourierKey.restorationArchive] = restorationArchive }
+        if launched { dictionary[CourierKey.launch] = true }
         return dictionary
     }
 }
@@ -77,6 +80,7 @@ extension CallerOptions {
         }
         if facts.droppedFile { dictionary[CourierKey.inbox] = true }
         if let shareActivity { dictionary[CourierKey.shareActivity] = shareActivity }
+        if let arguments { dictionary[CourierKey.arguments] = arguments }
         return dictionary
     }
 }

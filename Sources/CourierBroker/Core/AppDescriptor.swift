@@ -21,6 +21,12 @@ public struct AppDescriptor: Sendable, Hashable {
     /// Who may call the app, per scheme and for drops (`CourierAllowedCallers`,
     /// `CourierAllowedDropCallers`): checked before anything is launched.
     public var callers: CallerPolicy
+    /// `CourierKeepAlive`: relaunched when it ends without being asked to (launchd's `KeepAlive`),
+    /// with the crash-loop back-off; exempt from the idle and memory-pressure policies.
+    public var keepAlive: Bool
+    /// `CourierRunAtLoad`: launched when the broker starts (launchd's `RunAtLoad`); exempt from
+    /// the idle and memory-pressure policies.
+    public var runAtLoad: Bool
 
     public init(
         bundleID: String,
@@ -29,8 +35,12 @@ public struct AppDescriptor: Sendable, Hashable {
         queriesSchemes: Set<String> = [],
         dbusActivatable: Bool = false,
         terminatesWhenIdle: Bool = true,
-        callers: CallerPolicy = CallerPolicy()
+        callers: CallerPolicy = CallerPolicy(),
+        keepAlive: Bool = false,
+        runAtLoad: Bool = false
     ) {
+        self.keepAlive = keepAlive
+        self.runAtLoad = runAtLoad
         self.callers = callers
         self.terminatesWhenIdle = terminatesWhenIdle
         self.dbusActivatable = dbusActivatable

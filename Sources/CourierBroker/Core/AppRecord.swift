@@ -19,12 +19,20 @@ struct AppRecord: Sendable {
         case running(uniqueName: String, pid: Int32?)
         /// Told (or about to be told) to terminate; nothing more is delivered to it.
         case terminating(uniqueName: String, pid: Int32?, step: TerminationStep)
+
+        /// A process exists (or is being spawned).
+        var isAlive: Bool {
+            if case .notRunning = self { return false }
+            return true
+        }
     }
 
     /// Where a termination with notice is: the notice waits for the request in flight (at most the
     /// deadline), then the app has until the deadline to answer it, then it is signalled (SIGTERM,
     /// SIGKILL after the grace). A process still on the bus a second after that is `abandoned`:
     /// requests for the app are answered `NotResponding` instead of waiting for it.
+    typealias LaunchWaiter = @Sendable (Result<LaunchAnswer, CourierError>) -> Void
+
     enum TerminationStep: Sendable, Equatable {
         case afterInFlight(deadline: Duration)
         case noticeSent
@@ -68,6 +76,27 @@ struct AppRecord: Sendable {
     /// The in-flight request whose caller was already told `Unanswered` (its deadline passed).
     private var inFlightAnswered = false
 
+    /// Callers of `courier launch` / `restart` waiting for the app to check in.
+    private var launchWaiters: [LaunchWaiter] = []
+    /// A launch asked for without a URL, not started yet (it waits for the current instance to
+    /// end, or for the back-off of a keep-alive app).
+    private var order: LaunchOrder?
+    /// Why the broker ends the current instance (quit, a policy, restart), for its `AppEnd`; nil
+    /// while nobody asked it to end.
+    private var endRequest: String?
+    /// The current instance was killed without notice (`courier quit --force`).
+    private var forced = false
+    /// The last ends of the app's instances, oldest first.
+    private(set) var ends: Deque<AppEnd> = []
+    /// The request of the current process whose delivery failed with `AppFailed` (its connection
+    /// closed as it died: that answer may come before its end is seen), for its `AppEnd`.
+    private var failedDelivery: String?
+    /// A keep-alive app that kept failing: the broker stopped relaunching it by itself.
+    private(set) var keepAliveFailed = false
+
+    /// How many ends a record keeps.
+    static let keptEnds = 5
+
     init(descriptor: AppDescriptor) {
         self.descriptor = descriptor
     }
@@ -94,6 +123,10 @@ struct AppRecord: Sendable {
         return false
     }
 
+    /// Whether the idle and memory-pressure policies leave it alone: its manifest opts out, or
+    /// asks for it to be kept running or started at load.
+    var exemptFromReclaim: Bool { !descriptor.terminatesWhenIdle || descriptor.keepAlive || descriptor.runAtLoad }
+
     var publicState: AppState {
         switch phase {
         case .notRunning: .notRunning
@@ -110,7 +143,12 @@ struct AppRecord: Sendable {
             bundleID: bundleID, state: state, queued: queue.count, inFlight: inFlight != nil, handled: handled,
             startedBy: alive ? startedBy : "", uptime: alive ? startedAt.map { now - $0 } : nil,
             idleFor: state.isRunning && inFlight == nil ? lastActive.map { now - $0 } : nil, consecutiveFailures: failures,
-            notResponding: alive && notResponding
+            notResponding: alive && notResponding, keepAliveFailed: keepAliveFailed,
+            ends: ends.map { end in
+                var end = end
+                end.ago = now - end.endedAt
+                return end
+            }
         )
     }
 
@@ -155,26 +193,87 @@ struct AppRecord: Sendable {
     /// Starts the app for its queued requests, unless it is already starting or running, or the
     /// crash-loop back-off or a missing launch command forbids it (then the queue is answered).
     mutating func launch(now: ContinuousClock.Instant, _ effects: inout [DispatcherEffect]) {
-        guard case .notRunning = phase, let first = queue.first else { return }
+        guard case .notRunning = phase else { return }
+        let first = queue.first
+        guard first != nil || order != nil else { return }
         if let until = blockedUntil, now < until {
+            if first == nil, launchWaiters.isEmpty, descriptor.keepAlive {
+                // Keep-alive's own relaunch waits out the back-off instead of being refused.
+                effects.append(.log(.info, "\(bundleID) (keep-alive) failed \(failures) times in a row; relaunching it in \((until - now).formatted)"))
+                effects.append(.startTimer(.keepAlive, bundleID: bundleID, generation: generation, after: until - now))
+                return
+            }
             failQueue(CourierError(.launchFailed, "\(bundleID) failed \(failures) times in a row; Courier will not relaunch it for another \((until - now).formatted) (crash-loop back-off); fix the app or retry later"), &effects)
             return
         }
-        guard let arguments = descriptor.launchArguments else {
+        guard var arguments = descriptor.launchArguments else {
             failQueue(CourierError(.launchFailed, "\(bundleID) is not running and its manifest has no CourierLaunchArguments; start the app by other means (it checks in) or add the key"), &effects)
             return
         }
         generation += 1
         var environment: [String: String] = [:]
-        if let token = first.request.activationToken {
+        if let token = first?.request.activationToken {
             environment["XDG_ACTIVATION_TOKEN"] = token
             environment["DESKTOP_STARTUP_ID"] = token
         }
-        phase = .launching(pid: nil, options: Self.launchOptions(for: first))
-        started(by: first.request.sourceApplication.isEmpty ? (first.request.caller.isEmpty ? "-" : first.request.caller) : first.request.sourceApplication, now: now)
+        var options: LaunchOptions
+        let starter: String
+        if let first {
+            options = Self.launchOptions(for: first)
+            arguments += first.request.options.arguments ?? []
+            options.fresh = first.request.options.fresh
+            starter = first.request.sourceApplication.isEmpty ? (first.request.caller.isEmpty ? "-" : first.request.caller) : first.request.sourceApplication
+        } else {
+            options = LaunchOptions()
+            starter = order?.by ?? "-"
+        }
+        if let order {
+            // An order that asked for arguments or a fresh start gets them even when a URL came first.
+            if first?.request.options.arguments == nil { arguments += order.arguments }
+            options.fresh = options.fresh || order.fresh
+            self.order = nil
+        }
+        options.launched = true
+        phase = .launching(pid: nil, options: options)
+        started(by: starter, now: now)
         reportState(&effects)
         effects.append(.event(.launching(bundleID: bundleID)))
         effects.append(.spawn(LaunchSpec(bundleID: bundleID, arguments: arguments, environment: environment), generation: generation))
+    }
+
+    /// Starts the app without a URL (`courier launch`, keep-alive, run-at-load): `waiter`, when
+    /// given, is answered once it has checked in — at once when it already runs — or with why it
+    /// could not start. While it is terminating, it is started again once it has ended.
+    mutating func start(_ order: LaunchOrder, waiter: LaunchWaiter?, now: ContinuousClock.Instant, _ effects: inout [DispatcherEffect]) {
+        if case .running = phase {
+            if let waiter { effects.append(.launchAnswered([waiter], .success(LaunchAnswer(alreadyRunning: true, state: publicState)))) }
+            return
+        }
+        if case .terminating(_, _, .abandoned) = phase {
+            if let waiter { effects.append(.launchAnswered([waiter], .failure(stuckError))) }
+            return
+        }
+        if !order.by.hasPrefix(LaunchOrder.keepAliveStarter) {
+            // A launch on purpose gives a failed keep-alive app its chances back.
+            keepAliveFailed = false
+        }
+        if let waiter { launchWaiters.append(waiter) }
+        if case .launching = phase { return }
+        self.order = order
+        launch(now: now, &effects)
+    }
+
+    /// Ends the running instance with notice, then starts a new one (`courier restart`); requests
+    /// that arrive meanwhile wait for the new instance. Not running: started.
+    mutating func restart(_ order: LaunchOrder, waiter: LaunchWaiter?, deadline: Duration, now: ContinuousClock.Instant, _ effects: inout [DispatcherEffect]) {
+        guard case .running = phase else { return start(order, waiter: waiter, now: now, &effects) }
+        switch terminate(reason: "restart by \(order.by)", deadline: deadline, &effects) {
+        case .failure(let error):
+            if let waiter { effects.append(.launchAnswered([waiter], .failure(error))) }
+        case .success:
+            if let waiter { launchWaiters.append(waiter) }
+            self.order = order
+        }
     }
 
     /// The spawn of `generation` returned `pid`.
@@ -224,6 +323,7 @@ struct AppRecord: Sendable {
             options = .none
         case .running, .terminating:
             gone(reason: "was replaced by \(uniqueName)", relaunch: false, now: now, crashLoop: crashLoop, &effects)
+            order = nil
             generation += 1
             phase = .running(uniqueName: uniqueName, pid: process?.pid)
             started(by: "self", now: now)
@@ -232,6 +332,10 @@ struct AppRecord: Sendable {
         }
         lastActive = now
         effects.append(.log(.debug, "\(bundleID) checked in name=\(uniqueName) launch-url=\(options.url ?? "")"))
+        if !launchWaiters.isEmpty {
+            effects.append(.launchAnswered(launchWaiters, .success(LaunchAnswer(alreadyRunning: false, state: publicState))))
+            launchWaiters = []
+        }
         startDelivery(&effects)
         return .success(options)
     }
@@ -252,6 +356,7 @@ struct AppRecord: Sendable {
         handled = 0
         heldProcess = nil
         notResponding = false
+        failedDelivery = nil
     }
 
     // MARK: Requests
@@ -313,7 +418,11 @@ struct AppRecord: Sendable {
                 effects.append(.log(.warning, "\(error.message)"))
             }
             if !callerGone { effects.append(.finish(pending, target: bundleID, .failure(error))) }
-            if error.code == .appFailed { recordFailure(now: now, crashLoop: crashLoop, &effects) }
+            if error.code == .appFailed {
+                // A kill on purpose (quit --force) is no failure of the app.
+                if !forced { recordFailure(now: now, crashLoop: crashLoop, &effects) }
+                if generation == self.generation { failedDelivery = pending.request.url }
+            }
         }
         guard generation == self.generation else { return }
         if case .terminating(let name, let pid, .afterInFlight(let deadline)) = phase {
@@ -415,6 +524,7 @@ struct AppRecord: Sendable {
                 return .failure(CourierError(.notPermitted, "\(bundleID) is a desktop app the bus started (CourierDBusActivatable); Courier does not manage its life: close it in the app"))
             }
             effects.append(.log(.info, "terminating \(bundleID): \(reason)"))
+            endRequest = reason
             if inFlight == nil {
                 phase = .terminating(uniqueName: name, pid: pid, step: .noticeSent)
                 sendNotice(name, deadline: deadline, &effects)
@@ -424,6 +534,36 @@ struct AppRecord: Sendable {
             }
             return .success(())
         }
+    }
+
+    /// Kills the app's process with SIGKILL, without notice (`courier quit --force`): it saves
+    /// nothing; its end is recorded as forced and is not counted as a failure. Requests queued
+    /// meanwhile wait for the relaunch, as after a termination.
+    mutating func kill(by who: String, _ effects: inout [DispatcherEffect]) -> Result<Void, CourierError> {
+        guard !descriptor.dbusActivatable else {
+            return .failure(CourierError(.notPermitted, "\(bundleID) is a desktop app the bus started (CourierDBusActivatable); Courier does not manage its life: close it in the app"))
+        }
+        let pid: Int32?
+        switch phase {
+        case .notRunning:
+            return .failure(CourierError(.notRunning, "\(bundleID) is not running; nothing to quit"))
+        case .launching(let launching, _):
+            pid = launching
+        case .running(let name, let running), .terminating(let name, let running, _):
+            pid = running
+            if running != nil {
+                phase = .terminating(uniqueName: name, pid: running, step: .signalled)
+                effects.append(.startTimer(.terminationDeadline, bundleID: bundleID, generation: generation, after: Self.exitAllowance))
+            }
+        }
+        guard let pid else {
+            return .failure(CourierError(.notPermitted, "\(bundleID) checked in without being launched by the broker, which holds no process of it to kill; end it by hand"))
+        }
+        endRequest = "quit --force by \(who)"
+        forced = true
+        effects.append(.log(.info, "killing \(bundleID) (pid \(pid)): quit --force by \(who); SIGKILL, no notice"))
+        effects.append(.kill(pid: pid, process: heldProcess))
+        return .success(())
     }
 
     private mutating func sendNotice(_ uniqueName: String, deadline: Duration, _ effects: inout [DispatcherEffect]) {
@@ -485,17 +625,29 @@ struct AppRecord: Sendable {
     /// The process of `generation` exited with `status`; `reason`, when the launcher knows why
     /// (its bus name is squatted), is the answer to the queue instead of the bare exit status.
     mutating func processExited(pid: Int32, generation: UInt64, status: ExitStatus, reason: CourierError? = nil, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
+        // The end was recorded when the app left the bus; its exit status comes now.
+        if let index = ends.lastIndex(where: { $0.pid == pid && $0.status == nil }) {
+            ends[index].status = status
+            ends[index].reason = status.ending
+            // Read again: it may have printed more after it left the bus.
+            effects.append(.readLogTail(bundleID: bundleID, pid: pid))
+        }
         guard generation == self.generation else { return }
         switch phase {
         case .launching:
             effects.append(.stopTimer(.launch, bundleID: bundleID, generation: generation))
             phase = .notRunning
             effects.append(.discardSavedState(bundleID: bundleID))
-            let error = reason ?? CourierError(.launchFailed, "\(bundleID) (pid \(pid)) \(status.ending) before checking in; `courier log \(bundleID)` shows what it printed")
-            if error.code != .nameSquatted { recordFailure(now: now, crashLoop: crashLoop, &effects) }
+            let wasForced = forced
+            let error = wasForced
+                ? CourierError(.launchFailed, "\(bundleID) (pid \(pid)) was killed (quit --force) before checking in")
+                : reason ?? CourierError(.launchFailed, "\(bundleID) (pid \(pid)) \(status.ending) before checking in; `courier log \(bundleID)` shows what it printed")
+            recordEnd(reason: "\(status.ending) before checking in", status: status, pid: pid, now: now, &effects)
+            if error.code != .nameSquatted, !wasForced { recordFailure(now: now, crashLoop: crashLoop, &effects) }
             failQueue(error, &effects)
+            if !wasForced { keepAlive(now: now, crashLoop: crashLoop, &effects) }
         case .running, .terminating:
-            gone(reason: status.ending, now: now, crashLoop: crashLoop, &effects)
+            gone(reason: status.ending, status: status, now: now, crashLoop: crashLoop, &effects)
         case .notRunning:
             effects.append(.log(.debug, "\(bundleID) pid \(pid) \(status.ending)"))
         }
@@ -504,37 +656,100 @@ struct AppRecord: Sendable {
     /// The launch of `generation` did not check in in time: terminate it and answer the queue.
     mutating func launchTimedOut(generation: UInt64, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
         guard generation == self.generation, case .launching(let pid?, _) = phase else { return }
+        recordEnd(reason: "did not check in within \(descriptor.launchTimeout.formatted) and was terminated", status: nil, pid: pid, now: now, &effects)
         phase = .notRunning
         effects.append(.terminate(pid: pid, process: nil))
         effects.append(.discardSavedState(bundleID: bundleID))
         recordFailure(now: now, crashLoop: crashLoop, &effects)
         failQueue(CourierError(.launchTimeout, "\(bundleID) (pid \(pid)) did not check in within \(descriptor.launchTimeout.formatted) and was terminated; an app must call CheckIn when it is ready (the Courier library does)"), &effects)
+        keepAlive(now: now, crashLoop: crashLoop, &effects)
     }
 
     /// The app stopped (exit, left the bus, replaced): answer the request it was handling with an
     /// error and relaunch it for the requests still queued. An end the broker did not ask for is a
     /// crash, not a termination: the state the app saved before is discarded (as the guide does
     /// when an app fails), so the relaunch does not restore it.
-    mutating func gone(reason: String, relaunch: Bool = true, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
+    mutating func gone(reason: String, status: ExitStatus? = nil, relaunch: Bool = true, now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
         switch phase {
         case .launching: effects.append(.stopTimer(.launch, bundleID: bundleID, generation: generation))
         case .terminating: effects.append(.stopTimer(.terminationDeadline, bundleID: bundleID, generation: generation))
         case .running where relaunch: effects.append(.discardSavedState(bundleID: bundleID))
         case .running, .notRunning: break
         }
+        guard phase.isAlive else { return }
+        let requested = endRequest != nil
+        let wasForced = forced
+        let lifetime = startedAt.map { now - $0 }
+        recordEnd(reason: reason, status: status, pid: pid, now: now, &effects)
         phase = .notRunning
         heldProcess = nil
-        effects.append(.log(.debug, "\(bundleID) \(reason)"))
+        effects.append(.log(requested ? .debug : .info, "\(bundleID) \(reason)"))
+        var failureRecorded = false
         if let pending = inFlight {
             inFlight = nil
-            recordFailure(now: now, crashLoop: crashLoop, &effects)
+            if !wasForced {
+                recordFailure(now: now, crashLoop: crashLoop, &effects)
+                failureRecorded = true
+            }
             if !inFlightAnswered {
-                effects.append(.finish(pending, target: bundleID, .failure(CourierError(.appFailed, "\(bundleID) \(reason) while handling \(pending.request.url); the next request relaunches it"))))
+                let how = wasForced ? "was killed (quit --force)" : reason
+                effects.append(.finish(pending, target: bundleID, .failure(CourierError(.appFailed, "\(bundleID) \(how) while handling \(pending.request.url); the next request relaunches it"))))
             }
             inFlightAnswered = false
         }
         reportState(&effects)
-        if relaunch { launch(now: now, &effects) }
+        guard relaunch else { return }
+        if descriptor.keepAlive, !requested {
+            // A keep-alive instance that ran long enough ended, it did not fail to start: the count
+            // starts over. One that ended soon after its start counts as a failure.
+            if let lifetime, lifetime >= crashLoop.stableRun {
+                failures = 0
+                blockedUntil = nil
+            } else if !failureRecorded {
+                recordFailure(now: now, crashLoop: crashLoop, &effects)
+            }
+            keepAlive(now: now, crashLoop: crashLoop, &effects)
+        }
+        launch(now: now, &effects)
+    }
+
+    /// A keep-alive app that ended without being asked to: relaunched (after the back-off), or,
+    /// after `CrashLoopPolicy.keepAliveAttempts` failures in a row, marked failed.
+    private mutating func keepAlive(now: ContinuousClock.Instant, crashLoop: CrashLoopPolicy, _ effects: inout [DispatcherEffect]) {
+        guard descriptor.keepAlive, !keepAliveFailed, case .notRunning = phase else { return }
+        if failures >= crashLoop.keepAliveAttempts {
+            keepAliveFailed = true
+            order = nil
+            effects.append(.log(.error, "\(bundleID) (keep-alive) failed \(failures) times in a row; it is marked failed and not relaunched by itself any more: see `courier status \(bundleID)`, fix it, then `courier launch \(bundleID)`"))
+            return
+        }
+        if order == nil { order = LaunchOrder(by: LaunchOrder.keepAliveStarter) }
+        launch(now: now, &effects)
+    }
+
+    /// The keep-alive timer fired: the back-off is over.
+    mutating func keepAliveDue(generation: UInt64, now: ContinuousClock.Instant, _ effects: inout [DispatcherEffect]) {
+        guard generation == self.generation, case .notRunning = phase, !keepAliveFailed else { return }
+        launch(now: now, &effects)
+    }
+
+    /// The last lines of process `pid`'s log, read for its end.
+    mutating func logRead(pid: Int32, lines: [String]) {
+        guard let index = ends.lastIndex(where: { $0.pid == pid }) else { return }
+        ends[index].log = lines
+    }
+
+    /// Appends the end of the current instance to `ends`, and asks for its last log lines when the
+    /// broker launched it (held processes print elsewhere).
+    private mutating func recordEnd(reason: String, status: ExitStatus?, pid: Int32?, now: ContinuousClock.Instant, _ effects: inout [DispatcherEffect]) {
+        if let pid, heldProcess == nil { effects.append(.readLogTail(bundleID: bundleID, pid: pid)) }
+        ends.append(AppEnd(
+            pid: pid, status: status, endedAt: now, lifetime: startedAt.map { now - $0 }, reason: reason,
+            requestedBy: endRequest, forced: forced, unanswered: inFlight?.request.url ?? failedDelivery, queued: queue.count
+        ))
+        if ends.count > Self.keptEnds { ends.removeFirst() }
+        endRequest = nil
+        forced = false
     }
 
     // MARK: Helpers
@@ -556,9 +771,15 @@ struct AppRecord: Sendable {
         }
     }
 
+    /// Answers every queued request, and every caller waiting for a launch, with `error`.
     private mutating func failQueue(_ error: CourierError, _ effects: inout [DispatcherEffect]) {
         while let pending = queue.popFirst() {
             effects.append(.finish(pending, target: bundleID, .failure(error)))
+        }
+        order = nil
+        if !launchWaiters.isEmpty {
+            effects.append(.launchAnswered(launchWaiters, .failure(error)))
+            launchWaiters = []
         }
     }
 }

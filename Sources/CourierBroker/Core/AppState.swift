@@ -76,4 +76,8 @@ public struct AppStatus: Sendable {
     /// The process let the broker's delivery deadline pass without answering (hung); cleared by
     /// its next answer.
     public var notResponding: Bool = false
+    /// A keep-alive app that kept failing and is no longer relaunched by itself.
+    public var keepAliveFailed: Bool = false
+    /// How its last instances ended, oldest first.
+    public var ends: [AppEnd] = []
 }

@@ -25,6 +25,11 @@ public struct CallerOptions: Sendable, Hashable {
     /// The receiving app's own share activity the person chose (`share-activity`, docs/share.md):
     /// the broker checks that the app declares it, and lets the drop in by its types.
     public var shareActivity: String?
+    /// Arguments for the app (`arguments`, `courier open --args`): appended to its launch command
+    /// when this request launches it, else handed to the running instance with the URL.
+    public var arguments: [String]?
+    /// When this request launches the app, do not hand it the state it preserved (`fresh`).
+    public var fresh = false
 
     public init(annotation: DBusValue? = nil, background: Bool = false, activationToken: String? = nil, deliveryTimeout: Duration? = nil, relayed: Bool = false) {
         self.relayed = relayed

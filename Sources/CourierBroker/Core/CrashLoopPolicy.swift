@@ -6,10 +6,20 @@ public struct CrashLoopPolicy: Sendable, Hashable {
     public var baseDelay: Duration
     public var maxDelay: Duration
 
-    public init(threshold: Int = 3, baseDelay: Duration = .seconds(2), maxDelay: Duration = .seconds(60)) {
+    /// A keep-alive app (`CourierKeepAlive`) that failed this many times in a row is marked failed
+    /// and no longer relaunched by itself (launchd's KeepAlive has no such limit; a crash loop
+    /// here would otherwise last for ever, at `maxDelay`).
+    public var keepAliveAttempts: Int
+    /// A keep-alive instance that ran at least this long before it ended did not fail to start:
+    /// its end restarts the count (launchd's ThrottleInterval plays this part).
+    public var stableRun: Duration
+
+    public init(threshold: Int = 3, baseDelay: Duration = .seconds(2), maxDelay: Duration = .seconds(60), keepAliveAttempts: Int = 5, stableRun: Duration = .seconds(10)) {
         self.threshold = threshold
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
+        self.keepAliveAttempts = keepAliveAttempts
+        self.stableRun = stableRun
     }
 
     /// The back-off after `failures` consecutive failures; `nil` while under the threshold.

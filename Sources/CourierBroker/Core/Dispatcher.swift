@@ -1,6 +1,7 @@
 public import CourierNames
 public import Logging
 import Synchronization
+import Glibc
 
 /// The broker core: routes each request to its app, launching the app when it is not running.
 ///
@@ -145,7 +146,7 @@ public final class Dispatcher: Sendable {
             throw CourierError(.notPermitted, "no manifest is registered for \(bundleID); register it (courier register) before checking in")
         }
         var (options, effects) = try state.withLock { $0.checkIn(descriptor, uniqueName: uniqueName, process: process, now: clock.now) }.get()
-        options.restorationArchive = configuration.savedState?.read(bundleID)
+        if !options.fresh { options.restorationArchive = configuration.savedState?.read(bundleID) }
         perform(effects)
         return options
     }
@@ -154,6 +155,39 @@ public final class Dispatcher: Sendable {
     /// `NotRunning` when it is not running (or still launching).
     public func terminate(bundleID: String, reason: String = "quit on request") throws(CourierError) {
         perform(try state.withLock { $0.terminate(bundleID, reason: reason) }.get())
+    }
+
+    /// Kills the app with SIGKILL, without notice (`courier quit --force`): see `AppRecord.kill`.
+    /// Throws `NotRunning` when it is not running.
+    public func kill(bundleID: String, by who: String) throws(CourierError) {
+        perform(try state.withLock { $0.kill(bundleID, by: who) }.get())
+    }
+
+    /// Starts the app `descriptor` without a URL (`courier launch`): returns once it has checked
+    /// in, or at once when it already runs (`alreadyRunning`). Throws why it could not start.
+    public func launch(_ descriptor: AppDescriptor, _ order: LaunchOrder) async throws(CourierError) -> LaunchAnswer {
+        try await waitForLaunch { waiter in state.withLock { $0.start(descriptor, order, waiter: waiter, now: clock.now) } }
+    }
+
+    /// Ends the app's instance with notice and starts a new one (`courier restart`); returns once
+    /// the new one has checked in. Requests that arrive meanwhile are delivered to the new one.
+    public func restart(_ descriptor: AppDescriptor, _ order: LaunchOrder) async throws(CourierError) -> LaunchAnswer {
+        try await waitForLaunch { waiter in state.withLock { $0.restart(descriptor, order, waiter: waiter, now: clock.now) } }
+    }
+
+    /// Starts the apps that ask to run from the broker's start (`CourierRunAtLoad`), without
+    /// waiting for them; a failure is in the log and in `courier status ID`.
+    public func startAtLoad(_ descriptors: [AppDescriptor]) {
+        for descriptor in descriptors where descriptor.runAtLoad {
+            perform(state.withLock { $0.start(descriptor, LaunchOrder(by: LaunchOrder.runAtLoadStarter), waiter: nil, now: clock.now) })
+        }
+    }
+
+    private func waitForLaunch(_ transition: (@escaping AppRecord.LaunchWaiter) -> [DispatcherEffect]) async throws(CourierError) -> LaunchAnswer {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<LaunchAnswer, CourierError>, Never>) in
+            perform(transition { continuation.resume(returning: $0) })
+        }
+        return try result.get()
     }
 
     /// Starts applying the termination policies (idle timeout, memory pressure) every sweep
@@ -273,6 +307,13 @@ public final class Dispatcher: Sendable {
             case .terminate(let pid, let process):
                 if let process { process.terminate(grace: configuration.terminationGrace) }
                 else { launcher.terminate(pid: pid, grace: configuration.terminationGrace) }
+            case .kill(let pid, let process):
+                if let process { process.send(SIGKILL) } else { launcher.kill(pid: pid) }
+            case .readLogTail(let bundleID, let pid):
+                let lines = launcher.logTail(bundleID: bundleID, lines: AppEnd.logLines)
+                state.withLock { $0.logRead(bundleID, pid: pid, lines: lines) }
+            case .launchAnswered(let waiters, let result):
+                for waiter in waiters { waiter(result) }
             case .finish(let pending, let target, let result):
                 // The caller first: the log line (formatting, a timestamp, a write to stderr —
                 // courierd logs every open at its default level) need not delay the answer.

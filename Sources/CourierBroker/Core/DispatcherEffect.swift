@@ -39,6 +39,13 @@ enum DispatcherEffect: Sendable {
     /// SIGTERM the process, SIGKILL after the configured grace: through `process` when the broker
     /// holds it (it did not launch it), else through the launcher (its own child).
     case terminate(pid: Int32, process: ProcessHandle?)
+    /// SIGKILL the process now, without notice (`courier quit --force`).
+    case kill(pid: Int32, process: ProcessHandle?)
+    /// Read the last lines of the app's log for the end of process `pid`; the runner reports them
+    /// with `logRead`.
+    case readLogTail(bundleID: String, pid: Int32)
+    /// Answer callers of `courier launch` / `restart`.
+    case launchAnswered([AppRecord.LaunchWaiter], Result<LaunchAnswer, CourierError>)
     /// Answer one request (its completion and its routing log line).
     case finish(PendingRequest, target: String, Result<OpenOutcome, CourierError>)
     /// Hand one request to its app; the runner reports the answer with `delivered`.
@@ -57,4 +64,6 @@ enum DispatcherTimer: Sendable, Hashable {
     /// A running app that went from active to idle is reported idle if it still is then
     /// (`AppRecord.reportState`).
     case idleReport
+    /// A keep-alive app's crash-loop back-off is over: relaunch it.
+    case keepAlive
 }

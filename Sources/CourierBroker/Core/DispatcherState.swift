@@ -98,6 +98,7 @@ struct DispatcherState: Sendable {
             case .terminationDeadline: record.terminationDeadlinePassed(generation: generation, grace: grace, &effects)
             case .idleReport: record.idleReportDue(&effects)
             case .requestDeadline: record.requestDeadlinesDue(now: now, &effects)
+            case .keepAlive: record.keepAliveDue(generation: generation, now: now, &effects)
             }
         }
     }
@@ -142,6 +143,36 @@ struct DispatcherState: Sendable {
         return result.map { effects }
     }
 
+    /// Kills `bundleID` without notice (`courier quit --force`).
+    mutating func kill(_ bundleID: String, by who: String) -> Result<[DispatcherEffect], CourierError> {
+        var effects: [DispatcherEffect] = []
+        let result = withRecord(bundleID, &effects) { $0.kill(by: who, &$1) }
+            ?? .failure(CourierError(.notRunning, "\(bundleID) has not run since the broker started; nothing to quit"))
+        return result.map { effects }
+    }
+
+    /// Starts `descriptor` without a URL (`courier launch`, run-at-load); `waiter` learns when it
+    /// runs.
+    mutating func start(_ descriptor: AppDescriptor, _ order: LaunchOrder, waiter: AppRecord.LaunchWaiter?, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+        var effects: [DispatcherEffect] = []
+        withRecord(descriptor, &effects) { $0.start(order, waiter: waiter, now: now, &$1) }
+        return effects
+    }
+
+    /// Ends `descriptor`'s instance with notice and starts a new one (`courier restart`).
+    mutating func restart(_ descriptor: AppDescriptor, _ order: LaunchOrder, waiter: AppRecord.LaunchWaiter?, now: ContinuousClock.Instant) -> [DispatcherEffect] {
+        var effects: [DispatcherEffect] = []
+        let deadline = policy.termination.noticeDeadline
+        withRecord(descriptor, &effects) { $0.restart(order, waiter: waiter, deadline: deadline, now: now, &$1) }
+        return effects
+    }
+
+    /// The last lines of process `pid`'s log, read for its end.
+    mutating func logRead(_ bundleID: String, pid: Int32, lines: [String]) {
+        var effects: [DispatcherEffect] = []
+        withRecord(bundleID, &effects) { record, _ in record.logRead(pid: pid, lines: lines) }
+    }
+
     /// The app of `generation` answered `WillTerminate` (or the call failed).
     mutating func noticeAnswered(_ bundleID: String, generation: UInt64) -> [DispatcherEffect] {
         let grace = policy.terminationGrace
@@ -151,13 +182,14 @@ struct DispatcherState: Sendable {
     /// The termination policies, applied at `now`: every app idle longer than the idle timeout is
     /// terminated, and `underPressure`, the least recently used idle app too. Only idle apps whose
     /// process the broker can signal (it launched it, or holds the verified process it adopted)
-    /// and whose manifest does not opt out are candidates.
+    /// and whose manifest does not opt out (`CourierTerminatesWhenIdle` false) or ask to be kept
+    /// running (`CourierKeepAlive`, `CourierRunAtLoad`) are candidates.
     mutating func reclaim(now: ContinuousClock.Instant, underPressure: Bool) -> [DispatcherEffect] {
         var effects: [DispatcherEffect] = []
         var leastRecent: (index: Dictionary<String, AppRecord>.Index, since: ContinuousClock.Instant)?
         for index in apps.indices {
             let record = apps.values[index]
-            guard record.descriptor.terminatesWhenIdle, record.pid != nil,
+            guard !record.exemptFromReclaim, record.pid != nil,
                   case .idle = record.publicState, let since = record.lastActive else { continue }
             if let timeout = policy.termination.idleTimeout, now - since >= timeout {
                 _ = apps.values[index].terminate(reason: "idle for \((now - since).formatted) (idle timeout \(timeout.formatted))", deadline: policy.termination.noticeDeadline, &effects)
@@ -186,6 +218,13 @@ struct DispatcherState: Sendable {
     /// nil when the caller of `request` may reach `descriptor` (its `CallerPolicy`), else the
     /// refusal. Checked before the request is queued, so a refused caller wakes nothing.
     func callerRefusal(_ request: OpenRequest, to descriptor: AppDescriptor) -> CourierError? {
+        if request.options.arguments != nil || request.options.fresh {
+            // Arguments change how the app starts: the user's to give (the shell), not another app's.
+            let source = caller(of: request)
+            if !source.isEmpty, source != descriptor.bundleID {
+                return CourierError(.notPermitted, "\(source) may not pass launch arguments or --fresh to \(descriptor.bundleID): only the user's tools (courier open --args) do; send the URL without them")
+            }
+        }
         let policy = descriptor.callers
         guard !policy.admitsAnyone else { return nil }
         let door: CallerPolicy.Door = request.facts.droppedFile ? .drop : .url(scheme: String(request.url.prefix { $0 != ":" }).lowercased())

@@ -14,6 +14,11 @@ public struct LaunchOptions: Sendable {
     /// The state the app preserved before it was last terminated, as it wrote it (the app library
     /// decodes it and asks the delegate whether to restore it); nil when there is none.
     public var restorationArchive: [UInt8]?
+    /// The broker launched the app (for this request, or for nothing in particular when `url` is
+    /// nil: `courier launch`, keep-alive); false when the app was started by other means.
+    public var launched = false
+    /// Launched without the state it preserved (`--fresh`): `restorationArchive` stays nil.
+    public var fresh = false
 
     public init(url: String? = nil, requestID: UInt64? = nil, options: CallerOptions = .init(), facts: BrokerFacts = .init()) {
         self.url = url

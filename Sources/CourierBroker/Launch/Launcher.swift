@@ -11,6 +11,13 @@ public protocol Launcher: Sendable {
     /// Asks the process to stop (SIGTERM), then kills it (SIGKILL) if it is still there after `grace`.
     func terminate(pid: Int32, grace: Duration)
 
+    /// Kills the process now (SIGKILL), if it is a child that has not exited.
+    func kill(pid: Int32)
+
+    /// The last `count` lines the app's launched processes printed (its log), oldest first; none
+    /// when the launcher keeps no log. Read when an instance ends, for its `AppEnd`.
+    func logTail(bundleID: String, lines count: Int) -> [String]
+
     /// Whether `pid` is a process this launcher started for `bundleID` and that has not exited.
     /// Must be safe against pid reuse (a pid that may already name another process is never
     /// answered `true`): the receiver check at `CheckIn` trusts it. The default answers `false`,
@@ -48,6 +55,8 @@ extension Launcher {
     public func failureBeforeCheckIn(bundleID: String, pid: Int32, status: ExitStatus) -> CourierError? { nil }
 
     public func mustWaitBeforeLaunch(_ bundleID: String) -> Bool { false }
+
+    public func logTail(bundleID: String, lines count: Int) -> [String] { [] }
 
     public func waitUntilLaunchable(_ bundleID: String) async {}
 }

@@ -100,11 +100,16 @@ public final class ProcessLauncher: Launcher {
 
     public func terminate(pid: Int32, grace: Duration) {
         guard live.withLock({ $0[pid] != nil }) else { return }
-        kill(pid, SIGTERM)
+        Glibc.kill(pid, SIGTERM)
         Task { [self] in
             try? await Task.sleep(for: grace)
-            if live.withLock({ $0[pid] != nil }) { kill(pid, SIGKILL) }
+            if live.withLock({ $0[pid] != nil }) { Glibc.kill(pid, SIGKILL) }
         }
+    }
+
+    public func kill(pid: Int32) {
+        guard live.withLock({ $0[pid] != nil }) else { return }
+        Glibc.kill(pid, SIGKILL)
     }
 
     public func isRunningChild(_ pid: Int32, of bundleID: String) -> Bool {
@@ -157,6 +162,20 @@ public final class ProcessLauncher: Launcher {
             }
         }
         return openLog(for: bundleID, arguments: arguments, note: note)
+    }
+
+    /// The end of the app's log file (the launch header lines left out), read from at most its
+    /// last 64 KiB; nothing when the app's output goes to the journal (the file then holds only
+    /// what earlier launches wrote: `courier log` reads the journal).
+    public func logTail(bundleID: String, lines count: Int) -> [String] {
+        if let journalSocket, JournalStream.isListening(at: journalSocket) { return [] }
+        guard count > 0, let app = try? BundleIdentifier(bundleID), let handle = FileHandle(forReadingAtPath: layout.log(for: app)) else { return [] }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.seek(toOffset: size > 65536 ? size - 65536 : 0)
+        let text = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
+        let lines = text.split(separator: "\n").filter { !$0.hasPrefix("--- ") }
+        return lines.suffix(count).map { String($0.prefix(512)) }
     }
 
     /// Makes the app's log ready (folder 0700, file 0600, rotated when large) and writes the launch

@@ -15,6 +15,8 @@ public struct ManifestParser: Sendable {
     public static let dbusActivatableKey = "CourierDBusActivatable"
     /// false: the idle-timeout and memory-pressure policies never terminate the app (docs/lifecycle.md).
     public static let terminatesWhenIdleKey = "CourierTerminatesWhenIdle"
+    public static let keepAliveKey = "CourierKeepAlive"
+    public static let runAtLoadKey = "CourierRunAtLoad"
     /// Inside a `CFBundleURLTypes` entry: who may open URLs of its schemes (``CallerRule``).
     public static let allowedCallersKey = "CourierAllowedCallers"
     /// Top level: who may drop files on the app (``CallerRule``).
@@ -70,6 +72,18 @@ public struct ManifestParser: Sendable {
                 manifest.terminatesWhenIdle = terminates
             } else {
                 context.warning(.wrongType, Self.terminatesWhenIdleKey, "\(Self.terminatesWhenIdleKey) is a \(value.typeName), expected a Boolean (<false/> to keep the app running when idle); it is ignored")
+            }
+        }
+        for (key, path) in [(Self.keepAliveKey, \Manifest.keepAlive), (Self.runAtLoadKey, \Manifest.runAtLoad)] {
+            guard let value = plist[key] else { continue }
+            if case .boolean(let on) = value {
+                manifest[keyPath: path] = on
+                if on, manifest.launchCommand == nil {
+                    context.warning(.invalidValue, key, "\(key) needs CourierLaunchArguments: the broker cannot start an app it has no command for; it is ignored")
+                    manifest[keyPath: path] = false
+                }
+            } else {
+                context.warning(.wrongType, key, "\(key) is a \(value.typeName), expected a Boolean (<true/>); it is ignored")
             }
         }
         manifest.dropCallers = parseDropCallers(plist, &context)

@@ -27,9 +27,11 @@ public struct RegistryStateStore: Sendable {
         /// Desktop applications chosen as defaults (desktop file ids).
         var desktopSchemes: [String: String]?
         var desktopTypes: [String: String]?
+        /// Apps taken out of routing (`courier disable`).
+        var disabled: [String]?
 
         enum CodingKeys: String, CodingKey {
-            case schemes, types
+            case schemes, types, disabled
             case desktopSchemes = "desktop_schemes"
             case desktopTypes = "desktop_types"
         }
@@ -43,7 +45,8 @@ public struct RegistryStateStore: Sendable {
         if let file: DefaultsFile = read(defaultsPath, &diagnostics) {
             preferences = RegistryPreferences(
                 schemeDefaults: file.schemes ?? [:], typeDefaults: file.types ?? [:],
-                desktopSchemeDefaults: file.desktopSchemes ?? [:], desktopTypeDefaults: file.desktopTypes ?? [:])
+                desktopSchemeDefaults: file.desktopSchemes ?? [:], desktopTypeDefaults: file.desktopTypes ?? [:],
+                disabled: Set(file.disabled ?? []))
         }
         if let file: ClaimOrder = read(claimsPath, &diagnostics) { claims = file }
         let registrations: RegistrationsFile? = read(registrationsPath, &diagnostics)
@@ -75,7 +78,8 @@ public struct RegistryStateStore: Sendable {
         try write(DefaultsFile(
             schemes: preferences.schemeDefaults, types: preferences.typeDefaults,
             desktopSchemes: preferences.desktopSchemeDefaults.isEmpty ? nil : preferences.desktopSchemeDefaults,
-            desktopTypes: preferences.desktopTypeDefaults.isEmpty ? nil : preferences.desktopTypeDefaults), to: defaultsPath)
+            desktopTypes: preferences.desktopTypeDefaults.isEmpty ? nil : preferences.desktopTypeDefaults,
+            disabled: preferences.disabled.isEmpty ? nil : preferences.disabled.sorted()), to: defaultsPath)
     }
 
     /// Writes the manifests registered from outside the manifest folders.

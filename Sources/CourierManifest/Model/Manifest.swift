@@ -32,6 +32,12 @@ public struct Manifest: Sendable, Hashable {
     /// `CourierTerminatesWhenIdle`: false keeps the app running when idle (the idle-timeout and
     /// memory-pressure policies skip it), like an iOS background mode.
     public var terminatesWhenIdle = true
+    /// `CourierKeepAlive`: relaunch the app when it ends without being asked to (launchd's
+    /// `KeepAlive`), with the crash-loop back-off; the idle and memory-pressure policies skip it.
+    public var keepAlive = false
+    /// `CourierRunAtLoad`: launch the app when the broker starts (launchd's `RunAtLoad`); the
+    /// idle and memory-pressure policies skip it.
+    public var runAtLoad = false
     /// `CourierAllowedDropCallers`: who may drop files on this app (`DropFiles`, `OpenFiles`,
     /// `courier drop`, `courier open FILE`); default anyone. See ``CallerRule``.
     public var dropCallers = CallerRule.anyone

@@ -14,6 +14,8 @@ public struct HandlerCandidate: Sendable, Hashable {
         /// The user chose a desktop application as the default: Courier hands the scheme or type
         /// to the desktop and chooses none of its apps.
         case desktopDefault
+        /// The user took the app out of routing (`courier disable`).
+        case disabled
     }
 
     public var bundleIdentifier: String

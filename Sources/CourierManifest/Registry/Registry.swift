@@ -87,6 +87,7 @@ public struct Registry: Sendable {
             if urlType.rank == .none { status = .rankNone }
             if reserved && userDefault != id { status = .reserved }
             if desktopDefault != nil && status == .alternative { status = .desktopDefault }
+            if preferences.disabled.contains(id) { status = .disabled }
             entries.append(Entry(
                 id: id, rank: urlType.rank, role: urlType.role, isDefault: userDefault == id,
                 claim: claimOrder.position(of: id, for: key), matched: nil, distance: 0, status: status,
@@ -120,7 +121,7 @@ public struct Registry: Sendable {
                     let entry = Entry(
                         id: id, rank: doc.rank, role: doc.role, isDefault: userDefault == id,
                         claim: claimOrder.position(of: id, for: .type(supertype)), matched: supertype,
-                        distance: distance, status: doc.rank == .none ? .rankNone : desktopDefault != nil ? .desktopDefault : .alternative,
+                        distance: distance, status: preferences.disabled.contains(id) ? .disabled : doc.rank == .none ? .rankNone : desktopDefault != nil ? .desktopDefault : .alternative,
                         callers: app.dropCallers)
                     if let old = best[id] {
                         if entry.rank > old.rank || (entry.rank == old.rank && entry.distance < old.distance) { best[id] = entry }
@@ -180,6 +181,8 @@ public struct Registry: Sendable {
                 text = "never chosen: its LSHandlerRank is None"
             case .desktopDefault:
                 text = "not chosen: the user's default is the desktop's \(desktopDefault ?? "application"), so Courier hands \(key) to the desktop; `courier default` with this app's id gives it back"
+            case .disabled:
+                text = "not routed to: the user disabled it (`courier enable \(e.id)` takes it back)"
             default:
                 if case .scheme(let s) = key {
                     text = "refused: '\(s)' belongs to the system; allow it with `courier default \(s) \(e.id)`"
@@ -389,9 +392,14 @@ public struct Registry: Sendable {
     public mutating func replacePreferences(_ next: RegistryPreferences) -> RegistryChange {
         var change = RegistryChange()
         guard next != preferences else { return change }
-        let schemes = preferences.changedSchemes(next)
-        let types = preferences.changedTypes(next)
+        var schemes = preferences.changedSchemes(next)
+        var types = preferences.changedTypes(next)
         var affected = Set<String>()
+        // An app disabled or enabled changes every scheme and type it claims.
+        let toggled = preferences.disabled.symmetricDifference(next.disabled).compactMap { applications[$0] }
+        schemes.formUnion(toggled.flatMap { $0.schemes.map { $0.lowercased() } })
+        types.formUnion(toggled.flatMap { $0.documentTypes.flatMap(\.contentTypes) }.map { self.types.canonical($0) })
+        affected.formUnion(toggled.map(\.bundleIdentifier.rawValue))
         let before = (schemes.map { handlers(forScheme: $0).chosen?.bundleIdentifier }, types.map { handlers(forType: $0).chosen?.bundleIdentifier })
         preferences = next
         let after = (schemes.map { handlers(forScheme: $0).chosen?.bundleIdentifier }, types.map { handlers(forType: $0).chosen?.bundleIdentifier })

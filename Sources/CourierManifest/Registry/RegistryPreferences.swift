@@ -13,6 +13,9 @@ public struct RegistryPreferences: Sendable, Hashable, Codable {
     public var schemeDefaults: [String: String]
     /// Uniform type identifier → bundle identifier; applies to the type and the types conforming to it.
     public var typeDefaults: [String: String]
+    /// Bundle identifiers the user took out of routing (`courier disable`): still registered, but
+    /// never chosen for a scheme or a type, and refused when named.
+    public var disabled: Set<String>
 
     /// Lowercased scheme → desktop file id.
     public var desktopSchemeDefaults: [String: String]
@@ -20,9 +23,10 @@ public struct RegistryPreferences: Sendable, Hashable, Codable {
     public var desktopTypeDefaults: [String: String]
 
     public init(schemeDefaults: [String: String] = [:], typeDefaults: [String: String] = [:],
-                desktopSchemeDefaults: [String: String] = [:], desktopTypeDefaults: [String: String] = [:]) {
+                desktopSchemeDefaults: [String: String] = [:], desktopTypeDefaults: [String: String] = [:], disabled: Set<String> = []) {
         self.schemeDefaults = schemeDefaults
         self.typeDefaults = typeDefaults
+        self.disabled = disabled
         self.desktopSchemeDefaults = desktopSchemeDefaults
         self.desktopTypeDefaults = desktopTypeDefaults
     }
