@@ -242,9 +242,18 @@ struct Mapping {
         return i
     }
 
-    /// The first byte ≥ 0x80 of `input`, or its count.
+    /// The first byte ≥ 0x80 of `input`, or its count: 32 bytes a step (the whole scan, for a URI).
     static func firstNonASCII(_ input: UnsafeBufferPointer<UInt8>) -> Int {
-        asciiRunEnd(input.baseAddress!, from: 0, to: input.count)
+        guard let p = input.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(p)
+        var i = 0
+        while i &+ 32 <= input.count {
+            let bits = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self)
+                | raw.loadUnaligned(fromByteOffset: i &+ 16, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: i &+ 24, as: UInt64.self)
+            if bits & 0x8080_8080_8080_8080 != 0 { break }
+            i &+= 32
+        }
+        return asciiRunEnd(p, from: i, to: input.count)
     }
 
     /// The scalar of the well-formed UTF-8 sequence that starts at `i` with a byte ≥ 0x80, and
