@@ -100,6 +100,122 @@ import URIParserOracle
         #expect(IRI.suggestion(for: "todolist://x?ok") == nil, "nothing to mend")
     }
 
+    /// Section 3.1 written plainly, for the scalars the mapping encodes: each one outside ASCII
+    /// becomes its UTF-8 bytes percent-encoded (uppercase hex); ASCII stays as it is.
+    func plainly(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                out.unicodeScalars.append(scalar)
+            } else {
+                for byte in String(scalar).utf8 { out += String(format: "%%%02X", byte) }
+            }
+        }
+        return out
+    }
+
+    /// The mapping copies ASCII eight bytes at a time: characters outside ASCII at every position
+    /// of a word, in runs and alone, at the start and at the end.
+    @Test func charactersOutsideASCIIAtEveryPositionOfAWord() throws {
+        for character in ["é", "例", "😀", "e\u{301}", "éé", "ü😀例"] {
+            for before in 0..<18 {
+                for after in [0, 1, 7, 8, 9, 16, 17] {
+                    let a = String(repeating: "a", count: before), b = String(repeating: "b", count: after)
+                    for text in ["x-app:/\(a)\(character)\(b)?\(character)#\(character)", "todolist://\(a)\(character)\(b)", "x-app:\(a)\(character)\(b)\(character)"] {
+                        #expect(try uri(text) == plainly(text), "\(text.debugDescription)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// The corpus with clean characters outside ASCII inserted anywhere, no host a DNS name:
+    /// the mapping accepts exactly what the parser accepts once written plainly, with the same
+    /// URI, and refuses the rest for the same reason at an offset inside the text.
+    @Test func agreesWithThePlainRuleOnTheMutatedCorpus() throws {
+        let extras = ["é", "例え", "😀", "ß", "\u{301}", "Ω", "\u{A0}", "\u{2010}", "%", "%C3", " ", "[", "]", ":", "@", "?", "#", "/"]
+        var generator = SplitMix64(state: 0x5EED)
+        var mapped = 0
+        for base in URLCorpus.generate(count: 2_000, seed: 0x5EED) + URLCorpus.edgeCases {
+            var scalars = Array(base.unicodeScalars)
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                scalars.insert(contentsOf: extras.randomElement(using: &generator)!.unicodeScalars, at: Int.random(in: 0...scalars.count, using: &generator))
+            }
+            var text = ""
+            text.unicodeScalars.append(contentsOf: scalars)
+            let expected: Result<URIReference, URIError> = Result { () throws(URIError) in try URIReference(plainly(text)) }
+            let got: Result<URIReference, URIError> = Result { () throws(URIError) in try IRI.uri(from: text, domainNameHost: { _ in false }).uri }
+            switch (expected, got) {
+            case (.success(let expected), .success(let got)):
+                #expect(expected == got, "\(text.debugDescription)")
+                mapped += 1
+            case (.failure(let expected), .failure(let got)):
+                #expect(expected.code == got.code, "\(text.debugDescription): \(got)")
+                #expect(got.offset >= 0 && got.offset <= text.utf8.count, "\(text.debugDescription): \(got)")
+            default:
+                Issue.record("\(text.debugDescription): the plain rule gives \(expected), the mapping \(got)")
+            }
+        }
+        #expect(mapped > 500)
+    }
+
+    /// A `String` made from bytes that are not UTF-8 holds U+FFFD where they stood: a
+    /// noncharacter-like special the mapping refuses there rather than encode.
+    @Test func bytesThatAreNotUTF8AreRefusedWhereTheyStood() throws {
+        for (bytes, offset) in [([0xC3, 0x28], 14), ([0x80], 14), ([0xED, 0xA0, 0x80], 14), ([0xF0, 0x9F, 0x98], 14), ([0xFF], 14)] as [([UInt8], Int)] {
+            let text = String(decoding: Array("todolist://x?a".utf8) + bytes + Array("é".utf8), as: UTF8.self)
+            let error = try #require(refusal(text))
+            #expect(error.code == .notIRICharacter, "\(bytes): \(error)")
+            #expect(error.offset == offset, "\(bytes): \(error)")
+            #expect(error.message.contains("U+FFFD"))
+        }
+        let atTheEnd = String(decoding: Array("x-app:/é".utf8) + [0xE2, 0x82], as: UTF8.self)
+        #expect(refusal(atTheEnd)?.offset == 9)
+    }
+
+    /// A `%` is ASCII, left to the parser: escapes next to mapped characters pass, and a bad one is
+    /// refused at its offset in the text as given, with the URL that would be accepted.
+    @Test func percentSignsBesideCharactersOutsideASCII() throws {
+        #expect(try uri("todolist://x?%C3%A9é%25é") == "todolist://x?%C3%A9%C3%A9%25%C3%A9")
+        for (text, offset, accepted) in [
+            ("todolist://x?100%é", 16, "todolist://x?100%25%C3%A9"), ("todolist://x?%é", 13, "todolist://x?%25%C3%A9"),
+            ("todolist://x?é%", 15, "todolist://x?%C3%A9%25"), ("http://[::1]/%C3%A9é%zz", 21, "http://[::1]/%C3%A9%C3%A9%25zz"),
+        ] {
+            let error = try #require(refusal(text))
+            #expect(error.code == .invalidPercentEncoding, "\(text): \(error)")
+            #expect(error.offset == offset, "\(text): \(error)")
+            #expect(error.message.contains("offset \(offset)"), "\(text): \(error)")
+            #expect(IRI.suggestion(for: text) == accepted)
+        }
+    }
+
+    /// An IP literal is never a DNS name: beside it, characters are encoded as anywhere; inside it,
+    /// a DNS scheme's host goes to IDNA (which refuses it) and another scheme's to the parser.
+    @Test func ipLiteralHosts() throws {
+        #expect(try uri("http://[::1]:8080/パス?q=é") == "http://[::1]:8080/%E3%83%91%E3%82%B9?q=%C3%A9")
+        #expect(try uri("ldap://[2001:db8::7]/c=GB?é") == "ldap://[2001:db8::7]/c=GB?%C3%A9")
+        #expect(try uri("http://u:é@[::1]/") == "http://u:%C3%A9@[::1]/")
+        let dns = try #require(refusal("http://[::1é]/"))
+        #expect(dns.code == .invalidDomainName)
+        #expect(dns.offset == 7)
+        let literal = try #require(refusal("todolist://[::1é]/"))
+        #expect(literal.code == .invalidIPLiteral)
+        #expect(literal.offset == 12)
+    }
+
+    /// An error the parser finds after what the mapping converted is told where it stands in the
+    /// text as given: after escapes, after an IDNA host, in a port.
+    @Test func errorsAfterConversionsAreToldInTheTextAsGiven() throws {
+        for (text, code, offset) in [
+            ("todolist://é:80é/", URIError.Code.invalidPort, 16), ("todolist://h:8é/", .invalidPort, 14), ("http://例え.jp:8é/", .invalidPort, 18),
+            ("x-app:/é é", .disallowedCharacter, 9), ("é:foo", .invalidScheme, 2),
+        ] {
+            let error = try #require(refusal(text))
+            #expect(error.code == code, "\(text): \(error)")
+            #expect(error.offset == offset, "\(text): \(error)")
+        }
+    }
+
     @Test func theDisplayFormShowsCleanCharactersAndUnicodeHosts() throws {
         let uri = try URIReference("https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9?q=%E5%80%A4%20x")
         #expect(IRI.displayForm(of: uri) == "https://例え.jp/パス?q=値%20x")
