@@ -248,7 +248,9 @@ public final class ManifestCatalog: ApplicationCatalog {
             queriesSchemes: Set(manifest.queriesSchemes.map { $0.lowercased() }),
             dbusActivatable: manifest.dbusActivatable,
             terminatesWhenIdle: manifest.terminatesWhenIdle,
-            callers: CallerPolicy(manifest)
+            callers: CallerPolicy(manifest),
+            name: manifest.name,
+            launchImages: manifest.launchImages?.paths ?? [:]
         )
     }
 }

@@ -21,6 +21,10 @@ public struct AppDescriptor: Sendable, Hashable {
     /// Who may call the app, per scheme and for drops (`CourierAllowedCallers`,
     /// `CourierAllowedDropCallers`): checked before anything is launched.
     public var callers: CallerPolicy
+    /// The name the app shows (`CFBundleDisplayName`, …), for what the broker shows about it.
+    public var name: String
+    /// The checked launch images by lowercased scheme (`UILaunchImageFile`, docs/manifest.md).
+    public var launchImages: [String: String]
 
     public init(
         bundleID: String,
@@ -29,8 +33,12 @@ public struct AppDescriptor: Sendable, Hashable {
         queriesSchemes: Set<String> = [],
         dbusActivatable: Bool = false,
         terminatesWhenIdle: Bool = true,
-        callers: CallerPolicy = CallerPolicy()
+        callers: CallerPolicy = CallerPolicy(),
+        name: String? = nil,
+        launchImages: [String: String] = [:]
     ) {
+        self.name = name ?? bundleID
+        self.launchImages = launchImages
         self.callers = callers
         self.terminatesWhenIdle = terminatesWhenIdle
         self.dbusActivatable = dbusActivatable

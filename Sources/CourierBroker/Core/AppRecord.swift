@@ -173,7 +173,7 @@ struct AppRecord: Sendable {
         phase = .launching(pid: nil, options: Self.launchOptions(for: first))
         started(by: first.request.sourceApplication.isEmpty ? (first.request.caller.isEmpty ? "-" : first.request.caller) : first.request.sourceApplication, now: now)
         reportState(&effects)
-        effects.append(.event(.launching(bundleID: bundleID)))
+        effects.append(.event(.launching(bundleID: bundleID, url: first.request.url)))
         effects.append(.spawn(LaunchSpec(bundleID: bundleID, arguments: arguments, environment: environment), generation: generation))
     }
 

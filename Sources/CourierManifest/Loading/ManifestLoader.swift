@@ -69,7 +69,12 @@ public struct ManifestLoader: Sendable {
         case .failure(let message):
             return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: message.text, severity: .error, code: .notPropertyList)])
         case .success(let value):
-            let parsed = parser.parse(value, path: path)
+            var parsed = parser.parse(value, path: path)
+            if var manifest = parsed.manifest, var images = manifest.launchImages, path.hasPrefix("/") {
+                images.find(beside: path, schemes: manifest.schemes, diagnostics: &parsed.diagnostics)
+                manifest.launchImages = images
+                parsed.manifest = manifest
+            }
             return FileResult(path: path, manifest: parsed.manifest, diagnostics: parsed.diagnostics)
         }
     }
