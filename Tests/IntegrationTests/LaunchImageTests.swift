@@ -103,4 +103,54 @@ struct LaunchImageTests {
         #expect(answer.handled)
         #expect(server.notifications.isEmpty, "\(server.calls)")
     }
+
+    // MARK: - Debian's dunst
+
+    static let hasDunst = VirtualDisplay.isInstalled && FileManager.default.isExecutableFile(atPath: "/usr/bin/dunst")
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/dunstctl")
+
+    /// `dunstctl count displayed` on the fixture's bus once `until` holds for it, polled for up to
+    /// 20 s (nil: dunst does not answer).
+    static func displayed(_ environment: [String: String], until: (Int?) -> Bool) async throws -> Int? {
+        var count: Int?
+        for _ in 0..<1000 {
+            let run = try await BackgroundProcess.run("/usr/bin/dunstctl", ["count", "displayed"], environment: environment)
+            count = run.status == 0 ? Int(run.output.trimmingCharacters(in: .whitespacesAndNewlines)) : nil
+            if until(count) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return count
+    }
+
+    /// The desktop's own notification daemon, Debian's `dunst`, on an Xvfb display and the
+    /// fixture's bus: it shows the launch image while the app is held at its gate, and no longer
+    /// once the app has checked in.
+    @Test(.enabled(if: hasDunst, "needs Xvfb and dunst (scripts/bootstrap installs xvfb and dunst)"))
+    func dunstShowsTheLaunchImageUntilTheAppChecksIn() async throws {
+        let gate = FileManager.default.temporaryDirectory.appendingPathComponent("courier-launch-gate-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: gate) }
+        let fixture = try await BrokerFixture { writer in
+            try writer.todolist(arguments: Self.gated(gate, then: "exec \"$1\""))
+            try Data(SampleContent.png).write(to: writer.folder.appendingPathComponent("Default-todolist.png"))
+        }
+        defer { fixture.tearDown() }
+        let x = try await VirtualDisplay(folder: fixture.root, environment: fixture.environment)
+        defer { x.stop() }
+        var environment = fixture.environment
+        environment["DISPLAY"] = x.display
+        let config = fixture.root.appendingPathComponent("dunstrc")
+        try Data("[global]\n    show_age_threshold = -1\n".utf8).write(to: config)
+        let dunst = try BackgroundProcess("/usr/bin/dunst", ["-config", config.path], environment: environment, outputIn: fixture.root, name: "dunst")
+        defer { dunst.signal(SIGTERM) }
+        let started = try await Self.displayed(environment) { $0 != nil || dunst.exitStatus != nil }
+        try #require(started == 0, "dunst did not start: \(dunst.errors)")
+
+        let open = Task { try await fixture.client.open(Self.url) }
+        let shown = try await Self.displayed(environment) { ($0 ?? 0) > 0 }
+        #expect(shown == 1, "dunst shows no launch image: \(dunst.errors)")
+        try Data().write(to: gate)
+        #expect(try await open.value.handled)
+        let left = try await Self.displayed(environment) { $0 == 0 }
+        #expect(left == 0, "the launch image stayed on dunst after the app checked in")
+    }
 }

@@ -129,7 +129,7 @@ struct ShareCommandTests {
 
     // MARK: - Copy, with the real clipboard tool on a real X server
 
-    static let hasX = FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb") && FileManager.default.isExecutableFile(atPath: "/usr/bin/xclip")
+    static let hasX = VirtualDisplay.isInstalled && FileManager.default.isExecutableFile(atPath: "/usr/bin/xclip")
 
     /// Under Xvfb with `xclip` (scripts/bootstrap installs both): "Copy" is offered for text and
     /// URLs, and what it copies is what `xclip -o` reads back from the clipboard selection.
@@ -137,14 +137,9 @@ struct ShareCommandTests {
     func copyPutsTheTextOnTheRealClipboard() async throws {
         let setup = try await Self.setup()
         defer { setup.tearDown() }
-        // `-displayfd 1`: the server picks a free display and writes its number on its output.
-        let xvfb = try BackgroundProcess("/usr/bin/Xvfb", ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"],
-                                         environment: setup.environment, outputIn: setup.files, name: "xvfb")
-        defer { xvfb.signal(SIGTERM) }
-        for _ in 0..<1000 where xvfb.output.isEmpty && xvfb.exitStatus == nil { try await Task.sleep(for: .milliseconds(20)) }
-        let display = xvfb.output.trimmingCharacters(in: .whitespacesAndNewlines)
-        try #require(Int(display) != nil, "Xvfb did not start: \(xvfb.errors)")
-        setup.environment["DISPLAY"] = ":" + display
+        let x = try await VirtualDisplay(folder: setup.files, environment: setup.environment)
+        defer { x.stop() }
+        setup.environment["DISPLAY"] = x.display
         setup.environment["PATH"] = (setup.environment["PATH"] ?? "") + ":/usr/bin"
 
         let listed = try await setup.courier(["share", "--text", "Buy milk", "--list"])
