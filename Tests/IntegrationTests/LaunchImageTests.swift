@@ -129,7 +129,9 @@ struct LaunchImageTests {
     func dunstShowsTheLaunchImageUntilTheAppChecksIn() async throws {
         let gate = FileManager.default.temporaryDirectory.appendingPathComponent("courier-launch-gate-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: gate) }
-        let fixture = try await BrokerFixture { writer in
+        // A launch timeout longer than the waits below: the notification's own expiry (the launch
+        // timeout) cannot be what removes it.
+        let fixture = try await BrokerFixture(launchTimeout: .seconds(60)) { writer in
             try writer.todolist(arguments: Self.gated(gate, then: "exec \"$1\""))
             try Data(SampleContent.png).write(to: writer.folder.appendingPathComponent("Default-todolist.png"))
         }
