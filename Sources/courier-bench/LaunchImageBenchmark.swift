@@ -15,7 +15,8 @@ import Glibc
 /// the other. Cold opens alternate between the two, pair by pair, for a todolist that checks in at
 /// once (no image is shown) and for one started through `sh -c 'sleep …; exec todolist'`, slow
 /// enough that the image is shown. Reported per case: the medians, their 10th–90th percentile
-/// spread, and the median of the pairs' ratios (on / off).
+/// spread, and the median of the pairs' ratios (on / off). A control case first runs the fast
+/// start with images off on both sides: its spread is the machine's noise.
 enum LaunchImageBenchmark {
     static func run(arguments: [String]) async throws {
         var runs = 20, slowMS = 300
@@ -33,9 +34,12 @@ enum LaunchImageBenchmark {
             return
         }
         print("launch-images benchmark: cold opens of todolist, launch images on against off, \(runs) pairs per case")
-        for (name, arguments) in [("fast start (no image shown)", [todolist]),
-                                  ("slow start, \(slowMS) ms (image shown)", ["/bin/sh", "-c", "sleep \(Double(slowMS) / 1000); exec \"$0\"", todolist])] {
-            let on = try await Side(images: true, arguments: arguments)
+        let slow = ["/bin/sh", "-c", "sleep \(Double(slowMS) / 1000); exec \"$0\"", todolist]
+        // The control: both sides without images, to show how far apart two identical sides are.
+        for (name, arguments, images) in [("control: fast start, images off on both sides", [todolist], false),
+                                          ("fast start (no image shown)", [todolist], true),
+                                          ("slow start, \(slowMS) ms (image shown)", slow, true)] {
+            let on = try await Side(images: images, arguments: arguments)
             let off = try await Side(images: false, arguments: arguments)
             defer { on.stop(); off.stop() }
             var withImages: [Duration] = [], without: [Duration] = [], ratios: [Double] = []
@@ -53,9 +57,9 @@ enum LaunchImageBenchmark {
             let shown = on.notifications?.notifications.count ?? 0
             let onStats = Stats(withImages), offStats = Stats(without)
             print("  \(name): \(shown) image(s) shown")
-            print("    images on   p50 \(onStats.p50.milli)  (p10 \(onStats.percentile(0.1).milli) – p90 \(onStats.percentile(0.9).milli))")
-            print("    images off  p50 \(offStats.p50.milli)  (p10 \(offStats.percentile(0.1).milli) – p90 \(offStats.percentile(0.9).milli))")
-            print(String(format: "    on / off, median of pairs: %.3f (p10 %.3f – p90 %.3f); target within 2%%", ratios[ratios.count / 2], ratios[ratios.count / 10], ratios[ratios.count * 9 / 10]))
+            print("    \(images ? "images on " : "side A    ")  p50 \(onStats.p50.milli)  (p10 \(onStats.percentile(0.1).milli) – p90 \(onStats.percentile(0.9).milli))")
+            print("    \(images ? "images off" : "side B    ")  p50 \(offStats.p50.milli)  (p10 \(offStats.percentile(0.1).milli) – p90 \(offStats.percentile(0.9).milli))")
+            print(String(format: "    \(images ? "on / off" : "A / B"), median of pairs: %.3f (p10 %.3f – p90 %.3f); target within 2%%", ratios[ratios.count / 2], ratios[ratios.count / 10], ratios[ratios.count * 9 / 10]))
         }
     }
 
