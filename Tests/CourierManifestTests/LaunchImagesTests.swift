@@ -104,4 +104,19 @@ import Testing
         #expect(messages.contains { $0.contains("5000×16") }, "\(messages)")
         #expect(result.manifest?.launchImages?.paths.isEmpty == true)
     }
+
+    /// Loading the folder looks only at the `.png` names its listing has, and finds and reports
+    /// the same as loading the file.
+    @Test func loadingTheFolderFindsAndReportsTheSameImages() throws {
+        let (folder, path) = try folder(extra: key("Splash"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(SampleContent.png).write(to: folder.appendingPathComponent("Splash-todolist.png"))
+        #expect(mkfifo(folder.appendingPathComponent("Splash-tasks.png").path, 0o600) == 0)
+        let byFolder = try #require(ManifestLoader().load(folders: [folder.path]).files.first)
+        let byFile = ManifestLoader().load(file: path)
+        #expect(byFolder.manifest?.launchImages?.paths == ["todolist": folder.appendingPathComponent("Splash-todolist.png").path])
+        #expect(byFolder.manifest?.launchImages == byFile.manifest?.launchImages)
+        #expect(byFolder.diagnostics == byFile.diagnostics, "\(byFolder.diagnostics)")
+        #expect(byFolder.diagnostics.contains { $0.code == .invalidLaunchImage && $0.message.contains("a FIFO") }, "\(byFolder.diagnostics)")
+    }
 }

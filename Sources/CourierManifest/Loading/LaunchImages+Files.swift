@@ -33,13 +33,19 @@ extension LaunchImages {
 
     /// Looks for `<base>-<scheme>.png` beside the manifest at `manifestPath` for each scheme and
     /// keeps those `read` accepts. Every other file is reported, and so is a declared base name
-    /// with no image at all; a missing image of the default base name is not.
-    mutating func find(beside manifestPath: String, schemes: [String], diagnostics: inout [ManifestDiagnostic]) {
+    /// with no image at all; a missing image of the default base name is not. `names`: the
+    /// folder's `.png` names when its listing is at hand (a name not among them is missing
+    /// without a look).
+    mutating func find(beside manifestPath: String, schemes: [String], among names: Set<String>? = nil, diagnostics: inout [ManifestDiagnostic]) {
         let folder = Paths.directory(of: manifestPath)
         let key = ManifestParser.launchImageFileKey
         var missing: [String] = []
         for scheme in schemes {
             let path = Paths.join(folder, fileName(forScheme: scheme))
+            if let names, !names.contains(fileName(forScheme: scheme)) {
+                missing.append(fileName(forScheme: scheme))
+                continue
+            }
             switch Self.read(path) {
             case .success:
                 paths[scheme] = path
