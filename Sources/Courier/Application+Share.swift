@@ -1,8 +1,11 @@
+public import DBus
+
 extension Application {
     /// Shares `items` (docs/share.md): the broker lists the activities that fit every item, the
-    /// person chooses — through `chooser`, by default on this process's terminal —, and the
-    /// choice runs; returns what ran and where the items went. Refusals: `NoActivity`,
-    /// `Dismissed`, `NobodyToAsk` (no terminal: pass a chooser), `Declined` (the app or device
+    /// person chooses — through `chooser`, by default on this process's terminal, else in a
+    /// desktop notification (`NotificationShareChooser`) —, and the choice runs; returns what ran
+    /// and where the items went. Refusals: `NoActivity`, `Dismissed`, `NobodyToAsk` (neither a
+    /// terminal nor a notification server with actions: pass a chooser), `Declined` (the app or device
     /// said no), `InvalidFile` (a file removed before the choice), `Failed` (a lazy item failed).
     ///
     /// ```swift
@@ -11,18 +14,16 @@ extension Application {
     public func share(_ items: [ShareItem], excluding excluded: [String] = [], chooser: (any ShareChooser)? = nil) async throws(CourierError) -> ShareOutcome {
         let sheet = ShareSheet(items: items, excluding: excluded, broker: broker)
         let asking: any ShareChooser
-        if let chooser { asking = chooser } else { asking = try ShareSheet.personalChooser() }
+        if let chooser { asking = chooser } else { asking = try await ShareSheet.personalChooser(on: broker.connection) }
         return try await sheet.run(chooser: asking)
     }
 }
 
 extension ShareSheet {
-    /// The chooser where the person is: the terminal; else `NobodyToAsk`.
-    public static func personalChooser() throws(CourierError) -> any ShareChooser {
-        guard TerminalShareChooser.isAvailable else { throw nobodyToAsk }
-        return TerminalShareChooser()
+    /// The chooser where the person is: the terminal; else a notification with actions on the
+    /// session bus `connection` is on (`NotificationShareChooser`); else `NobodyToAsk`, saying why.
+    public static func personalChooser(on connection: DBusConnection) async throws(CourierError) -> any ShareChooser {
+        if TerminalShareChooser.isAvailable { return TerminalShareChooser() }
+        return try await NotificationShareChooser.onDesktop(connection)
     }
-
-    /// No terminal and no desktop to ask on.
-    public static let nobodyToAsk = CourierError(.nobodyToAsk, "nobody can be asked to choose an activity: there is no terminal and no desktop notification server; name one with --activity ID (list them with --list)")
 }

@@ -1,4 +1,5 @@
 public import DBus
+import CourierProtocol
 import Foundation
 
 /// Consent through the desktop's notification daemon (`org.freedesktop.Notifications`, which every
@@ -14,35 +15,28 @@ public struct DesktopNotificationPrompt: ConsentPrompt {
     public let connection: DBusConnection
     public var timeout: Duration
 
-    static let name: BusName = "org.freedesktop.Notifications"
-    static let path: ObjectPath = "/org/freedesktop/Notifications"
-    static let interface: InterfaceName = "org.freedesktop.Notifications"
-
     public init(connection: DBusConnection, timeout: Duration = .seconds(45)) {
         self.connection = connection
         self.timeout = timeout
     }
 
+    private var notifications: DesktopNotifications { DesktopNotifications(connection: connection) }
+
     /// Whether a notification server that supports actions is on the bus.
     public func isAvailable() async -> Bool {
-        guard let values = try? await connection.call(Self.name, path: Self.path, interface: Self.interface, method: "GetCapabilities", timeout: .seconds(5)),
-              let capabilities = values.first?.stringArrayValue else { return false }
-        return capabilities.contains("actions")
+        guard let server = await notifications.server() else { return false }
+        return await notifications.capabilities(of: server).contains(FreedesktopNotifications.actionsCapability)
     }
 
     public func ask(_ request: ConsentRequest) async -> Bool {
+        let notifications = notifications
         do {
-            guard let server = try await connection.nameOwner(of: Self.name) else { return false }
-            let actions = try await connection.signals(matching: MatchRule(sender: server, path: Self.path, interface: Self.interface, member: "ActionInvoked"))
-            let closed = try await connection.signals(matching: MatchRule(sender: server, path: Self.path, interface: Self.interface, member: "NotificationClosed"))
-            let values = try await connection.call(server, path: Self.path, interface: Self.interface, method: "Notify", [
-                .string("Courier Nearby"), .uint32(0), .string("document-send"),
-                .string("Files from \(request.alias)"), .string(request.summary),
-                .strings(["accept", "Accept", "decline", "Decline"]),
-                .vardict(["urgency": .byte(2), "resident": .boolean(true)]),
-                .int32(Int32(timeout.components.seconds * 1000)),
-            ], timeout: .seconds(10))
-            guard let id = values.first?.uint32Value else { return false }
+            guard let server = await notifications.server() else { return false }
+            let (actions, closed) = try await notifications.signals(from: server)
+            let id = try await notifications.notify(
+                server, appName: "Courier Nearby", icon: "document-send", summary: "Files from \(request.alias)", body: request.summary,
+                actions: [("accept", "Accept"), ("decline", "Decline")],
+                hints: [FreedesktopNotifications.Hint.urgency: .byte(2), FreedesktopNotifications.Hint.resident: .boolean(true)], expire: timeout)
             let answer = await withTaskGroup(of: Bool?.self) { group in
                 group.addTask {
                     for await signal in actions where signal.body.first?.uint32Value == id {
@@ -62,7 +56,7 @@ public struct DesktopNotificationPrompt: ConsentPrompt {
                 group.cancelAll()
                 return first ?? false
             }
-            _ = try? await connection.call(server, path: Self.path, interface: Self.interface, method: "CloseNotification", [.uint32(id)], timeout: .seconds(5))
+            await notifications.close(server, id: id)
             return answer
         } catch {
             return false
@@ -73,10 +67,10 @@ public struct DesktopNotificationPrompt: ConsentPrompt {
     /// false when no notification server took it.
     @discardableResult
     public func tell(_ summary: String, _ body: String) async -> Bool {
-        let values = try? await connection.call(Self.name, path: Self.path, interface: Self.interface, method: "Notify", [
-            .string("Courier Nearby"), .uint32(0), .string("dialog-warning"), .string(summary), .string(body),
-            .strings([]), .vardict(["urgency": .byte(2), "resident": .boolean(true)]), .int32(0),
-        ], timeout: .seconds(10))
-        return values?.first?.uint32Value != nil
+        guard let server = await notifications.server() else { return false }
+        let id = try? await notifications.notify(
+            server, appName: "Courier Nearby", icon: "dialog-warning", summary: summary, body: body,
+            hints: [FreedesktopNotifications.Hint.urgency: .byte(2), FreedesktopNotifications.Hint.resident: .boolean(true)], expire: .zero)
+        return id != nil
     }
 }

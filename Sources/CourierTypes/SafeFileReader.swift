@@ -15,8 +15,9 @@ package enum SafeFileReader {
         case tooLarge(size: Int)
     }
 
-    package static func read(path: String, limit: Int) -> Result<[UInt8], Failure> {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+    /// `followingSymlinks` false: a symbolic link as the last component is `unreadable` (`ELOOP`).
+    package static func read(path: String, limit: Int, followingSymlinks: Bool = true) -> Result<[UInt8], Failure> {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (followingSymlinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else { return .failure(.unreadable(errno: errno, reason: errorText(errno))) }
         defer { close(fd) }
         return read(descriptor: fd, limit: limit)

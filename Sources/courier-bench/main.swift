@@ -1,7 +1,7 @@
 // `swift run -c release courier-bench <benchmark> [options]`: one line per benchmark below.
 import Foundation
 
-let usage = "usage: courier-bench drop|url|iri|dbus-echo|registry|types|broker|load|lifecycle|nearby|payload|startup [options]"
+let usage = "usage: courier-bench drop|url|iri|dbus-echo|registry|types|broker|load|lifecycle|nearby|payload|startup|share|launch-images [options]"
 let arguments = Array(CommandLine.arguments.dropFirst())
 let options = Array(arguments.dropFirst())
 // A wrong option or a failed run ends with one line on stderr and exit status 2 (as `courier`
@@ -20,6 +20,8 @@ do {
     case "nearby": try await NearbyBenchmark.run(arguments: options)
     case "payload": try await PayloadBenchmark.run(arguments: options)
     case "startup": try await StartupBenchmark.run(arguments: options)
+    case "share": try await ShareBenchmark.run(arguments: options)
+    case "launch-images": try await LaunchImageBenchmark.run(arguments: options)
     case "-h", "--help", "help": print(usage)
     default:
         FileHandle.standardError.write(Data("\(usage)\n".utf8))

@@ -71,7 +71,7 @@ struct ShareCommand: AsyncParsableCommand {
                 } else if let activity {
                     report(try await sheet.perform(activityID: activity, folder: folder, device: device))
                 } else {
-                    report(try await sheet.run(chooser: ShareSheet.personalChooser()))
+                    report(try await sheet.run(chooser: ShareSheet.personalChooser(on: client.connection)))
                 }
             }
         } catch {

@@ -50,6 +50,9 @@ struct CourierDaemonCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds an app has to answer WillTerminate (and save its state) before SIGTERM (default 5; also termination-notice in courierd.conf).")
     var terminationNotice: Double?
 
+    @Option(name: .long, help: "Milliseconds a launch for a URL may take before the app's launch image (UILaunchImageFile, docs/manifest.md) is shown as a desktop notification; 0 shows no launch images.")
+    var launchImageDelay: Int = 150
+
     @Flag(name: .long, help: "Do not write desktop entries and mimeapps.list defaults for the registered apps (also COURIER_DESKTOP_ENTRIES=0).")
     var noDesktopEntries = false
 
@@ -57,6 +60,7 @@ struct CourierDaemonCommand: AsyncParsableCommand {
     var noDirectLinks = false
 
     func validate() throws {
+        guard launchImageDelay >= 0 else { throw ValidationError("--launch-image-delay: \(launchImageDelay) is negative; give milliseconds (150 by default), or 0 for no launch images") }
         for (name, value) in [("--idle-timeout", idleTimeout), ("--memory-pressure", memoryPressure), ("--termination-notice", terminationNotice)] {
             if let value, !(value >= 0 && value.isFinite) {
                 throw ValidationError("\(name) must be a number ≥ 0 (got \(value))")
@@ -137,7 +141,8 @@ struct CourierDaemonCommand: AsyncParsableCommand {
             inbox: Inbox(containersRoot: layout.containersRoot),
             registryObserver: registryObserver,
             maxRequestsPerSender: maxRequestsPerSender,
-            directLinks: !(noDirectLinks || environment["COURIER_DIRECT_LINKS"] == "0")
+            directLinks: !(noDirectLinks || environment["COURIER_DIRECT_LINKS"] == "0"),
+            launchImages: launchImageDelay == 0 ? nil : LaunchImageSettings(delay: .milliseconds(launchImageDelay), folder: layout.stateFolder + "/launch-images")
         )
         do {
             try await service.run()

@@ -4,8 +4,8 @@ import Testing
 
 /// The default consent mode asks a person, and these tests are that person: on a real terminal (a
 /// pseudo-terminal Python's `pty` module makes, which types the answer at the prompt), and through
-/// a real `org.freedesktop.Notifications` server on the fixture's private bus (python-dbus, which
-/// invokes an action the way a notification daemon does when the user clicks it). The sender is
+/// a real `org.freedesktop.Notifications` server on the fixture's private bus (`TestNotificationServer`,
+/// which invokes an action the way a notification daemon does when the user clicks it). The sender is
 /// `courier nearby send`; what lands in the Inbox, what the sender hears and what the notification
 /// server was asked are all checked.
 @Suite("Nearby: consent prompts on a terminal and as a desktop notification", .serialized)
@@ -38,69 +38,6 @@ struct ConsentPromptTests {
             answered = True
     _, status = os.waitpid(pid, 0)
     sys.exit(os.waitstatus_to_exitcode(status))
-    """#
-
-    /// A notification server (the freedesktop Desktop Notifications protocol) that records each
-    /// call as a JSON line and, `delay` seconds after each `Notify`, invokes `action` on it (as a
-    /// click on that button does); `none` never answers.
-    static let notifications = #"""
-    import json, sys
-    import dbus, dbus.service, dbus.mainloop.glib
-    from gi.repository import GLib
-    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-    action, delay, record = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-    IFACE = "org.freedesktop.Notifications"
-    def log(entry):
-        with open(record, "a") as f:
-            f.write(json.dumps(entry) + "\n")
-    class Server(dbus.service.Object):
-        last = 41
-        @dbus.service.method(IFACE, in_signature="", out_signature="as")
-        def GetCapabilities(self):
-            return ["actions", "body"]
-        @dbus.service.method(IFACE, in_signature="", out_signature="ssss")
-        def GetServerInformation(self):
-            return ("courier-test-notifications", "Courier tests", "1", "1.2")
-        @dbus.service.method(IFACE, in_signature="susssasa{sv}i", out_signature="u")
-        def Notify(self, app, replaces, icon, summary, body, actions, hints, timeout):
-            self.last += 1
-            nid = self.last
-            log({"call": "Notify", "id": nid, "app": str(app), "summary": str(summary), "body": str(body),
-                 "actions": [str(a) for a in actions], "timeout": int(timeout)})
-            if action != "none":
-                GLib.timeout_add(int(delay * 1000), lambda: self.ActionInvoked(dbus.UInt32(nid), action) and False)
-            return dbus.UInt32(nid)
-        @dbus.service.method(IFACE, in_signature="u", out_signature="")
-        def CloseNotification(self, nid):
-            log({"call": "CloseNotification", "id": int(nid)})
-            self.NotificationClosed(nid, dbus.UInt32(3))
-        @dbus.service.signal(IFACE, signature="us")
-        def ActionInvoked(self, nid, key):
-            pass
-        @dbus.service.signal(IFACE, signature="uu")
-        def NotificationClosed(self, nid, reason):
-            pass
-    server = Server(dbus.SessionBus(), "/org/freedesktop/Notifications")
-    name = dbus.service.BusName(IFACE, dbus.SessionBus(), do_not_queue=True)
-    print("ready", flush=True)
-    GLib.MainLoop().run()
-    """#
-
-    /// Another process of the same user on the bus, forging clicks: `ActionInvoked(id, "accept")`
-    /// from the notification server's path and interface, for every id it might have handed out,
-    /// every 50 ms for `seconds`.
-    static let forger = #"""
-    import sys, time
-    import dbus
-    bus = dbus.SessionBus()
-    end = time.time() + float(sys.argv[1])
-    while time.time() < end:
-        for nid in range(1, 100):
-            signal = dbus.lowlevel.SignalMessage("/org/freedesktop/Notifications", "org.freedesktop.Notifications", "ActionInvoked")
-            signal.append(dbus.UInt32(nid), "accept", signature="us")
-            bus.send_message(signal)
-        bus.flush()
-        time.sleep(0.05)
     """#
 
     /// The fixture with its broker running.
@@ -187,15 +124,8 @@ struct ConsentPromptTests {
     /// The notification server, answering with `action` after `delay` seconds; waits until it owns
     /// its name. Returns it and the file it records calls in.
     static func startNotificationServer(_ fixture: NearbyFixture, action: String, delay: Double = 0.3) async throws -> (BackgroundProcess, URL) {
-        let script = try fixture.file("notifications.py", Data(notifications.utf8))
-        let record = fixture.root.appendingPathComponent("notifications-\(UUID().uuidString).jsonl")
-        let server = try BackgroundProcess("/usr/bin/python3", [script, action, String(delay), record.path],
-                                           environment: fixture.environment, outputIn: fixture.root, name: "notifications")
-        for _ in 0..<500 where !server.output.contains("ready") && server.exitStatus == nil {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        try #require(server.output.contains("ready"), "the notification server did not start: \(server.errors)")
-        return (server, record)
+        let server = try await TestNotificationServer(environment: fixture.environment, folder: fixture.root, answer: action, delay: delay)
+        return (server.process, server.record)
     }
 
     static func calls(_ record: URL) -> [[String: Any]] {
@@ -245,8 +175,7 @@ struct ConsentPromptTests {
         defer { fixture.tearDown() }
         let (server, record) = try await Self.startNotificationServer(fixture, action: "decline", delay: 3)
         defer { server.signal(SIGTERM) }
-        let script = try fixture.file("forger.py", Data(Self.forger.utf8))
-        let forger = try BackgroundProcess("/usr/bin/python3", [script, "20"], environment: fixture.environment, outputIn: fixture.root, name: "forger")
+        let forger = try TestNotificationServer.startForger(key: "accept", seconds: 20, environment: fixture.environment, folder: fixture.root)
         defer { forger.signal(SIGTERM) }
         let (receiver, port) = try await fixture.startReceiver(["--to", NearbyFixture.todolist])
         let sent = try await Self.send(fixture, port: port)

@@ -8,14 +8,16 @@ import Testing
 /// check the declaration from outside.
 struct ProtocolSpellingTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let homes = ["Sources/CourierProtocol/", "Sources/CourierNames/CourierBusNames.swift"]
+    static let homes = ["Sources/CourierProtocol/", "Sources/CourierNames/CourierBusNames.swift",
+                        // A test's Python peer (a notification server), checking the declaration from outside.
+                        "Sources/BusTestSupport/TestNotificationServer.swift"]
 
     /// Every spelling the declaration owns, quoted as Swift spells a literal. One-word option keys
     /// (`name`, `path`, `state`, `pid`, …) are common words elsewhere (JSON output, file names), so
     /// only the keys no other vocabulary uses — those with a `-` or in camel case — are searched.
     static var spellings: Set<String> {
-        let interfaces = [Broker1.interface, Application1.interface, BrokerLink1.interface, FreedesktopApplication.interface]
-        var names: Set<String> = [Broker1.busName.rawValue, Broker1.objectPath.rawValue]
+        let interfaces = [Broker1.interface, Application1.interface, BrokerLink1.interface, FreedesktopApplication.interface, FreedesktopNotifications.interface]
+        var names: Set<String> = [Broker1.busName.rawValue, Broker1.objectPath.rawValue, FreedesktopNotifications.busName.rawValue, FreedesktopNotifications.objectPath.rawValue]
         for interface in interfaces {
             names.insert(interface.name.rawValue)
             names.formUnion(interface.methods.map(\.name.rawValue))

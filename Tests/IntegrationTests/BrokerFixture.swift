@@ -30,7 +30,7 @@ final class BrokerFixture: @unchecked Sendable {
     ///   - brokerSearchPath: the broker's `PATH` when it is not the clients' (which has the
     ///     build's products first).
     ///   - persistentState: keep the registry's state in a folder, as courierd does (else in memory).
-    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, brokerSearchPath: String? = nil, termination: TerminationPolicy = .init(), directLinks: Bool = true, deliveryTimeout: Duration = .seconds(25), persistentState: Bool = false, configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
+    init(launchTimeout: Duration = .seconds(10), inboxLimits: DropLimits = .standard, brokerSearchPath: String? = nil, termination: TerminationPolicy = .init(), directLinks: Bool = true, deliveryTimeout: Duration = .seconds(25), persistentState: Bool = false, launchImageDelay: Duration = LaunchImageSettings.defaultDelay, configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
         bus = try PrivateBus()
         root = bus.directory.appendingPathComponent("fixture", isDirectory: true)
         manifests = root.appendingPathComponent("manifests", isDirectory: true)
@@ -56,7 +56,8 @@ final class BrokerFixture: @unchecked Sendable {
             ),
             logger: logger,
             inbox: Inbox(containersRoot: dataHome.appendingPathComponent("courier/containers").path, limits: inboxLimits),
-            directLinks: directLinks, deliveryTimeout: deliveryTimeout
+            directLinks: directLinks, deliveryTimeout: deliveryTimeout,
+            launchImages: LaunchImageSettings(delay: launchImageDelay, folder: root.appendingPathComponent("state/launch-images").path)
         )
         try await service.start()
         client = BrokerClient(connection: try bus.connect())
@@ -114,15 +115,15 @@ final class BrokerFixture: @unchecked Sendable {
         }
 
         /// The real todolist app: the repository's Schemes/com.acme.todolist.plist, launched by
-        /// absolute path.
-        func todolist() throws {
+        /// absolute path (or by `arguments`).
+        func todolist(arguments: [String]? = nil) throws {
             let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("Schemes/com.acme.todolist.plist")
             let data = try Data(contentsOf: source)
             guard var plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
                 throw CocoaError(.propertyListReadCorrupt)
             }
-            plist["CourierLaunchArguments"] = [Products.path("todolist")]
+            plist["CourierLaunchArguments"] = arguments ?? [Products.path("todolist")]
             let out = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
             try out.write(to: folder.appendingPathComponent("com.acme.todolist.plist"))
         }

@@ -127,6 +127,94 @@ struct ShareCommandTests {
         #expect(asked.error.contains("--activity"), "\(asked)")
     }
 
+    // MARK: - Copy, with the real clipboard tool on a real X server
+
+    static let hasX = VirtualDisplay.isInstalled && FileManager.default.isExecutableFile(atPath: "/usr/bin/xclip")
+
+    /// Under Xvfb with `xclip` (scripts/bootstrap installs both): "Copy" is offered for text and
+    /// URLs, and what it copies is what `xclip -o` reads back from the clipboard selection.
+    @Test(.enabled(if: hasX, "needs Xvfb and xclip (scripts/bootstrap installs xvfb and xclip)"))
+    func copyPutsTheTextOnTheRealClipboard() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let x = try await VirtualDisplay(folder: setup.files, environment: setup.environment)
+        defer { x.stop() }
+        setup.environment["DISPLAY"] = x.display
+        setup.environment["PATH"] = (setup.environment["PATH"] ?? "") + ":/usr/bin"
+
+        let listed = try await setup.courier(["share", "--text", "Buy milk", "--list"])
+        #expect(listed.output.contains("copy\tCopy"), "\(listed)")
+        let copied = try await setup.courier(["share", "--text", "Buy milk", "--text", "todolist://www.acme.com?Eggs", "--activity", "copy"])
+        #expect(copied.status == 0, "\(copied)")
+        let read = try await BackgroundProcess.run("/usr/bin/xclip", ["-selection", "clipboard", "-o"], environment: setup.environment)
+        #expect(read.output == "Buy milk\ntodolist://www.acme.com?Eggs", "\(read)")
+        // A file is not text: Copy is not offered for it.
+        let file = try await setup.courier(["share", setup.path("notes.txt"), "--list"])
+        #expect(!file.output.contains("copy\t"), "\(file)")
+    }
+
+    // MARK: - The desktop sheet (a notification with actions)
+
+    /// Without a terminal, with a notification server that shows actions on the session bus: the
+    /// activities are its actions (all but Save to…, which needs a folder), and the action the
+    /// person invokes runs.
+    @Test func withoutATerminalTheActivitiesAreANotificationsActionsAndTheOneInvokedRuns() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let server = try await TestNotificationServer(environment: setup.environment, folder: setup.files, answer: "open-in:\(OpenDocumentsTests.wrangler)")
+        defer { server.stop() }
+        let shared = try await setup.courier(["share", setup.path("notes.txt"), "--json"])
+        #expect(shared.status == 0, "\(shared)")
+        let result = try Self.json(shared.output)
+        #expect((result["activity"] as? [String: Any])?["id"] as? String == "open-in:\(OpenDocumentsTests.wrangler)", "\(result)")
+        #expect(setup.inbox(OpenDocumentsTests.wrangler) == ["notes.txt"])
+        let shown = try #require(server.notifications.first, "\(server.calls)")
+        let keys = (shown["actions"] as? [String] ?? []).enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        #expect(keys == ["open-in:com.acme.todolist", "app:com.acme.todolist/add-tasks", "open-in:\(OpenDocumentsTests.wrangler)", "app:\(Self.notes)/add-note", "nearby"], "\(shown)")
+        #expect(shown["summary"] as? String == "Share \(setup.path("notes.txt"))", "\(shown)")
+        let id = try #require(shown["id"] as? Int)
+        #expect(server.wasClosed(id), "the answered notification stayed: \(server.calls)")
+    }
+
+    @Test func aDismissedNotificationSharesNothingAndSaysSo() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let server = try await TestNotificationServer(environment: setup.environment, folder: setup.files, answer: "dismiss")
+        defer { server.stop() }
+        let shared = try await setup.courier(["share", setup.path("notes.txt"), "--json"])
+        #expect(shared.status == 1, "\(shared)")
+        #expect((try Self.json(shared.output)["error"] as? [String: Any])?["name"] as? String == "org.courier.Error.Dismissed", "\(shared)")
+        #expect(setup.inbox(OpenDocumentsTests.wrangler).isEmpty && setup.inbox(Self.notes).isEmpty)
+    }
+
+    /// A notification server without actions cannot ask: `NobodyToAsk`, saying why.
+    @Test func aNotificationServerWithoutActionsCannotAsk() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let server = try await TestNotificationServer(environment: setup.environment, folder: setup.files, capabilities: ["body"])
+        defer { server.stop() }
+        let asked = try await setup.courier(["share", setup.path("notes.txt")])
+        #expect(asked.status == 9 && asked.error.contains("does not show actions") && asked.error.contains("--activity"), "\(asked)")
+        #expect(server.notifications.isEmpty)
+    }
+
+    /// Another process of the user forges `ActionInvoked` for every likely id, with an offered
+    /// key, while the real server dismisses after 3 s: only the server that shows the
+    /// notification can answer, so nothing is shared.
+    @Test func aForgedClickFromAnotherProcessOnTheBusChoosesNothing() async throws {
+        let setup = try await Self.setup()
+        defer { setup.tearDown() }
+        let server = try await TestNotificationServer(environment: setup.environment, folder: setup.files, answer: "dismiss", delay: 3)
+        defer { server.stop() }
+        let forging = try TestNotificationServer.startForger(key: "open-in:\(OpenDocumentsTests.wrangler)", seconds: 20, environment: setup.environment, folder: setup.files)
+        defer { forging.signal(SIGTERM) }
+        let shared = try await setup.courier(["share", setup.path("notes.txt"), "--json"])
+        #expect(forging.exitStatus == nil, "the forger stopped early: \(forging.errors)")
+        #expect(shared.status == 1, "a forged click shared: \(shared)")
+        #expect(setup.inbox(OpenDocumentsTests.wrangler).isEmpty)
+    }
+
+
     @Test func theTodolistSharesItsListLazilyAndOneTaskAsText() async throws {
         let setup = try await Self.setup()
         defer { setup.tearDown() }

@@ -64,6 +64,7 @@ public final class BrokerService: Sendable {
     ///   - startedBy: how this broker was started, for `GetStatus` ("bus activation", "command line", …).
     ///   - maxRequestsPerSender: requests one caller may have in flight before `LimitsExceeded`.
     ///   - deliveryTimeout: how long an app may take over a request before it is `NotResponding`.
+    ///   - launchImages: when and where launch images are shown (`LaunchImagePresenter`); nil: never.
     public init(
         connection: DBusConnection,
         catalog: any ApplicationCatalog,
@@ -77,7 +78,8 @@ public final class BrokerService: Sendable {
         registryObserver: (@Sendable () -> Void)? = nil,
         maxRequestsPerSender: Int = SenderQuota.defaultLimit,
         directLinks: Bool = true,
-        deliveryTimeout: Duration = .seconds(25)
+        deliveryTimeout: Duration = .seconds(25),
+        launchImages: LaunchImageSettings? = nil
     ) {
         self.senderQuota = Mutex(SenderQuota(limit: maxRequestsPerSender))
         self.registryObserver = registryObserver
@@ -101,6 +103,11 @@ public final class BrokerService: Sendable {
             }
         }
         self.links = links
+        let presenter = launchImages.map { settings in
+            LaunchImagePresenter(settings: settings, connection: connection, executor: configuration.taskExecutor, logger: logger) { [catalog] in
+                catalog.descriptor(bundleID: $0)
+            }
+        }
         self.dispatcher = Dispatcher(
             resolver: catalog,
             launcher: GuardedLauncher(base: launcher, receivers: receivers),
@@ -111,6 +118,7 @@ public final class BrokerService: Sendable {
                 if case .stateChanged(let bundleID, let state) = event {
                     Self.emitStateChanged(on: connection, bundleID: bundleID, state: state)
                 }
+                presenter?.observe(event)
                 observer?(event)
             }
         )

@@ -291,7 +291,9 @@ public final class ManifestCatalog: ApplicationCatalog {
             terminatesWhenIdle: manifest.terminatesWhenIdle,
             callers: CallerPolicy(manifest),
             keepAlive: manifest.keepAlive,
-            runAtLoad: manifest.runAtLoad
+            runAtLoad: manifest.runAtLoad,
+            name: manifest.name,
+            launchImages: manifest.launchImages?.paths ?? [:]
         )
     }
 }

@@ -27,6 +27,10 @@ public struct AppDescriptor: Sendable, Hashable {
     /// `CourierRunAtLoad`: launched when the broker starts (launchd's `RunAtLoad`); exempt from
     /// the idle and memory-pressure policies.
     public var runAtLoad: Bool
+    /// The name the app shows (`CFBundleDisplayName`, …), for what the broker shows about it.
+    public var name: String
+    /// The checked launch images by lowercased scheme (`UILaunchImageFile`, docs/manifest.md).
+    public var launchImages: [String: String]
 
     public init(
         bundleID: String,
@@ -37,10 +41,14 @@ public struct AppDescriptor: Sendable, Hashable {
         terminatesWhenIdle: Bool = true,
         callers: CallerPolicy = CallerPolicy(),
         keepAlive: Bool = false,
-        runAtLoad: Bool = false
+        runAtLoad: Bool = false,
+        name: String? = nil,
+        launchImages: [String: String] = [:]
     ) {
         self.keepAlive = keepAlive
         self.runAtLoad = runAtLoad
+        self.name = name ?? bundleID
+        self.launchImages = launchImages
         self.callers = callers
         self.terminatesWhenIdle = terminatesWhenIdle
         self.dbusActivatable = dbusActivatable

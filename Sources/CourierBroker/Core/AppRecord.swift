@@ -237,7 +237,7 @@ struct AppRecord: Sendable {
         phase = .launching(pid: nil, options: options)
         started(by: starter, now: now)
         reportState(&effects)
-        effects.append(.event(.launching(bundleID: bundleID)))
+        effects.append(.event(.launching(bundleID: bundleID, url: first?.request.url)))
         effects.append(.spawn(LaunchSpec(bundleID: bundleID, arguments: arguments, environment: environment), generation: generation))
     }
 

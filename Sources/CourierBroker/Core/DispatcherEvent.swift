@@ -2,8 +2,9 @@
 /// harness, tests). Called synchronously, outside the dispatcher's lock, on the thread performing the
 /// transition's effects: keep observers cheap.
 public enum DispatcherEvent: Sendable {
-    /// `posix_spawn` is about to run for `bundleID`.
-    case launching(bundleID: String)
+    /// `posix_spawn` is about to run for `bundleID`, to deliver `url` (the first request queued;
+    /// nil for a launch without a URL: `courier launch`, keep-alive, run-at-load).
+    case launching(bundleID: String, url: String?)
     /// The app called `CheckIn`.
     case checkedIn(bundleID: String)
     /// A request is being handed to the app (the delivery call starts).

@@ -45,23 +45,30 @@ public struct ShareActivityPlanner: Sendable {
         var out: [ShareActivity] = []
         for app in registry.sortedApplications {
             let bundleID = app.bundleIdentifier.rawValue
-            let schemes = app.schemes
-            guard urlSchemes.allSatisfy(schemes.contains) else { continue }
-            guard urlSchemes.allSatisfy({ admits(app, .url(scheme: $0)) }), !hasFiles || admits(app, .drop) else { continue }
+            if !urlSchemes.isEmpty {
+                let schemes = app.schemes
+                guard urlSchemes.allSatisfy(schemes.contains) else { continue }
+            }
+            var offered: [ShareActivity] = []
             if wanted(.openIn) {
                 let documentTypes = app.documentTypes.flatMap(\.contentTypes).map(types.canonical)
                 let accepts = zip(items, conformances).allSatisfy { item, supertypes in
                     item.kind == .url || documentTypes.contains(where: supertypes.contains)
                 }
-                if accepts { out.append(ShareActivity(kind: .openIn, title: "Open in \(app.name)", bundleID: bundleID)) }
+                if accepts { offered.append(ShareActivity(kind: .openIn, title: "Open in \(app.name)", bundleID: bundleID)) }
             }
-            guard wanted(.app) else { continue }
-            for activity in app.shareActivities {
-                let accepted = activity.contentTypes.map(types.canonical)
-                if conformances.allSatisfy({ supertypes in accepted.contains(where: supertypes.contains) }) {
-                    out.append(ShareActivity(kind: .app, title: activity.title, bundleID: bundleID, activityName: activity.name))
+            if wanted(.app) {
+                for activity in app.shareActivities {
+                    let accepted = activity.contentTypes.map(types.canonical)
+                    if conformances.allSatisfy({ supertypes in accepted.contains(where: supertypes.contains) }) {
+                        offered.append(ShareActivity(kind: .app, title: activity.title, bundleID: bundleID, activityName: activity.name))
+                    }
                 }
             }
+            // The caller rules last: only for an app that would be offered (they cost the most).
+            guard !offered.isEmpty else { continue }
+            guard urlSchemes.allSatisfy({ admits(app, .url(scheme: $0)) }), !hasFiles || admits(app, .drop) else { continue }
+            out += offered
         }
         out.removeAll { excluded.contains($0.id) }
         if wanted(.copy), session.hasClipboard, items.allSatisfy({ $0.kind == .text || $0.kind == .url }) {

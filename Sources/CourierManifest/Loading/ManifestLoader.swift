@@ -37,8 +37,14 @@ public struct ManifestLoader: Sendable {
 
     /// Loads one file. `path` is made absolute.
     public func load(file path: String) -> FileResult {
+        load(file: path, pngNames: nil)
+    }
+
+    /// `pngNames`: the `.png` names in the file's folder when the caller listed it, so that launch
+    /// images are looked for only among them (no failed `open` per scheme per manifest).
+    func load(file path: String, pngNames: Set<String>?) -> FileResult {
         let path = Paths.absolute(path)
-        return loaded(SafeFileReader.read(path: path, limit: maximumFileSize), path: path)
+        return loaded(SafeFileReader.read(path: path, limit: maximumFileSize), path: path, pngNames: pngNames)
     }
 
     /// Loads the file open as `descriptor` as if it were `path` (absolute): what a caller passes
@@ -47,13 +53,13 @@ public struct ManifestLoader: Sendable {
         loaded(SafeFileReader.read(descriptor: descriptor, limit: maximumFileSize), path: path)
     }
 
-    private func loaded(_ read: Result<[UInt8], SafeFileReader.Failure>, path: String) -> FileResult {
+    private func loaded(_ read: Result<[UInt8], SafeFileReader.Failure>, path: String, pngNames: Set<String>? = nil) -> FileResult {
         func refuse(_ code: ManifestDiagnostic.Code, _ message: String) -> FileResult {
             FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: message, severity: .error, code: code)])
         }
         switch read {
         case .success(let bytes):
-            return decode(bytes, path: path)
+            return decode(bytes, path: path, pngNames: pngNames)
         case .failure(.unreadable(_, let reason)):
             return refuse(.unreadable, "cannot read the file: \(reason); check that it exists and that its permissions let you read it")
         case .failure(.notRegularFile(let kind)):
@@ -65,11 +71,20 @@ public struct ManifestLoader: Sendable {
 
     /// Decodes and parses property-list bytes as if read from `path` (absolute).
     public func decode(_ bytes: [UInt8], path: String) -> FileResult {
+        decode(bytes, path: path, pngNames: nil)
+    }
+
+    func decode(_ bytes: [UInt8], path: String, pngNames: Set<String>?) -> FileResult {
         switch Self.propertyList(bytes) {
         case .failure(let message):
             return FileResult(path: path, manifest: nil, diagnostics: [ManifestDiagnostic(file: path, keyPath: "", message: message.text, severity: .error, code: .notPropertyList)])
         case .success(let value):
-            let parsed = parser.parse(value, path: path)
+            var parsed = parser.parse(value, path: path)
+            if var manifest = parsed.manifest, var images = manifest.launchImages, path.hasPrefix("/") {
+                images.find(beside: path, schemes: manifest.schemes, among: pngNames, diagnostics: &parsed.diagnostics)
+                manifest.launchImages = images
+                parsed.manifest = manifest
+            }
             return FileResult(path: path, manifest: parsed.manifest, diagnostics: parsed.diagnostics)
         }
     }
@@ -114,6 +129,7 @@ public struct ManifestLoader: Sendable {
     /// Files are decoded in parallel; the result order does not depend on timing.
     public func load(folders: [String], reportMissing: Bool = true) -> FolderResult {
         var paths: [String] = []
+        var pngNames: [String: Set<String>] = [:]
         var diagnostics: [ManifestDiagnostic] = []
         var unnamed: [FileResult] = []
         var seenFolders = Set<String>()
@@ -127,6 +143,7 @@ public struct ManifestLoader: Sendable {
             }
             switch DirectoryListing.entries(in: folder) {
             case .success(let entries):
+                pngNames[folder] = Set(entries.lazy.filter { $0.isUTF8 && $0.name.hasSuffix(".png") }.map(\.name))
                 for entry in entries where Self.isManifestFileName(entry.name) {
                     let path = Paths.join(folder, entry.name)
                     if entry.isUTF8 {
@@ -146,11 +163,16 @@ public struct ManifestLoader: Sendable {
                 diagnostics.append(ManifestDiagnostic(file: folder, keyPath: "", message: "cannot list the manifest folder: \(reason); check its permissions", severity: .error, code: .unreadable))
             }
         }
-        return FolderResult(files: load(files: paths) + unnamed, diagnostics: diagnostics)
+        return FolderResult(files: load(files: paths, pngNames: pngNames) + unnamed, diagnostics: diagnostics)
     }
 
     /// Loads the given files in parallel, keeping their order.
     public func load(files paths: [String]) -> [FileResult] {
+        load(files: paths, pngNames: [:])
+    }
+
+    /// `pngNames`: the `.png` names of the folders the caller listed, by folder.
+    func load(files paths: [String], pngNames: [String: Set<String>]) -> [FileResult] {
         let results = ResultSlots<FileResult>(count: paths.count)
         let loader = self
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
@@ -159,7 +181,7 @@ public struct ManifestLoader: Sendable {
             let start = worker * chunk
             let end = min(start + chunk, paths.count)
             guard start < end else { return }
-            for i in start..<end { results.set(i, loader.load(file: paths[i])) }
+            for i in start..<end { results.set(i, loader.load(file: paths[i], pngNames: pngNames[Paths.directory(of: Paths.absolute(paths[i]))])) }
         }
         return results.values()
     }

@@ -21,6 +21,8 @@ public struct ManifestParser: Sendable {
     public static let allowedCallersKey = "CourierAllowedCallers"
     /// Top level: who may drop files on the app (``CallerRule``).
     public static let allowedDropCallersKey = "CourierAllowedDropCallers"
+    /// The base name of the app's launch images (``LaunchImages``).
+    public static let launchImageFileKey = "UILaunchImageFile"
 
     /// Checks `CourierURLFormat`; returns a message when the value is not a valid format.
     /// Installed by the module that knows the format type (kept a closure so this module does not
@@ -88,6 +90,7 @@ public struct ManifestParser: Sendable {
         }
         manifest.dropCallers = parseDropCallers(plist, &context)
         manifest.shareActivities = parseShareActivities(plist[Self.shareActivitiesKey], &context)
+        manifest.launchImages = parseLaunchImageFile(plist[Self.launchImageFileKey], &context)
         if let format = plist[Self.urlFormatKey] {
             if let problem = urlFormatValidator?(format) {
                 let key = problem.keyPath.isEmpty ? Self.urlFormatKey : Self.urlFormatKey + "." + problem.keyPath
@@ -439,6 +442,22 @@ public struct ManifestParser: Sendable {
             context.warning(.invalidValue, key, "\(key) is true, so the bus starts this app and \(Self.launchArgumentsKey) is not used; remove one of the two keys")
         }
         return activatable
+    }
+
+    /// `UILaunchImageFile`: a base name (a `.png` suffix is dropped, as iOS reads it). A value
+    /// that is not one is refused with a warning and the app has no launch image at all: falling
+    /// back on `Default` would show an image the developer did not name.
+    private func parseLaunchImageFile(_ value: PropertyListValue?, _ context: inout Context) -> LaunchImages? {
+        let key = Self.launchImageFileKey
+        guard let value else { return LaunchImages() }
+        // A value that is not a clean string was reported by `string`.
+        guard let raw = context.string(value, key: key) else { return nil }
+        let base = raw.hasSuffix(".png") ? String(raw.dropLast(4)) : raw
+        if let problem = LaunchImages.problem(inBaseName: base) {
+            context.warning(.invalidLaunchImage, key, "'\(CleanText.escaped(raw))' \(problem); write the base name of PNG files beside the manifest (e.g. Default for Default-SCHEME.png) — the app launches without a launch image")
+            return nil
+        }
+        return LaunchImages(baseName: base, declared: true)
     }
 
     // MARK: - Context

@@ -43,6 +43,9 @@ public struct Manifest: Sendable, Hashable {
     public var dropCallers = CallerRule.anyone
     /// `CourierShareActivities`: activities this app offers in share sheets (docs/share.md).
     public var shareActivities: [ShareActivityDeclaration] = []
+    /// `UILaunchImageFile` and the launch images found beside the manifest; nil when the key's
+    /// value was refused (then no image is shown, not even `Default`'s).
+    public var launchImages: LaunchImages? = LaunchImages()
     /// The absolute path of the file this manifest was read from (empty when built in memory).
     public var path: String
 

@@ -51,6 +51,9 @@ public struct ManifestDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// A string with a control or bidirectional formatting character (`CleanText`): ignored, so
         /// that it never reaches the bus or a terminal.
         public static let uncleanText = Code(rawValue: "unclean-text")
+        /// A `UILaunchImageFile` that is not a base name, or a launch image that is missing, not a
+        /// regular file, too large or not a PNG: the app is registered and launches without it.
+        public static let invalidLaunchImage = Code(rawValue: "invalid-launch-image")
         /// An identifier read without the white space around it.
         public static let trimmedWhitespace = Code(rawValue: "trimmed-whitespace")
     }
