@@ -304,10 +304,7 @@ public struct Registry: Sendable {
             let claimants = handlers(forScheme: scheme).candidates.map(\.bundleIdentifier)
             throw RegistryError(.notACandidate, "\(bundleIdentifier) does not claim '\(scheme)'\(app.urlType(forScheme: scheme) != nil ? " with a rank other than None" : ""); candidates: \(claimants.isEmpty ? "none" : claimants.joined(separator: ", "))")
         }
-        var next = preferences
-        next.schemeDefaults[scheme] = bundleIdentifier
-        next.desktopSchemeDefaults[scheme] = nil
-        return replacePreferences(next)
+        return choose(bundleIdentifier, for: scheme, in: \.schemeDefaults, instead: \.desktopSchemeDefaults)
     }
 
     /// Makes `bundleIdentifier` the user's default for files of type `identifier` (and types conforming to it).
@@ -324,10 +321,7 @@ public struct Registry: Sendable {
         guard resolution.candidates.contains(where: { $0.bundleIdentifier == bundleIdentifier && $0.status != .rankNone }) else {
             throw RegistryError(.notACandidate, "\(bundleIdentifier) declares no document type that accepts \(uti); candidates: \(resolution.bundleIdentifiers.joined(separator: ", "))")
         }
-        var next = preferences
-        next.typeDefaults[uti] = bundleIdentifier
-        next.desktopTypeDefaults[uti] = nil
-        return replacePreferences(next)
+        return choose(bundleIdentifier, for: uti, in: \.typeDefaults, instead: \.desktopTypeDefaults)
     }
 
     /// Makes the desktop application `desktopID` the user's default for `scheme`: no Courier app
@@ -339,7 +333,7 @@ public struct Registry: Sendable {
         guard Identifiers.isValidScheme(scheme) else {
             throw RegistryError(.invalidScheme, "'\(scheme)' is not a URL scheme; give the scheme alone, e.g. todolist")
         }
-        return chooseDesktop(desktopID, for: scheme, instead: \.schemeDefaults, in: \.desktopSchemeDefaults)
+        return choose(desktopID, for: scheme, in: \.desktopSchemeDefaults, instead: \.schemeDefaults)
     }
 
     /// Makes the desktop application `desktopID` the user's default for files of type `identifier`
@@ -350,19 +344,19 @@ public struct Registry: Sendable {
         guard Identifiers.isValidTypeIdentifier(uti) || types.isKnown(uti) else {
             throw RegistryError(.invalidType, "'\(identifier)' is not a uniform type identifier, e.g. public.plain-text")
         }
-        return chooseDesktop(desktopID, for: uti, instead: \.typeDefaults, in: \.desktopTypeDefaults)
+        return choose(desktopID, for: uti, in: \.desktopTypeDefaults, instead: \.typeDefaults)
     }
 
-    /// Records `desktopID` as the default for `key` in `desktop`, forgetting a Courier default for
-    /// it in `courier`: a key has one or the other.
-    private mutating func chooseDesktop(
-        _ desktopID: String, for key: String,
-        instead courier: WritableKeyPath<RegistryPreferences, [String: String]>,
-        in desktop: WritableKeyPath<RegistryPreferences, [String: String]>
+    /// Records `id` as the default for `key` in `chosen`, forgetting the default for it in `other`:
+    /// a key has a Courier app or a desktop application as its default, never both.
+    private mutating func choose(
+        _ id: String, for key: String,
+        in chosen: WritableKeyPath<RegistryPreferences, [String: String]>,
+        instead other: WritableKeyPath<RegistryPreferences, [String: String]>
     ) -> RegistryChange {
         var next = preferences
-        next[keyPath: courier][key] = nil
-        next[keyPath: desktop][key] = desktopID
+        next[keyPath: other][key] = nil
+        next[keyPath: chosen][key] = id
         return replacePreferences(next)
     }
 
