@@ -120,6 +120,14 @@ struct OpenCommand: AsyncParsableCommand {
                 report(url, handled: true, bundleID: "", reply: [:], note: "sent")
                 return .handled
             }
+            // -F/--fresh applies to a launch: an app already up keeps its state, and the user is told.
+            var runningBefore = false
+            if options.fresh && !dryRun {
+                var probe = options
+                probe.dryRun = true
+                let state = try? await BrokerConnection.withBroker { client throws(CourierError) in try await client.open(url, options: probe) }.reply.dbusValues[CourierKey.state]
+                runningBefore = state.map { $0.hasPrefix("active") || $0.hasPrefix("idle") } ?? false
+            }
             let (result, client) = try await BrokerConnection.withBroker { client throws(CourierError) in (try await client.open(url, options: options), client) }
             if dryRun {
                 report(url, handled: true, bundleID: result.bundleID, reply: result.reply.dbusValues, note: "would open in \(result.bundleID) (\(result.reply.dbusValues[CourierKey.state] ?? "?"))")
@@ -128,6 +136,9 @@ struct OpenCommand: AsyncParsableCommand {
             report(url, handled: result.handled, bundleID: result.bundleID, reply: result.reply.dbusValues, note: nil)
             if options.arguments != nil, result.reply.dbusValues[CourierKey.argumentsAccepted] == false {
                 FileHandle.standardError.write(Data("courier open: \(url): \(result.bundleID) was already running and ignored the arguments given with --args; `courier restart \(result.bundleID) --args …` launches it with them\n".utf8))
+            }
+            if runningBefore {
+                FileHandle.standardError.write(Data("courier open: \(url): \(result.bundleID) was already running, so -F/--fresh did not apply (it keeps its state); `courier restart \(result.bundleID) -F` starts it without its saved state\n".utf8))
             }
             if waitExit { try await AppExit.wait(for: result.bundleID, client) }
             return result.handled ? .handled : .declined

@@ -198,8 +198,12 @@ struct AppControlTests {
         defer { fixture.tearDown() }
         _ = try await LifecycleBusTests.openThenQuit(fixture)
         let fresh = try await fixture.run(Self.courier, ["open", "--fresh", "life://two"])
-        #expect(fresh.status == 0, "\(fresh.error)")
+        #expect(fresh.status == 0 && fresh.error.isEmpty, "\(fresh.error)")
         #expect(!Self.events(fixture).contains { $0.hasPrefix("restored") })
+        // Already running: the open is delivered, and the user is told --fresh did not apply.
+        let again = try await fixture.run(Self.courier, ["open", "--fresh", "life://two-again"])
+        #expect(again.status == 0)
+        #expect(again.error.contains("was already running, so -F/--fresh did not apply"), "\(again.error)")
         _ = try await fixture.run(Self.courier, ["quit", "com.acme.life"])
         #expect(try await fixture.client.open("life://three").handled)
         #expect(Self.events(fixture).contains { $0.hasPrefix("restored") })
