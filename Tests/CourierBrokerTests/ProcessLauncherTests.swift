@@ -43,3 +43,22 @@ struct ProcessLauncherTests {
         #expect(descriptors.allSatisfy { $0 < 300 }, "\(descriptors.sorted())")
     }
 }
+
+extension ProcessLauncherTests {
+    /// An end's last lines: the newest `count` lines of the log, without the launch headers or
+    /// empty lines, each at most 512 bytes; none for a log that is not there.
+    @Test func theLogTailIsTheNewestLinesWithoutHeaders() throws {
+        let directory = TemporaryDirectory()
+        let layout = CourierLayout(environment: ["XDG_STATE_HOME": directory.url.path, "XDG_DATA_HOME": directory.url.path])
+        let launcher = ProcessLauncher(layout: layout)
+        let app = try BundleIdentifier("org.example.test.tail")
+        #expect(launcher.logTail(bundleID: app.rawValue, lines: 3).isEmpty)
+        try FileManager.default.createDirectory(atPath: layout.logsFolder, withIntermediateDirectories: true)
+        let long = String(repeating: "é", count: 400)
+        let text = "--- courierd launches x\none\ntwo\n\n--- courierd launches x\nthree\n\(long)\nfour\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: layout.log(for: app)))
+        #expect(launcher.logTail(bundleID: app.rawValue, lines: 3) == ["three", String(repeating: "é", count: 256), "four"])
+        #expect(launcher.logTail(bundleID: app.rawValue, lines: 10) == ["one", "two", "three", String(repeating: "é", count: 256), "four"])
+        #expect(launcher.logTail(bundleID: app.rawValue, lines: 0).isEmpty)
+    }
+}

@@ -173,9 +173,20 @@ public final class ProcessLauncher: Launcher {
         defer { try? handle.close() }
         let size = (try? handle.seekToEnd()) ?? 0
         try? handle.seek(toOffset: size > 65536 ? size - 65536 : 0)
-        let text = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
-        let lines = text.split(separator: "\n").filter { !$0.hasPrefix("--- ") }
-        return lines.suffix(count).map { String($0.prefix(512)) }
+        let bytes = [UInt8]((try? handle.readToEnd()) ?? Data())
+        // From the end, on bytes: this runs on the dispatcher's path when an app ends, so it must not
+        // split 64 KiB into Characters (milliseconds) to keep a few lines.
+        var lines: [String] = []
+        var end = bytes.endIndex
+        while lines.count < count, end > bytes.startIndex {
+            let start = bytes[..<end].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.startIndex
+            let line = bytes[start..<end]
+            if !line.isEmpty, !line.starts(with: "--- ".utf8) {
+                lines.append(String(decoding: line.prefix(512), as: UTF8.self))
+            }
+            end = start > bytes.startIndex ? start - 1 : bytes.startIndex
+        }
+        return lines.reversed()
     }
 
     /// Makes the app's log ready (folder 0700, file 0600, rotated when large) and writes the launch
