@@ -87,8 +87,8 @@ public struct BrokerDelivery: NearbyDelivery {
             throw error
         } catch {
             let courier = CourierError(wrapping: error)
-            // An unnamed file with a link count above zero was linked into the Inbox before the
-            // app's open failed: it is delivered, durably; the app's answer is the app's problem.
+            // An unnamed file whose link count is above zero is in the Inbox: only the app's open
+            // failed. The file is delivered, durably; the app's answer is the app's problem.
             var after = stat()
             if wasUnnamed, fstat(descriptor, &after) == 0, after.st_nlink > 0 {
                 return NearbyDelivered(path: Self.inboxPath(of: after, in: inboxFolder(bundleID)) ?? inboxFolder(bundleID), appProblem: courier.message)

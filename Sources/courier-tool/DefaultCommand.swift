@@ -67,8 +67,12 @@ struct DefaultCommand: AsyncParsableCommand {
 
     func run() async throws {
         let broker = manifests.folders.isEmpty ? await Self.runningBroker() : nil
-        if !show, !unset, let desktopID = desktopApplicationArgument(in: manifests.service().snapshot) {
-            return try await chooseDesktop(desktopID, broker: broker)
+        if !show, !unset, arguments.last?.hasSuffix(".desktop") == true {
+            // Only an argument that looks like a desktop file id costs a read of the manifests here.
+            let service = manifests.service()
+            if let desktopID = desktopApplicationArgument(in: service.snapshot) {
+                return try await chooseDesktop(desktopID, service: service, broker: broker)
+            }
         }
         if let broker { return try await run(with: broker) }
         let service = manifests.service()
@@ -236,8 +240,7 @@ struct DefaultCommand: AsyncParsableCommand {
 
     /// Makes the desktop application `desktopID` the default (``chooseDesktopApplication(_:_:)``),
     /// saves the defaults, and has a running broker re-read them.
-    private func chooseDesktop(_ desktopID: String, broker: RegistryQueries?) async throws {
-        let service = manifests.service()
+    private func chooseDesktop(_ desktopID: String, service: RegistryService, broker: RegistryQueries?) async throws {
         var registry = service.snapshot
         let store = service.configuration.stateFolder.map(RegistryStateStore.init(folder:))
         registry.replacePreferences(store?.load().preferences ?? registry.preferences)

@@ -85,27 +85,21 @@ struct LogCommand: AsyncParsableCommand {
     /// the messages alone), then, with `--follow`, what comes after.
     private func journal(_ app: BundleIdentifier) async throws {
         let id = app.rawValue
-        guard let journalctl = SearchPath.find("journalctl", in: ProcessInfo.processInfo.environment["PATH"]) else {
-            report("courier log: journald runs (\(JournalStream.defaultSocketPath)), so \(id)'s output is in the journal, but journalctl is not on PATH: install systemd's journalctl")
-            throw CourierExitCode.cannotOpen.exitCode
-        }
-        var arguments = ["-t", id, "_UID=\(getuid())", "-o", "cat", "--no-pager", "-q"]
-        if let lines, lines >= 0 { arguments += ["-n", String(lines)] }
-        if follow {
-            let process = try Process.run(URL(fileURLWithPath: journalctl), arguments: arguments + ["-f"])
-            process.waitUntilExit()
-            return
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: journalctl)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            report("courier log: \(journalctl) \(arguments.joined(separator: " ")) failed (exit \(process.terminationStatus))")
+        let output: Data
+        do {
+            let journal = try JournalReader()
+            if follow {
+                let process = try Process.run(URL(fileURLWithPath: journal.journalctl), arguments: journal.arguments(for: id, lines: lines) + ["-f"])
+                process.waitUntilExit()
+                return
+            }
+            output = try journal.read(id, lines: lines)
+        } catch let error as JournalReader.Failure {
+            if case .noJournalctl = error {
+                report("courier log: journald runs (\(JournalStream.defaultSocketPath)), so \(id)'s output is in the journal, but \(error)")
+            } else {
+                report("courier log: \(error)")
+            }
             throw CourierExitCode.cannotOpen.exitCode
         }
         if output.isEmpty {

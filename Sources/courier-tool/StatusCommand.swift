@@ -108,21 +108,14 @@ struct StatusCommand: AsyncParsableCommand {
         return all.suffix(count).map(String.init)
     }
 
-    /// The last `count` lines the app wrote to the journal (`journalctl -t`, this user's only), or
-    /// one line saying why they cannot be read.
+    /// The last `count` lines the app wrote to the journal (`JournalReader`), or one line saying
+    /// why they cannot be read.
     static func journalTail(_ bundleID: String, lines count: Int) -> [String] {
-        guard let journalctl = SearchPath.find("journalctl", in: ProcessInfo.processInfo.environment["PATH"]) else {
-            return ["(the output is in the journal, but journalctl is not on PATH)"]
+        do {
+            let output = try JournalReader().read(bundleID, lines: count)
+            return String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(count).map(String.init)
+        } catch {
+            return ["(the output is in the journal, but \(error))"]
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: journalctl)
-        process.arguments = ["-t", bundleID, "_UID=\(getuid())", "-o", "cat", "--no-pager", "-q", "-n", String(count)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        do { try process.run() } catch { return ["(the output is in the journal, but \(journalctl) could not be run: \(error))"] }
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return ["(\(journalctl) failed with exit \(process.terminationStatus))"] }
-        return String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(count).map(String.init)
     }
 }
