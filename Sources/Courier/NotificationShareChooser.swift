@@ -53,7 +53,7 @@ public struct NotificationShareChooser: ShareChooser {
         let summary = labels.count == 1 ? "Share \(labels[0])" : "Share \(labels.count) items"
         let id = try await notifications.notify(
             server, appName: "Courier", icon: "document-send", summary: String(summary.prefix(120)),
-            body: Self.markupEscaped(labels.prefix(5).joined(separator: "\n") + (labels.count > 5 ? "\n…" : "")),
+            body: FreedesktopNotifications.markupEscaped(labels.prefix(5).joined(separator: "\n") + (labels.count > 5 ? "\n…" : "")),
             actions: offered.map { ($0.id, $0.title) },
             hints: [FreedesktopNotifications.Hint.resident: .boolean(true), FreedesktopNotifications.Hint.urgency: .byte(1)],
             expire: timeout)
@@ -84,19 +84,5 @@ public struct NotificationShareChooser: ShareChooser {
             throw CourierError(.dismissed, "the share notification was closed or not answered; nothing was shared")
         }
         return ShareChoice(activity: activity)
-    }
-
-    /// The body of a notification is markup to many servers: `&`, `<` and `>` are escaped.
-    static func markupEscaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

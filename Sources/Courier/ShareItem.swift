@@ -23,6 +23,14 @@ public enum ShareItem: Sendable {
         return self
     }
 
+    /// The text a nearby device gets as a LocalSend text message: a URL's or a text's own.
+    var messageText: String? {
+        switch self {
+        case .url(let text), .text(let text): text
+        default: nil
+        }
+    }
+
     /// A short description for messages and the terminal sheet.
     public var label: String {
         switch self {

@@ -234,9 +234,19 @@ public struct ShareSheet: Sendable {
         return ShareOutcome(activity: activity, delivered: saved, handled: true)
     }
 
-    /// `courier nearby send FILE… [--to-device DEVICE]`; data items go through a private temporary folder.
+    /// `courier nearby send FILE… [--to-device DEVICE]`; data items go through a private temporary
+    /// folder. One text or URL item is a LocalSend text message (`--text -`, the text on standard
+    /// input rather than in an argument other users could read).
     private func sendNearby(_ items: [ShareItem], device: String?, activity: ShareActivity) async throws(CourierError) -> ShareOutcome {
         guard let courier else { throw CourierError(.failed, "courier is neither beside this program nor on PATH, so nothing can be sent to a nearby device") }
+        let deviceArguments = device.map { $0.isEmpty ? [] : ["--to-device", $0] } ?? []
+        if items.count == 1, let text = items[0].messageText {
+            let status = try await ShareProcess.run([courier, "nearby", "send", "--text", "-"] + deviceArguments, input: Array(text.utf8))
+            guard status == 0 else {
+                throw CourierError(.declined, "the nearby device declined the message or could not be reached (courier nearby send exited with status \(status); its message is above)")
+            }
+            return ShareOutcome(activity: activity, delivered: [device ?? "nearby"], handled: true)
+        }
         let temporary = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         var paths: [String] = []
@@ -248,9 +258,7 @@ public struct ShareSheet: Sendable {
             case .url, .source: throw CourierError(.invalidArguments, "a nearby send takes files, not \(CleanText.escaped(item.label))")
             }
         }
-        var argv = [courier, "nearby", "send"] + paths
-        if let device, !device.isEmpty { argv += ["--to-device", device] }
-        let status = try await ShareProcess.run(argv)
+        let status = try await ShareProcess.run([courier, "nearby", "send"] + paths + deviceArguments)
         guard status == 0 else {
             throw CourierError(.declined, "the nearby device refused the files or could not be reached (courier nearby send exited with status \(status); its message is above)")
         }

@@ -61,23 +61,44 @@ public struct BrokerDelivery: NearbyDelivery {
         return chosen
     }
 
+    /// `OpenURL` with no target named: the router picks the scheme's owner (an `http`/`https` link
+    /// goes to the desktop only by the router's own hand-off rules), the app sees the sender in
+    /// its annotation as for a file. Never `xdg-open`: what the router refuses is refused.
+    public func open(url: String, from sender: NearbySender) async throws(NearbyError) -> String {
+        let result: OpenResult
+        do {
+            result = try await client.open(url, options: OpenOptions(annotation: .dictionary([Self.annotationKey: Self.annotation(of: sender)])))
+        } catch {
+            let status = ([.notPermitted, .noHandler, .invalidURL, .declined] as [CourierError.Code]).contains(error.code) ? 403 : 500
+            throw NearbyError(status, "the user accepted the link, but the broker did not open it: \(error.message)")
+        }
+        guard result.handled else { throw .rejected("the user accepted the link, but \(result.bundleID) declined to open it") }
+        return result.bundleID
+    }
+
+    /// The annotation key under which the receiving app finds the sender.
+    static let annotationKey = "nearby-device"
+
+    /// Who sent it, as the receiving app sees it (under ``annotationKey`` in its annotation).
+    private static func annotation(of sender: NearbySender) -> CourierValue {
+        .dictionary([
+            "alias": .string(sender.alias),
+            "fingerprint": .string(sender.fingerprint),
+            "fingerprint-verified": .boolean(sender.fingerprintVerified),
+            "address": .string(sender.address),
+            "admission": .string(sender.admission.rawValue),
+        ])
+    }
+
     public func deliver(descriptor: Int32, name: String, to bundleID: String, from sender: NearbySender) async throws(NearbyError) -> NearbyDelivered {
         var before = stat()
         let wasUnnamed = fstat(descriptor, &before) == 0 && before.st_nlink == 0
-        let annotation: [String: DBusValue] = [
-            "nearby-device": .vardict([
-                "alias": .string(sender.alias),
-                "fingerprint": .string(sender.fingerprint),
-                "fingerprint-verified": .boolean(sender.fingerprintVerified),
-                "address": .string(sender.address),
-                "admission": .string(sender.admission.rawValue),
-            ]),
-        ]
+        let annotation = CourierValue.dictionary([Self.annotationKey: Self.annotation(of: sender)])
         do {
             let file = try UnixFD(duplicating: descriptor)
             let values = try await Broker1.call(
                 Broker1.dropFiles, on: client.connection,
-                [.string(bundleID), .fds([file]), .strings([name]), .vardict([String: DBusValue](CourierKey.annotation(.vardict(annotation))))],
+                [.string(bundleID), .fds([file]), .strings([name]), .vardict([String: DBusValue](CourierKey.annotation(annotation.dbusValue)))],
                 timeout: .seconds(3600))
             guard let url = values[0].stringArrayValue?.first else {
                 throw NearbyError(500, "the broker answered DropFiles without an Inbox URL")

@@ -34,8 +34,8 @@ public struct DesktopNotificationPrompt: ConsentPrompt {
             guard let server = await notifications.server() else { return false }
             let (actions, closed) = try await notifications.signals(from: server)
             let id = try await notifications.notify(
-                server, appName: "Courier Nearby", icon: "document-send", summary: "Files from \(request.alias)", body: request.summary,
-                actions: [("accept", "Accept"), ("decline", "Decline")],
+                server, appName: "Courier Nearby", icon: "document-send", summary: request.title, body: FreedesktopNotifications.markupEscaped(request.summary),
+                actions: [("accept", request.acceptLabel), ("decline", "Decline")],
                 hints: [FreedesktopNotifications.Hint.urgency: .byte(2), FreedesktopNotifications.Hint.resident: .boolean(true)], expire: timeout)
             let answer = await withTaskGroup(of: Bool?.self) { group in
                 group.addTask {

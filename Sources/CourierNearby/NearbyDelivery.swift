@@ -11,6 +11,10 @@ public protocol NearbyDelivery: Sendable {
     /// Hands the complete file (`descriptor`, open for reading, positioned anywhere) to `bundleID`
     /// and returns where it landed (the Inbox path). `sender` tells the app where it came from.
     func deliver(descriptor: Int32, name: String, to bundleID: String, from sender: NearbySender) async throws(NearbyError) -> NearbyDelivered
+
+    /// Opens the URL of a text message the user accepted, through the broker's router as `courier
+    /// open` does; returns the app that took it, or a 403 saying why nothing did.
+    func open(url: String, from sender: NearbySender) async throws(NearbyError) -> String
 }
 
 /// A file durably in an Inbox, and what became of the app's open of it when that went wrong (the

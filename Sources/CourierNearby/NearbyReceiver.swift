@@ -22,6 +22,11 @@ public final class NearbyReceiver: Sendable {
         public var trustList: @Sendable () -> TrustList
         /// Who is asked when the sender is neither trusted nor in PIN mode; nil: nobody, refused.
         public var prompt: (any ConsentPrompt)?
+        /// Who is asked about a text message, in every mode and for every sender (trusted and PIN
+        /// ones too); nil: nobody can be, and messages are refused.
+        public var messagePrompt: (any ConsentPrompt)?
+        /// Where an accepted text that is not a URL goes: standard output, one line, escaped.
+        public var showText: @Sendable (NearbyTextMessage) -> Void = { FileHandle.standardOutput.write(Data((CleanText.escaped($0.text) + "\n").utf8)) }
         public var stagingFolder: String
         /// The Inboxes (the broker's containers root): each upload is streamed into an unnamed
         /// file in its app's Inbox, which the broker links into place — one write of each byte.
@@ -105,6 +110,10 @@ public final class NearbyReceiver: Sendable {
             logger.info("nearby: prepare-upload from \(address) lists no files: 204, nothing to transfer")
             return nil
         }
+        if let message = try NearbyTextMessage.carried(by: request) {
+            try await receive(message, from: request.info, pin: pin, address: address, verifiedFingerprint: verifiedFingerprint)
+            return nil
+        }
         let files = try validate(request.files)
 
         try takeSlot(address: address)
@@ -141,6 +150,31 @@ public final class NearbyReceiver: Sendable {
         admitted = true
         logger.info("nearby: session \(session.id.prefix(8)) from \(sender): \(files.count) file(s) accepted")
         return PrepareUploadResponse(sessionId: session.id, files: sessionFiles.mapValues(\.token))
+    }
+
+    /// A text message: let in by trust, PIN or nobody yet, like files (a PIN receiver wants its
+    /// PIN), then always put to the person — trust lets a sender's files in, never makes this
+    /// computer open what it sends. On a yes, a URL goes to the broker's router and a text to
+    /// ``Configuration/showText``; the sender hears 204, as the reference app answers a message it
+    /// showed, and uploads nothing. Declined or unanswered: 403, and nothing is opened.
+    private func receive(_ message: NearbyTextMessage, from info: NearbyDevice, pin: String?, address: String, verifiedFingerprint: String?) async throws(NearbyError) {
+        try takeSlot(address: address)
+        defer { state.withLock { $0.deciding = false } }
+        let fingerprint = verifiedFingerprint ?? info.fingerprint
+        let admission = try admit(fingerprint: fingerprint, pin: pin, address: address)
+        guard let prompt = configuration.messagePrompt else {
+            throw .rejected("nobody can be asked about a text message here (no terminal, no notification server), and a message is never taken without its user's answer")
+        }
+        let sender = NearbySender(alias: info.alias, fingerprint: fingerprint, fingerprintVerified: verifiedFingerprint != nil, address: address, admission: admission)
+        let question = ConsentRequest(alias: info.alias, fingerprint: fingerprint, address: address, message: message, admission: admission)
+        guard await prompt.ask(question) else { throw .rejected("the user declined the text message") }
+        if let url = message.url {
+            let app = try await delivery.open(url: url, from: sender)
+            logger.notice("nearby: text message from \(sender): the user opened the link \(CleanText.escaped(url.prefix(200)).debugDescription) with \(app)")
+        } else {
+            configuration.showText(message)
+            logger.notice("nearby: text message from \(sender): shown to the user (\(message.text.count) characters)")
+        }
     }
 
     /// The JSON body, or a 400 saying where it is wrong.

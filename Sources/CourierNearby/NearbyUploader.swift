@@ -1,3 +1,5 @@
+import CInbox
+import CourierInbox
 import CourierTypes
 import Crypto
 import Foundation
@@ -76,8 +78,7 @@ public struct NearbyUploader: Sendable {
         } catch {
             throw NearbyError(500, "cannot encode prepare-upload: \(error)")
         }
-        let query = pin.map { "?pin=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
-        let prepared = try await call(.POST, NearbyProtocol.Route.prepareUpload.path(api) + query, body: .json(body), during: "prepare-upload")
+        let prepared = try await call(.POST, NearbyProtocol.Route.prepareUpload.path(api) + Self.pinQuery(pin), body: .json(body), during: "prepare-upload")
         if prepared.status == 204 { return [] }
         guard prepared.status == 200, let session = Self.session(prepared.body, api: api) else {
             throw Self.refusal(prepared, during: "prepare-upload")
@@ -111,6 +112,61 @@ public struct NearbyUploader: Sendable {
             delivered.append(file.path)
         }
         return delivered
+    }
+
+    /// What became of a text message.
+    public enum TextDelivery: String, Sendable {
+        /// The receiver took it as a message (204: shown, and for a Courier receiver accepted).
+        case shown
+        /// The receiver took it as a file (200 with a token) and the text was uploaded as one.
+        case uploadedAsFile = "uploaded-as-file"
+    }
+
+    /// Sends `text` as a LocalSend text message (``NearbyTextMessage``): one text file announced
+    /// with the text as its `preview`. A receiver that shows messages answers 204 and nothing
+    /// more is sent; one that answers with a token gets the text uploaded as that file.
+    public func send(text: String, pin: String?) async throws(NearbyError) -> TextDelivery {
+        let bytes = Array(text.utf8)
+        guard bytes.count <= NearbyTextMessage.maximumBytes else {
+            throw .invalid("the text is \(ByteCount(Int64(bytes.count))); a text message may be at most \(ByteCount(Int64(NearbyTextMessage.maximumBytes))): send it as a file; nothing was sent")
+        }
+        let id = UUID().uuidString.lowercased()
+        let body: Data
+        do {
+            body = try JSONEncoder().encode(PrepareUploadRequest(info: device.announcing(nil), files: [id: NearbyTextMessage.announcement(of: text, id: id, api: api)]))
+        } catch {
+            throw NearbyError(500, "cannot encode prepare-upload: \(error)")
+        }
+        let prepared = try await call(.POST, NearbyProtocol.Route.prepareUpload.path(api) + Self.pinQuery(pin), body: .json(body), during: "prepare-upload")
+        if prepared.status == 204 { return .shown }
+        guard prepared.status == 200, let session = Self.session(prepared.body, api: api), let token = session.files[id] else {
+            throw Self.refusal(prepared, during: "prepare-upload")
+        }
+        let file = try Self.memoryFile(bytes)
+        defer { close(file) }
+        let sessionQuery = api == .v1 ? "" : "sessionId=\(Self.encode(session.sessionId))&"
+        let answer = try await call(.POST, NearbyProtocol.Route.upload.path(api) + "?" + sessionQuery + "fileId=\(Self.encode(id))&token=\(Self.encode(token))",
+                                    body: .file(descriptor: file, size: Int64(bytes.count)) { _ in }, during: "the upload of the text")
+        guard answer.status == 200 else { throw Self.refusal(answer, during: "the upload of the text") }
+        return .uploadedAsFile
+    }
+
+    private static func pinQuery(_ pin: String?) -> String {
+        pin.map { "?pin=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
+    }
+
+    /// `bytes` in an unnamed file (0600) in the temporary folder, for the client's file body.
+    private static func memoryFile(_ bytes: [UInt8]) throws(NearbyError) -> Int32 {
+        let folder = Glibc.open(ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = folder < 0 ? -1 : cinbox_open_tmpfile(folder, 0o600)
+        if folder >= 0 { close(folder) }
+        guard fd >= 0 else { throw NearbyError(500, "cannot hold the text to upload: \(String(cString: strerror(errno)))") }
+        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        guard written == bytes.count else {
+            close(fd)
+            throw NearbyError(500, "cannot hold the text to upload: \(String(cString: strerror(errno)))")
+        }
+        return fd
     }
 
     /// `POST cancel` for the session, whatever the answer; sent even when the sending task was

@@ -26,6 +26,20 @@ public enum FreedesktopNotifications {
     public static let interface = ProtocolInterface(
         name, methods: [getCapabilities, notify, closeNotification], signals: [actionInvoked, notificationClosed])
 
+    /// `text` for a notification's body, which is markup to many servers: `&`, `<` and `>` escaped.
+    public static func markupEscaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
     /// The hints Courier sets (the specification's "Hints").
     public enum Hint {
         /// `s`: a `file://` URI of the image to show.

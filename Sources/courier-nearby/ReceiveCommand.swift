@@ -18,7 +18,9 @@ struct ReceiveCommand: AsyncParsableCommand {
             the PIN; anyone else is put to you — on this terminal when it is one, else as a desktop \
             notification with Accept and Decline — and refused when nobody can be asked. \
             Each file goes to --to, else to the default app for its type; a file no app accepts is \
-            refused before it is sent. One log line per session on standard error.
+            refused before it is sent. A text message (a link or a note) is always put to you, \
+            even from a trusted or PIN sender: an accepted link is opened through Courier's router, \
+            an accepted text printed on standard output. One log line per session on standard error.
             """
     )
 
@@ -74,7 +76,11 @@ struct ReceiveCommand: AsyncParsableCommand {
         }
 
         let pin = generatePin ? NearbyPIN.generate() : self.pin
-        let prompt = try await choosePrompt(pin: pin, logger: logger)
+        let asker = await personToAsk()
+        let prompt = trustedOnly || pin != nil ? nil : asker
+        if asker == nil {
+            logger.warning("nearby: no terminal and no notification server to ask: \(trustedOnly || pin != nil ? "" : "only trusted senders get in (or start with --pin), and ")text messages are refused")
+        }
         let trustListPath = context.trustListPath
         var configuration = NearbyReceiver.Configuration(
             device: context.device(alias: alias, identity: identity, port: port, plainHTTP: plainHttp),
@@ -82,6 +88,7 @@ struct ReceiveCommand: AsyncParsableCommand {
             trustList: { (try? TrustList.load(from: trustListPath)) ?? TrustList() },
             prompt: prompt,
             stagingFolder: context.folders.staging)
+        configuration.messagePrompt = asker
         configuration.inboxes = Inbox(containersRoot: context.folders.layout.containersRoot)
         if let pin {
             if generatePin { logger.notice("nearby: the PIN is \(pin)") }
@@ -110,7 +117,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         if plainHttp {
             logger.warning("nearby: plain HTTP is on: what senders send without TLS (files, PINs) can be read on the network, and their fingerprints are only declared")
         }
-        logger.notice("nearby: receiving as \(configuration.device.alias.debugDescription) on \(plainHttp ? "http" : "https")://\(bind):\(server.port), fingerprint \(identity.fingerprint); consent: \(consentDescription(prompt, pin: pin))")
+        logger.notice("nearby: receiving as \(configuration.device.alias.debugDescription) on \(plainHttp ? "http" : "https")://\(bind):\(server.port), fingerprint \(identity.fingerprint); consent: \(consentDescription(prompt, pin: pin)); text messages: \(asker.map { "always asked \(Self.where($0))" } ?? "refused (nobody to ask)")")
         let discovery = noDiscovery ? nil : NearbyDiscovery(device: configuration.device, port: server.port,
                                                                    interfaceAddress: bind == "0.0.0.0" ? nil : bind, identity: identity, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -123,23 +130,26 @@ struct ReceiveCommand: AsyncParsableCommand {
         }
     }
 
-    private func choosePrompt(pin: String?, logger: Logger) async throws -> (any ConsentPrompt)? {
-        if trustedOnly || pin != nil { return nil }
+    /// The person at this terminal, else the desktop's notification server; nil when neither can
+    /// be asked. Text messages are always put to them, whatever the consent mode.
+    private func personToAsk() async -> (any ConsentPrompt)? {
         let timeout = Duration.seconds(askTimeout)
         if TerminalPrompt.isAvailable { return TerminalPrompt(timeout: timeout) }
         if let connection = try? BrokerClient.session().connection {
             let notifications = DesktopNotificationPrompt(connection: connection, timeout: timeout)
             if await notifications.isAvailable() { return notifications }
         }
-        logger.warning("nearby: no terminal and no notification server to ask: only trusted senders get in (or start with --pin)")
         return nil
     }
 
     private func consentDescription(_ prompt: (any ConsentPrompt)?, pin: String?) -> String {
         var modes = ["trusted senders"]
         if pin != nil { modes.append("PIN") }
-        if prompt is TerminalPrompt { modes.append("asking on this terminal") }
-        if prompt is DesktopNotificationPrompt { modes.append("asking with a desktop notification") }
+        if let prompt { modes.append("asking \(Self.where(prompt))") }
         return modes.joined(separator: ", ")
+    }
+
+    private static func `where`(_ prompt: any ConsentPrompt) -> String {
+        prompt is TerminalPrompt ? "on this terminal" : "with a desktop notification"
     }
 }

@@ -4,25 +4,30 @@ import CourierNearby
 import Foundation
 import Synchronization
 
-/// `courier nearby send FILE… --to-device ALIAS|IP[:PORT]`: send to any LocalSend receiver.
+/// `courier nearby send FILE…|--text TEXT --to-device ALIAS|IP[:PORT]`: send to any LocalSend receiver.
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
-        abstract: "Send files to a nearby device (any LocalSend receiver).",
+        abstract: "Send files, or a text message, to a nearby device (any LocalSend receiver).",
         discussion: """
             --to-device is an IPv4 address (with :PORT when not 53317; http://IP[:PORT] for a \
             plain-HTTP receiver, unencrypted), or a device's alias or fingerprint as `courier nearby \
             scan` lists it. A device found by discovery must present the certificate whose \
             fingerprint it announced, and is spoken to as it announced (HTTPS or plain HTTP, protocol \
             v2 or v1); a receiver given by address is asked which API it serves (v2, else v1). \
-            On a terminal a progress bar is shown. Ctrl-C (SIGINT) or SIGTERM stops the upload \
+            --text sends a LocalSend text message (a link to open there, or a note): a Courier \
+            receiver asks its user and opens a link through its router; other LocalSend apps show \
+            it, or take it as a text file. On a terminal a progress bar is shown. Ctrl-C (SIGINT) or SIGTERM stops the upload \
             and asks the receiver to cancel the session. \
             Exit status: 0 sent, 1 refused, failed or interrupted (the receiver's answer is printed).
             """
     )
 
     @Argument(help: "The files to send.")
-    var files: [String]
+    var files: [String] = []
+
+    @Option(help: "Send this text (a link or a note) as a LocalSend text message instead of files; - reads it from standard input.")
+    var text: String?
 
     @Option(name: .customLong("to-device"), help: "ALIAS, FINGERPRINT, IP[:PORT] or http://IP[:PORT] of the receiver.")
     var device: String
@@ -36,10 +41,15 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object.")
     var json = false
 
+    func validate() throws {
+        guard files.isEmpty != (text == nil) else { throw ValidationError("give FILEs or --text TEXT, not both and not neither") }
+    }
+
     func run() async throws {
         NearbyContext.bootstrapLogging()
         let context = NearbyContext()
         let identity = try context.identity()
+        let message = try readText()
         let outgoing = try NearbyUploader.open(files)
         let target = try await resolve()
         let (host, port) = (target.host, target.port)
@@ -52,6 +62,11 @@ struct SendCommand: AsyncParsableCommand {
         } catch {
             if json { printJSON(["sent": false, "device": "\(host):\(port)", "error": ["status": error.status, "message": error.message]]) }
             throw NearbyCommandError("courier nearby send: \(error.message)")
+        }
+        if let message {
+            outgoing.forEach { close($0.descriptor) }
+            try await send(message, with: uploader, to: "\(host):\(port)")
+            return
         }
         let bar = Mutex(DropProgressBar())
         let drawing = !json && isatty(STDOUT_FILENO) == 1
@@ -97,6 +112,33 @@ struct SendCommand: AsyncParsableCommand {
         } catch {
             bar.withLock { $0.finish() }
             if json { printJSON(["sent": false, "device": "\(host):\(port)", "error": ["status": error.status, "message": error.message]]) }
+            throw NearbyCommandError("courier nearby send: \(error.message)")
+        }
+    }
+
+    /// `--text`, or standard input for `--text -`; nil when files are sent.
+    private func readText() throws -> String? {
+        guard let text else { return nil }
+        guard text == "-" else { return text }
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        guard let read = String(data: data, encoding: .utf8) else {
+            throw NearbyCommandError("courier nearby send: the text on standard input is not UTF-8; nothing was sent")
+        }
+        return read
+    }
+
+    /// A text message: 204 means the receiver showed it (a Courier receiver: its user accepted),
+    /// a token that it took the text as a file.
+    private func send(_ text: String, with uploader: NearbyUploader, to device: String) async throws {
+        do throws(NearbyError) {
+            let delivery = try await uploader.send(text: text, pin: pin)
+            if json {
+                printJSON(["sent": true, "device": device, "text": delivery.rawValue])
+            } else {
+                print(delivery == .shown ? "sent the text message to \(device): shown there" : "sent the text to \(device): it took the text as a file")
+            }
+        } catch {
+            if json { printJSON(["sent": false, "device": device, "error": ["status": error.status, "message": error.message]]) }
             throw NearbyCommandError("courier nearby send: \(error.message)")
         }
     }

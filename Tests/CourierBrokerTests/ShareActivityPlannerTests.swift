@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func textGoesToTheAppsThatAcceptItAndToTheClipboard() throws {
-        let text = try ids([Self.text]); #expect(text == ["open-in:com.example.editor", "app:com.example.notes/add-note", "copy", "save-to"])
+        let text = try ids([Self.text]); #expect(text == ["open-in:com.example.editor", "app:com.example.notes/add-note", "copy", "save-to", "nearby"])
     }
 
     @Test func everyItemMustFit() throws {
@@ -44,14 +44,26 @@ import Testing
     @Test func aURLNeedsAnAppThatClaimsItsScheme() throws {
         let notesURL = ShareItem(kind: .url, typeIdentifier: ShareItem.urlType, scheme: "notes")
         let web = ShareItem(kind: .url, typeIdentifier: ShareItem.urlType, scheme: "https")
-        #expect(try ids([notesURL]) == ["open-in:com.example.notes", "app:com.example.notes/add-note", "copy"])
-        #expect(try ids([web]) == ["copy"])
+        #expect(try ids([notesURL]) == ["open-in:com.example.notes", "app:com.example.notes/add-note", "copy", "nearby"])
+        #expect(try ids([web]) == ["copy", "nearby"])
         #expect(try ids([web], session: .init()) == [])
     }
 
+    /// One text or URL goes to a nearby device as a LocalSend text message; among other items,
+    /// a URL cannot travel as a file, and several texts are not one message.
+    @Test func oneTextOrURLIsOfferedNearbyAsAMessageButNotAmongOtherItems() throws {
+        let web = ShareItem(kind: .url, typeIdentifier: ShareItem.urlType, scheme: "https")
+        #expect(try ids([web]).contains("nearby"))
+        #expect(try ids([Self.text]).contains("nearby"))
+        #expect(try !ids([web, Self.png]).contains("nearby"))
+        #expect(try !ids([web, web]).contains("nearby"))
+        #expect(try !ids([Self.text, Self.text]).contains("nearby"))
+        #expect(try !ids([web], session: .init(hasClipboard: true, hasNearby: false)).contains("nearby"))
+    }
+
     @Test func exclusionsByKindAndById() throws {
-        #expect(try ids([Self.text], excluding: ["copy", "save-to", "open-in"]) == ["app:com.example.notes/add-note"])
-        #expect(try ids([Self.text], excluding: ["app:com.example.notes/add-note", "app"]) == ["open-in:com.example.editor", "copy", "save-to"])
+        #expect(try ids([Self.text], excluding: ["copy", "save-to", "open-in", "nearby"]) == ["app:com.example.notes/add-note"])
+        #expect(try ids([Self.text], excluding: ["app:com.example.notes/add-note", "app"]) == ["open-in:com.example.editor", "copy", "save-to", "nearby"])
     }
 
     @Test func anAppWhoseCallerRulesRefuseTheCallerIsNotOffered() throws {

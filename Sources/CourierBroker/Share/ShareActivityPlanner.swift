@@ -77,7 +77,9 @@ public struct ShareActivityPlanner: Sendable {
         if wanted(.saveTo), urlSchemes.isEmpty {
             out.append(ShareActivity(kind: .saveTo, title: "Save to…"))
         }
-        if wanted(.nearby), session.hasNearby, items.allSatisfy({ $0.kind == .file || $0.kind == .data }) {
+        // Files and data go as files; one text or URL as a LocalSend text message.
+        let message = items.count == 1 && (items[0].kind == .text || items[0].kind == .url)
+        if wanted(.nearby), session.hasNearby, message || items.allSatisfy({ $0.kind == .file || $0.kind == .data }) {
             out.append(ShareActivity(kind: .nearby, title: "Send to a nearby device"))
         }
         return out
