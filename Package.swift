@@ -142,6 +142,7 @@ let package = Package(
             name: "CourierNearby",
             dependencies: [
                 "DBus", "Courier", "CourierManifest", "CourierTypes", "CourierNames", "CourierProtocol", "CourierInbox", "CourierTools",
+                "CourierIRI", "CourierDesktop",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

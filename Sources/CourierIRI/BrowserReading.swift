@@ -25,6 +25,18 @@ public enum BrowserReading {
         case rewritten(URIReference, note: String)
     }
 
+    /// What the desktop gets for `url`, as `courier open` and a nearby link hand it on: the URI it
+    /// means (an IRI mapped, RFC 3987) as a browser reads it the same way, with the sentence
+    /// saying what was rewritten, if anything.
+    /// - Throws: ``URIError``: the URL is not valid, or a browser would read it otherwise.
+    public static func desktopURI(for url: String) throws(URIError) -> (uri: String, note: String?) {
+        let reference = try IRI.uri(from: url).uri
+        switch try check(reference) {
+        case .same: return (reference.string, nil)
+        case .rewritten(let rewritten, let note): return (rewritten.string, note)
+        }
+    }
+
     /// Checks `uri` (already valid RFC 3986) for the desktop.
     /// - Throws: ``URIError`` whose code names the ``BrowserDifference`` row (`no-authority`,
     ///   `empty-host`, `numeric-host`, `escaped-host`, `ipvfuture-host`, `invalid-a-label`,

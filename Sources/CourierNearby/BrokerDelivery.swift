@@ -3,7 +3,10 @@ public import CourierInbox
 import Foundation
 import CourierNames
 import CourierTools
+import CourierDesktop
+import CourierIRI
 import CourierProtocol
+import CourierURL
 import DBus
 
 /// Delivery through the broker, exactly as `courier drop` does it: `DropFiles` with the staged
@@ -61,19 +64,52 @@ public struct BrokerDelivery: NearbyDelivery {
         return chosen
     }
 
-    /// `OpenURL` with no target named: the router picks the scheme's owner (an `http`/`https` link
-    /// goes to the desktop only by the router's own hand-off rules), the app sees the sender in
-    /// its annotation as for a file. Never `xdg-open`: what the router refuses is refused.
+    /// `OpenURL` with no target named, as `courier open` asks: the router picks the scheme's
+    /// owner, and the app sees the sender in its annotation as for a file. A link no Courier app
+    /// owns goes to the desktop as `courier open` hands it on (`BrowserReading`, then `gio open`,
+    /// else `xdg-open`) — for ``desktopSchemes`` only: a peer's `mailto:`, `file:` or `ssh:` link
+    /// is not passed to whatever the desktop would run for it. What the router refuses is refused.
     public func open(url: String, from sender: NearbySender) async throws(NearbyError) -> String {
         let result: OpenResult
         do {
             result = try await client.open(url, options: OpenOptions(annotation: .dictionary([Self.annotationKey: Self.annotation(of: sender)])))
+        } catch where error.code == .noHandler {
+            return try await Self.handToTheDesktop(url, because: error.message)
         } catch {
-            let status = ([.notPermitted, .noHandler, .invalidURL, .declined] as [CourierError.Code]).contains(error.code) ? 403 : 500
+            let status = ([.notPermitted, .invalidURL, .declined] as [CourierError.Code]).contains(error.code) ? 403 : 500
             throw NearbyError(status, "the user accepted the link, but the broker did not open it: \(error.message)")
         }
         guard result.handled else { throw .rejected("the user accepted the link, but \(result.bundleID) declined to open it") }
         return result.bundleID
+    }
+
+    /// The schemes of links that go to the desktop when no Courier app owns them.
+    public static let desktopSchemes: Set<String> = ["http", "https"]
+
+    private static func handToTheDesktop(_ url: String, because reason: String) async throws(NearbyError) -> String {
+        let scheme = url.prefix { $0 != ":" }.lowercased()
+        guard desktopSchemes.contains(scheme) else {
+            throw .rejected("the user accepted the link, but no Courier app opens it (\(reason)), and only \(desktopSchemes.sorted().joined(separator: " and ")) links from a nearby device go to the desktop")
+        }
+        let uri: String
+        do throws(URIError) {
+            uri = try BrowserReading.desktopURI(for: url).uri
+        } catch {
+            throw .rejected("the user accepted the link, but it may not go to the desktop: \(error)")
+        }
+        // The opener is waited for (gio and xdg-open return once the handler started): off the
+        // cooperative pool.
+        let outcome = await Task.detached { () -> Result<DesktopHandoff.Result, DesktopIntegrationError> in
+            do throws(DesktopIntegrationError) { return .success(try DesktopHandoff().open(uri)) } catch { return .failure(error) }
+        }.value
+        switch outcome {
+        case .success(let handed) where handed.status.succeeded:
+            return "the desktop (\(Paths.lastComponent(of: handed.opener)))"
+        case .success(let handed):
+            throw .rejected("the user accepted the link, but no Courier app opens it and the desktop could not either (\(handed.opener) \(handed.status))")
+        case .failure(let error):
+            throw .rejected("the user accepted the link, but no Courier app opens it, and \(error)")
+        }
     }
 
     /// The annotation key under which the receiving app finds the sender.

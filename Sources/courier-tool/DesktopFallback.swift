@@ -17,16 +17,9 @@ enum DesktopFallback {
     /// `.noHandler` with the reason on standard error.
     static func open(_ url: String, json: Bool, dryRun: Bool = false) -> CourierExitCode {
         let uri: String
-        var note: String?
+        let note: String?
         do throws(URIError) {
-            let reference = try IRI.uri(from: url).uri
-            switch try BrowserReading.check(reference) {
-            case .same:
-                uri = reference.string
-            case .rewritten(let rewritten, let reading):
-                uri = rewritten.string
-                note = reading
-            }
+            (uri, note) = try BrowserReading.desktopURI(for: url)
         } catch {
             let accepted = IRI.suggestion(for: url).map { "; the URL it would accept: \($0)" } ?? ""
             let message = "not handed to the desktop: \(error) (at offset \(error.offset))\(accepted)"

@@ -140,6 +140,42 @@ struct TextMessageTests {
         #expect(tasks.contains("Buy milk"), "\(tasks)\n\(receiver.errors)")
     }
 
+    /// A web link no Courier app owns goes to the desktop the way `courier open` hands it on (here
+    /// `xdg-open`, which finds no handler in the empty XDG folders and runs `$BROWSER`: a program
+    /// that records what it was given); a `mailto:` link no app owns is not handed on.
+    @Test func anAcceptedWebLinkGoesToTheDesktopAsCourierOpenHandsItOnAndOtherSchemesDoNot() async throws {
+        let fixture = try await Self.fixture()
+        defer { fixture.tearDown() }
+        let server = try await TestNotificationServer(environment: fixture.environment, folder: fixture.root, answer: "accept")
+        defer { server.stop() }
+        let empty = fixture.root.appendingPathComponent("empty", isDirectory: true)
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let recorded = fixture.root.appendingPathComponent("browser-arguments")
+        let browser = try fixture.file("browser", Data("#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(recorded.path).tmp' && mv '\(recorded.path).tmp' '\(recorded.path)'\n".utf8))
+        chmod(browser, 0o755)
+        let environment = fixture.environment.merging(["BROWSER": browser, "XDG_DATA_DIRS": empty.path, "XDG_CONFIG_DIRS": empty.path]) { $1 }
+        let receiver = try BackgroundProcess(Products.path("courier-nearby"), ["receive", "--bind", "127.0.0.1", "--port", "0", "--no-discovery"],
+                                             environment: environment, outputIn: fixture.root, name: "receiver-with-browser")
+        defer { NearbyFixture.stop(receiver) }
+        for _ in 0..<1000 where receiver.errors.range(of: #"on https://127\.0\.0\.1:\d+"#, options: .regularExpression) == nil && receiver.exitStatus == nil {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let started = try #require(receiver.errors.range(of: #"on https://127\.0\.0\.1:\d+"#, options: .regularExpression), "\(receiver.errors)")
+        let port = try #require(Int(receiver.errors[started].split(separator: ":").last ?? ""))
+
+        let web = "https://example.org/menu?day=friday#soup"
+        let sent = try await Self.sendText(fixture, web, port: port)
+        #expect(sent.status == 0, "\(sent)\n\(receiver.errors)")
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: recorded.path) { try await Task.sleep(for: .milliseconds(20)) }
+        #expect((try? String(contentsOf: recorded, encoding: .utf8)) == web + "\n", "\(receiver.errors)")
+        #expect(receiver.errors.contains("with the desktop (xdg-open)"), "\(receiver.errors)")
+
+        let mail = try await Self.sendText(fixture, "mailto:someone@example.org", port: port)
+        #expect(mail.status == 1, "\(mail)")
+        #expect(mail.errors.contains("only http and https links from a nearby device go to the desktop"), "\(mail.errors)")
+        #expect(server.notifications.count == 2, "both were put to the person first: \(server.calls)")
+    }
+
     /// A message longer than the limit is refused at the body check (413), before the PIN, the
     /// session slot or the person; `send` refuses one before sending anything.
     @Test func aHugeMessageIsRefusedWithANamedErrorBeforeAnyoneIsAsked() async throws {
