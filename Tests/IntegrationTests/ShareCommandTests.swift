@@ -43,9 +43,9 @@ struct ShareCommandTests {
         // A PNG and a PDF: no app takes both.
         let mixed = try await setup.courier(["share", setup.path("pic.png"), setup.path("paper.pdf"), "--list", "--json"])
         #expect(Self.ids(try Self.json(mixed.output)) == ["save-to", "nearby"], "\(mixed)")
-        // A URL goes to the app that claims its scheme.
+        // A URL goes to the app that claims its scheme, and (alone) to a nearby device as a message.
         let url = try await setup.courier(["share", "notes://today", "--list"])
-        #expect(url.output == "open-in:\(Self.notes)\tOpen in notes\napp:\(Self.notes)/add-note\tAdd to Notes\n", "\(url)")
+        #expect(url.output == "open-in:\(Self.notes)\tOpen in notes\napp:\(Self.notes)/add-note\tAdd to Notes\nnearby\tSend to a nearby device\n", "\(url)")
     }
 
     @Test func whenNothingFitsTheRefusalIsNamed() async throws {
@@ -56,7 +56,7 @@ struct ShareCommandTests {
         let reply = try Self.json(none.output)
         #expect((reply["error"] as? [String: Any])?["name"] as? String == "org.courier.Error.NoActivity")
         #expect(none.error.contains("no activity accepts every item"), "\(none)")
-        let web = try await setup.courier(["share", "https://example.org/", "--list"])
+        let web = try await setup.courier(["share", "https://example.org/", "--exclude", "nearby", "--list"])
         #expect(web.status == 3, "\(web)")
         let missing = try await setup.courier(["share", setup.path("nothing-here.txt"), "--list"])
         #expect(missing.status == 66 && missing.error.contains("neither an existing file nor a URL"), "\(missing)")

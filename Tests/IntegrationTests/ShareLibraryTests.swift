@@ -45,7 +45,7 @@ struct ShareLibraryTests {
         let outcome = try await app.share([.source(list)], excluding: ["save-to"], chooser: chooser)
         #expect(outcome.activity.id == "app:\(ShareCommandTests.notes)/add-note")
         #expect(chooser.offered.withLock { $0 } == ["open-in:com.acme.todolist", "app:com.acme.todolist/add-tasks",
-                                                    "open-in:\(OpenDocumentsTests.wrangler)", "app:\(ShareCommandTests.notes)/add-note"])
+                                                    "open-in:\(OpenDocumentsTests.wrangler)", "app:\(ShareCommandTests.notes)/add-note", "nearby"])
         #expect(list.asked.withLock { $0 } == ["app:\(ShareCommandTests.notes)/add-note"])
         let inbox = setup.container(ShareCommandTests.notes) + "/Documents/Inbox"
         #expect(outcome.delivered == ["file://\(inbox)/Text.txt"])
