@@ -51,7 +51,7 @@ public struct NearbyTextMessage: Sendable, Equatable {
     }
 
     /// What a person is shown: at most ``shownCharacters`` characters, every control, line-break or
-    /// bidirectional formatting character escaped (`\u{1B}`, `\u{A}`, `\u{202E}`) as `CleanText`
+    /// bidirectional formatting character escaped (`\u{001B}`, `\u{000A}`, `\u{202E}`) as `CleanText`
     /// escapes them everywhere, so the text cannot move the cursor, fake a prompt or reorder itself.
     public var shown: String {
         let count = text.count
