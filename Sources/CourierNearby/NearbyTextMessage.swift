@@ -50,12 +50,13 @@ public struct NearbyTextMessage: Sendable, Equatable {
         return trimmed
     }
 
-    /// What a person is shown: at most ``shownCharacters`` characters, every control, line-break or
-    /// bidirectional formatting character escaped (`\u{001B}`, `\u{000A}`, `\u{202E}`) as `CleanText`
-    /// escapes them everywhere, so the text cannot move the cursor, fake a prompt or reorder itself.
+    /// What a person is shown: every control, line-break or bidirectional formatting character
+    /// escaped (`\u{001B}`, `\u{000A}`, `\u{202E}`) as `CleanText` escapes them everywhere, so the
+    /// text cannot move the cursor, fake a prompt or reorder itself; a text cut after
+    /// ``shownCharacters`` characters, a link never (what is opened is all shown: at most 8 KiB).
     public var shown: String {
         let count = text.count
-        guard count > Self.shownCharacters else { return CleanText.escaped(text) }
+        guard count > Self.shownCharacters, url == nil else { return CleanText.escaped(text) }
         return CleanText.escaped(text.prefix(Self.shownCharacters)) + "… (\(count - Self.shownCharacters) more characters)"
     }
 

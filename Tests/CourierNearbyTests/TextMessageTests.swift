@@ -80,8 +80,11 @@ struct TextMessageTests {
         let (receiver, port) = try await fixture.startReceiver(["--trusted-only", "--ask-timeout", "2"])
         try await Self.trustOwnSender(fixture, receiver: receiver)
 
-        let declined = try await Self.sendText(fixture, Self.link, port: port)
+        // A long link is shown whole: what would be opened is all there to read.
+        let long = Self.link + "&x=" + String(repeating: "a", count: 600) + "#the-end-is-shown"
+        let declined = try await Self.sendText(fixture, long, port: port)
         #expect(declined.status == 1, "\(declined)")
+        #expect((server.notifications.first?["body"] as? String)?.contains("a#the-end-is-shown") == true, "\(server.calls)")
         #expect(declined.errors.contains("declined"), "\(declined.errors)")
         #expect(receiver.errors.contains("refused: 403 the user declined the text message"), "\(receiver.errors)")
         #expect(server.notifications.count == 1, "\(server.calls)")
