@@ -64,7 +64,6 @@ struct SendCommand: AsyncParsableCommand {
             throw NearbyCommandError("courier nearby send: \(error.message)")
         }
         if let message {
-            outgoing.forEach { close($0.descriptor) }
             try await send(message, with: uploader, to: "\(host):\(port)")
             return
         }
