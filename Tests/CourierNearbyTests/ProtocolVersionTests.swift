@@ -146,16 +146,27 @@ struct ProtocolVersionTests {
     server.serve_forever()
     """#
 
+    /// ``v1Receiver`` running, writing into `v1-received` in the fixture's folder: it, its port,
+    /// and that folder.
+    static func startV1Receiver(_ fixture: NearbyFixture) async throws -> (BackgroundProcess, Int, URL) {
+        let folder = fixture.root.appendingPathComponent("v1-received", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let script = try fixture.file("v1-receiver.py", Data(v1Receiver.utf8))
+        let server = try BackgroundProcess("/usr/bin/python3", [script, folder.path], environment: fixture.environment, outputIn: fixture.root, name: "v1-receiver")
+        for _ in 0..<500 where Int(server.output.trimmingCharacters(in: .whitespacesAndNewlines)) == nil { try await Task.sleep(for: .milliseconds(20)) }
+        guard let port = Int(server.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            server.kill()
+            Issue.record("the v1 receiver did not start: \(server.errors)")
+            throw CancellationError()
+        }
+        return (server, port, folder)
+    }
+
     @Test func sendFallsBackToV1ForAV1OnlyReceiver() async throws {
         let fixture = try NearbyFixture()
         defer { fixture.tearDown() }
-        let folder = fixture.root.appendingPathComponent("v1-received", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let script = try fixture.file("v1-receiver.py", Data(Self.v1Receiver.utf8))
-        let server = try BackgroundProcess("/usr/bin/python3", [script, folder.path], environment: fixture.environment, outputIn: fixture.root, name: "v1-receiver")
+        let (server, port, folder) = try await Self.startV1Receiver(fixture)
         defer { server.kill() }
-        for _ in 0..<500 where Int(server.output.trimmingCharacters(in: .whitespacesAndNewlines)) == nil { try await Task.sleep(for: .milliseconds(20)) }
-        let port = try #require(Int(server.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(server.errors)")
         let file = try fixture.file("notes.bin", Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
         let sent = try await fixture.nearby(["send", file, "--to-device", "http://127.0.0.1:\(port)"])
         #expect(sent.status == 0, "\(sent.output)\(sent.errors)")

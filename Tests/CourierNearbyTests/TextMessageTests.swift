@@ -201,13 +201,8 @@ struct TextMessageTests {
         let server = try await TestNotificationServer(environment: fixture.environment, folder: fixture.root, answer: "accept")
         defer { server.stop() }
         let (receiver, port) = try await fixture.startReceiver(["--pin", BadInputTests.pin])
-        let folder = fixture.root.appendingPathComponent("v1-received", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let script = try fixture.file("v1-receiver.py", Data(ProtocolVersionTests.v1Receiver.utf8))
-        let v1 = try BackgroundProcess("/usr/bin/python3", [script, folder.path], environment: fixture.environment, outputIn: fixture.root, name: "v1-receiver")
+        let (v1, v1Port, folder) = try await ProtocolVersionTests.startV1Receiver(fixture)
         defer { v1.kill() }
-        for _ in 0..<500 where Int(v1.output.trimmingCharacters(in: .whitespacesAndNewlines)) == nil { try await Task.sleep(for: .milliseconds(20)) }
-        let v1Port = try #require(Int(v1.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(v1.errors)")
         let sent = try await fixture.nearby(["send", "--text", "see you at 8", "--to-device", "http://127.0.0.1:\(v1Port)", "--json"])
         #expect(sent.status == 0, "\(sent)")
         #expect(sent.output.contains("\"text\":\"uploaded-as-file\""), "\(sent.output)")
