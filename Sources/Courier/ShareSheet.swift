@@ -89,8 +89,10 @@ public struct ShareSheet: Sendable {
     }
 
     /// Performs the activity named `id` (`courier share --activity ID`), if it fits these items.
+    /// "Save to…" without `folder` asks the desktop portal's folder dialog, where a portal runs.
     public func perform(activityID id: String, folder: String? = nil, device: String? = nil) async throws(CourierError) -> ShareOutcome {
-        try await run(chooser: NamedShareChooser(id: id, folder: folder, device: device))
+        let folders = id == ShareActivity.saveTo && folder == nil ? await PortalFolderChooser.onDesktop(broker.connection) : nil
+        return try await run(chooser: NamedShareChooser(id: id, folder: folder, device: device, folders: folders))
     }
 
     // MARK: Performing
@@ -122,9 +124,9 @@ public struct ShareSheet: Sendable {
             return try await deliver(resolved, to: bundleID, activity: activity)
         case "copy":
             return try await copy(resolved, activity: activity)
-        case "save-to":
+        case ShareActivity.saveTo:
             guard let folder = choice.folder, !folder.isEmpty else {
-                throw CourierError(.invalidArguments, "“Save to…” needs a folder (courier share --activity save-to --folder DIR)")
+                throw CourierError(.invalidArguments, "“Save to…” needs a folder (courier share --activity save-to --folder DIR), and no desktop portal runs to ask for one")
             }
             return try save(resolved, to: folder, activity: activity)
         case "nearby":

@@ -1,5 +1,6 @@
 import BusTestSupport
 import CourierBroker
+import CourierManifest
 import CourierNames
 import Foundation
 import Testing
@@ -95,6 +96,28 @@ struct LaunchImageTests {
         let image = fixture.manifests.appendingPathComponent("Default-todolist.png")
         try FileManager.default.removeItem(at: image)
         #expect(mkfifo(image.path, 0o600) == 0)
+        let open = Task { try await fixture.client.open(Self.url) }
+        // Well past the delay, then the app may start.
+        try await Task.sleep(for: .seconds(1))
+        try Data().write(to: gate)
+        let answer = try await open.value
+        #expect(answer.handled)
+        #expect(server.notifications.isEmpty, "\(server.calls)")
+    }
+
+    /// The image is gone, grown past the limit, or no longer a PNG when the launch comes (it was
+    /// fine when the manifest was loaded): nothing is shown and the launch goes on.
+    @Test(arguments: ["missing", "huge", "not a PNG"])
+    func anImageMissingHugeOrNotAPNGAtLaunchIsNotShownAndTheLaunchGoesOn(problem: String) async throws {
+        let (fixture, server, gate) = try await Self.start()
+        defer { server.stop(); fixture.tearDown(); try? FileManager.default.removeItem(at: gate) }
+        let image = fixture.manifests.appendingPathComponent("Default-todolist.png")
+        try FileManager.default.removeItem(at: image)
+        switch problem {
+        case "huge": try Data(SampleContent.png + [UInt8](repeating: 0, count: LaunchImages.maximumFileSize)).write(to: image)
+        case "not a PNG": try Data("GIF89a, not a PNG\n".utf8).write(to: image)
+        default: break
+        }
         let open = Task { try await fixture.client.open(Self.url) }
         // Well past the delay, then the app may start.
         try await Task.sleep(for: .seconds(1))

@@ -1,0 +1,134 @@
+import BusTestSupport
+import Courier
+import DBus
+import Foundation
+import Testing
+
+/// "Save to…" through the desktop portal (docs/share.md): `courier share` against a real `courierd`
+/// (the apps of `ShareCommandTests`), with Debian's `xdg-desktop-portal` on the same private bus
+/// and a file-chooser backend of the test's own (`TestDesktopPortal`), which answers the folder
+/// dialog with a folder, a cancel, or something else.
+@Suite("Sharing: Save to… asks the desktop portal for the folder", .serialized,
+       .enabled(if: TestDesktopPortal.isInstalled, "needs xdg-desktop-portal and python3-dbus (scripts/bootstrap installs both)"))
+struct SharePortalTests {
+    /// Random bytes, so "byte-exact" means something.
+    static let payload = (0..<70_000).map { _ in UInt8.random(in: 0...255) }
+
+    static func destination(_ setup: OpenDocumentsTests.Setup) throws -> String {
+        let folder = setup.files.appendingPathComponent("chosen folder", isDirectory: true).path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func errorName(_ output: String) throws -> String? {
+        (try ShareCommandTests.json(output)["error"] as? [String: Any])?["name"] as? String
+    }
+
+    /// `--activity save-to` without `--folder`: the portal's folder dialog is asked (OpenFile with
+    /// `directory`, through the portal's request), and the items land byte-exact in the folder it
+    /// answers.
+    @Test func saveToWithoutAFolderAsksThePortalAndTheFilesLandByteExact() async throws {
+        let setup = try await ShareCommandTests.setup()
+        defer { setup.tearDown() }
+        let folder = try Self.destination(setup)
+        let portal = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: folder)
+        defer { portal.stop() }
+        try Data(Self.payload).write(to: setup.files.appendingPathComponent("random.bin"))
+
+        let shared = try await setup.courier(["share", setup.path("random.bin"), "--text", "Buy milk", "--activity", "save-to", "--json"])
+        #expect(shared.status == 0, "\(shared)\n\(portal.log)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["Text.txt", "random.bin"])
+        #expect(FileManager.default.contents(atPath: folder + "/random.bin") == Data(Self.payload))
+        #expect(FileManager.default.contents(atPath: folder + "/Text.txt") == Data("Buy milk".utf8))
+        #expect(try ShareCommandTests.json(shared.output)["delivered"] as? [String] == [folder + "/random.bin", folder + "/Text.txt"], "\(shared)")
+
+        // What the backend was asked, through the frontend: a folder, with our request's token.
+        let call = try #require(portal.calls.first { $0["call"] as? String == "OpenFile" }, "\(portal.calls)\n\(portal.log)")
+        let options = try #require(call["options"] as? [String: Any])
+        #expect(options["directory"] as? Bool == true, "\(call)")
+        #expect(options["accept_label"] as? String == "Save", "\(call)")
+        #expect(call["title"] as? String == "Save 2 items to…", "\(call)")
+        #expect((call["handle"] as? String)?.hasPrefix("/org/freedesktop/portal/desktop/request/") == true, "\(call)")
+        #expect((call["handle"] as? String)?.split(separator: "/").last?.hasPrefix("courier") == true, "\(call)")
+        #expect(portal.calls.filter { $0["call"] as? String == "OpenFile" }.count == 1, "\(portal.calls)")
+    }
+
+    /// The person cancels the folder dialog (response 1): nothing is saved, and the refusal is
+    /// `Dismissed`, saying so.
+    @Test func aCancelledFolderDialogSavesNothingAndSaysDismissed() async throws {
+        let setup = try await ShareCommandTests.setup()
+        defer { setup.tearDown() }
+        let portal = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: "cancel")
+        defer { portal.stop() }
+        let before = try FileManager.default.contentsOfDirectory(atPath: setup.files.path).sorted()
+        let shared = try await setup.courier(["share", setup.path("notes.txt"), "--activity", "save-to", "--json"])
+        #expect(shared.status == 1, "\(shared)\n\(portal.log)")
+        #expect(try Self.errorName(shared.output) == "org.courier.Error.Dismissed", "\(shared)")
+        #expect(shared.error.contains("dismissed") && shared.error.contains("nothing was saved"), "\(shared)")
+        #expect(portal.calls.contains { $0["call"] as? String == "OpenFile" }, "the portal was not asked: \(portal.calls)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.files.path).sorted() == before)
+    }
+
+    /// A dialog that ends some other way (response 2), or an answer that is not a local folder:
+    /// `Failed`, named, and nothing saved anywhere.
+    @Test(arguments: ["other", "uri:https://example.org/folder", "uri:file://elsewhere.example/tmp"])
+    func aDialogEndingOtherwiseOrAnAnswerThatIsNoLocalFolderSavesNothing(answer: String) async throws {
+        let setup = try await ShareCommandTests.setup()
+        defer { setup.tearDown() }
+        let portal = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: answer)
+        defer { portal.stop() }
+        let before = try FileManager.default.contentsOfDirectory(atPath: setup.files.path).sorted()
+        let shared = try await setup.courier(["share", setup.path("notes.txt"), "--activity", "save-to", "--json"])
+        #expect(shared.status != 0, "\(shared)\n\(portal.log)")
+        #expect(try Self.errorName(shared.output) == "org.courier.Error.Failed", "\(shared)\n\(portal.log)")
+        #expect(shared.error.contains("nothing was saved"), "\(shared)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.files.path).sorted() == before)
+    }
+
+    /// The desktop sheet with a portal running: the notification offers "Save to…" too, and the
+    /// click on it opens the portal's folder dialog; the file lands in the folder chosen there.
+    @Test func theNotificationOffersSaveToWhenAPortalRunsAndThePortalAsksWhere() async throws {
+        let setup = try await ShareCommandTests.setup()
+        defer { setup.tearDown() }
+        let folder = try Self.destination(setup)
+        let portal = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: folder)
+        defer { portal.stop() }
+        let server = try await TestNotificationServer(environment: setup.environment, folder: setup.files, answer: "save-to")
+        defer { server.stop() }
+        let shared = try await setup.courier(["share", setup.path("notes.txt"), "--json"])
+        #expect(shared.status == 0, "\(shared)\n\(portal.log)")
+        let shown = try #require(server.notifications.first, "\(server.calls)")
+        let keys = (shown["actions"] as? [String] ?? []).enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        #expect(keys.contains("save-to"), "\(shown)")
+        #expect(FileManager.default.contents(atPath: folder + "/notes.txt") == Data("milk\neggs\n".utf8))
+        #expect(portal.calls.first { $0["call"] as? String == "OpenFile" }?["title"] as? String == "Save \(setup.path("notes.txt")) to…", "\(portal.calls)")
+    }
+
+    /// From an app: `Application.share` with the desktop sheet saves through the portal the same
+    /// way, and a cancel in the dialog is the `Dismissed` the app sees.
+    @Test func anAppsShareSavesThroughThePortalAndSeesTheDismissal() async throws {
+        let setup = try await ShareCommandTests.setup()
+        defer { setup.tearDown() }
+        let folder = try Self.destination(setup)
+        let connection = try setup.daemon.bus.connect()
+        let app = try Application(bundleID: "com.example.sharer", delegate: ShareLibraryTests.Sharer(), connection: connection)
+        defer { app.stop() }
+        let first = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: folder)
+        let chosen = try #require(await PortalFolderChooser.onDesktop(connection), "no portal found: \(first.log)")
+        let outcome = try await app.share([.data(Data(Self.payload), type: "public.data", name: "export.bin")], chooser: NamedShareChooser(id: "save-to", folders: chosen))
+        #expect(outcome.delivered == [folder + "/export.bin"])
+        #expect(FileManager.default.contents(atPath: folder + "/export.bin") == Data(Self.payload))
+        await first.stopped()
+
+        let portal = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: "cancel")
+        defer { portal.stop() }
+        let folders = try #require(await PortalFolderChooser.onDesktop(connection), "no portal found: \(portal.log)")
+        do {
+            _ = try await app.share([.text("x")], chooser: NamedShareChooser(id: "save-to", folders: folders))
+            Issue.record("the share went through")
+        } catch {
+            #expect(error.code == .dismissed, "\(error)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["export.bin"])
+    }
+}
