@@ -85,6 +85,33 @@ struct SharePortalTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: setup.files.path).sorted() == before)
     }
 
+    /// Another process of the user watches the bus, sees the request (its token too) and answers
+    /// it first with a folder of its own, from its own connection, at the request's path, while
+    /// the real portal answers 3 s later: only the portal's answer counts, so the file lands in
+    /// the folder the person chose and nothing in the forger's.
+    @Test func aResponseForgedByAnotherProcessOnTheBusChoosesNoFolder() async throws {
+        let setup = try await ShareCommandTests.setup()
+        defer { setup.tearDown() }
+        let folder = try Self.destination(setup)
+        let trap = setup.files.appendingPathComponent("forger's folder", isDirectory: true).path
+        try FileManager.default.createDirectory(atPath: trap, withIntermediateDirectories: true)
+        let portal = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: folder, delay: 3)
+        defer { portal.stop() }
+        let forger = try BackgroundProcess("/usr/bin/python3", [TestDesktopPortal.fixture("portal-response-forger.py"), trap],
+                                           environment: setup.environment, outputIn: setup.files, name: "forger")
+        defer { forger.signal(SIGTERM) }
+        for _ in 0..<1000 where !forger.output.contains("ready") && forger.exitStatus == nil {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(forger.output.contains("ready"), "\(forger.errors)")
+
+        let shared = try await setup.courier(["share", setup.path("notes.txt"), "--activity", "save-to", "--json"])
+        #expect(forger.output.contains("forged /org/freedesktop/portal/desktop/request/"), "the forger saw no request: \(forger.output)\(forger.errors)")
+        #expect(shared.status == 0, "\(shared)\n\(portal.log)")
+        #expect(FileManager.default.contents(atPath: folder + "/notes.txt") == Data("milk\neggs\n".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: trap).isEmpty, "the forged answer was believed")
+    }
+
     /// The desktop sheet with a portal running: the notification offers "Save to…" too, and the
     /// click on it opens the portal's folder dialog; the file lands in the folder chosen there.
     @Test func theNotificationOffersSaveToWhenAPortalRunsAndThePortalAsksWhere() async throws {

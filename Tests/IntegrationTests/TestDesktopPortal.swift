@@ -16,8 +16,13 @@ final class TestDesktopPortal: Sendable {
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
     static let desktop = "couriertest"
     static let backendName = "org.freedesktop.impl.portal.desktop.couriertest"
-    static let backendScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/portal-file-chooser.py").path
+    static let backendScript = fixture("portal-file-chooser.py")
+
+    /// The path of `name` in Tests/Fixtures.
+    static func fixture(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures").appendingPathComponent(name).path
+    }
 
     let backend: BackgroundProcess
     let frontend: BackgroundProcess
