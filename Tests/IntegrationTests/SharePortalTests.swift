@@ -112,6 +112,33 @@ struct SharePortalTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: trap).isEmpty, "the forged answer was believed")
     }
 
+    /// A session whose portal has not been started yet: the bus starts it (D-Bus activation of
+    /// `org.freedesktop.portal.Desktop`, as Debian's service file does), and its dialog answers.
+    @Test(.enabled(if: PrivateBus.supportsActivation, "bus activation needs dbus-daemon (COURIER_TEST_BUS=dbus-broker has none without systemd)"))
+    func aPortalNotYetRunningIsStartedByTheBusAndAsked() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("courier-portal-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let root = work.appendingPathComponent("portal", isDirectory: true)
+        try TestDesktopPortal.activationService(in: work.appendingPathComponent("services"), root: root)
+        let bus = try PrivateBus(servicesDirectory: work.appendingPathComponent("services"))
+        defer { bus.stop() }
+        let connection = try bus.connect()
+        defer { connection.close() }
+        let folder = work.appendingPathComponent("chosen", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let portal = try await TestDesktopPortal(environment: bus.environment, folder: work, connection: connection, answer: folder.path,
+                                                 startFrontend: false, root: root)
+        defer { portal.stop() }
+        #expect(try await connection.nameOwner(of: "org.freedesktop.portal.Desktop") == nil)
+
+        let folders = try #require(await PortalFolderChooser.onDesktop(connection), "the bus did not start the portal")
+        let owner = try #require(try await connection.nameOwner(of: "org.freedesktop.portal.Desktop"))
+        let started = try await connection.credentials(of: owner).processID
+        defer { if let started { kill(pid_t(started), SIGTERM) } }
+        #expect(try await folders.chooseFolder(for: ["notes.txt"]) == folder.path)
+        #expect(portal.calls.first?["title"] as? String == "Save notes.txt to…", "\(portal.calls)")
+    }
+
     /// The desktop sheet with a portal running: the notification offers "Save to…" too, and the
     /// click on it opens the portal's folder dialog; the file lands in the folder chosen there.
     @Test func theNotificationOffersSaveToWhenAPortalRunsAndThePortalAsksWhere() async throws {
