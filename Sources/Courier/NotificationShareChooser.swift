@@ -20,8 +20,12 @@ public struct NotificationShareChooser: ShareChooser {
     public let connection: DBusConnection
     public let server: BusName
     public var timeout: Duration
-    /// The desktop portal's folder dialog, for "Save to…" (nil: not offered).
+    /// The desktop portal's folder dialog, for "Save to…" (nil: not offered, unless
+    /// `looksForPortal`).
     public var folders: PortalFolderChooser?
+    /// Looks for a portal (`PortalFolderChooser.onDesktop`) when "Save to…" fits and `folders` is
+    /// nil, so a share without it neither asks the bus nor starts a portal.
+    var looksForPortal = false
 
     /// The kinds the notification offers without a folder dialog.
     public static let offeredKinds: Set<String> = ["open-in", "app", "copy", "nearby"]
@@ -36,7 +40,9 @@ public struct NotificationShareChooser: ShareChooser {
         guard await notifications.capabilities(of: server).contains(FreedesktopNotifications.actionsCapability) else {
             throw CourierError(.nobodyToAsk, "nobody can be asked to choose an activity: there is no terminal, and the desktop's notification server does not show actions; name one with --activity ID (list them with --list)")
         }
-        return NotificationShareChooser(connection: connection, server: server, timeout: timeout, folders: await PortalFolderChooser.onDesktop(connection))
+        var chooser = NotificationShareChooser(connection: connection, server: server, timeout: timeout)
+        chooser.looksForPortal = true
+        return chooser
     }
 
     public init(connection: DBusConnection, server: BusName, timeout: Duration = .seconds(120), folders: PortalFolderChooser? = nil) {
@@ -47,6 +53,10 @@ public struct NotificationShareChooser: ShareChooser {
     }
 
     public func choose(from activities: [ShareActivity], items: [String]) async throws(CourierError) -> ShareChoice {
+        var folders = folders
+        if folders == nil, looksForPortal, activities.contains(where: { $0.kind == ShareActivity.saveTo }) {
+            folders = await PortalFolderChooser.onDesktop(connection)
+        }
         let offered = activities.filter { Self.offeredKinds.contains($0.kind) || (folders != nil && $0.kind == ShareActivity.saveTo) }
         guard !offered.isEmpty else {
             throw CourierError(.nobodyToAsk, "the desktop notification cannot offer \(activities.map(\.id).joined(separator: ", ")) (a folder must be named, and no desktop portal runs to ask for one); run one with --activity ID")
