@@ -31,7 +31,7 @@ struct SharePortalTests {
         let setup = try await ShareCommandTests.setup()
         defer { setup.tearDown() }
         let folder = try Self.destination(setup)
-        let portal = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: folder)
+        let portal = try await TestDesktopPortal.start(on: setup, answer: folder)
         defer { portal.stop() }
         try Data(Self.payload).write(to: setup.files.appendingPathComponent("random.bin"))
 
@@ -58,7 +58,7 @@ struct SharePortalTests {
     @Test func aCancelledFolderDialogSavesNothingAndSaysDismissed() async throws {
         let setup = try await ShareCommandTests.setup()
         defer { setup.tearDown() }
-        let portal = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: "cancel")
+        let portal = try await TestDesktopPortal.start(on: setup, answer: "cancel")
         defer { portal.stop() }
         let before = try FileManager.default.contentsOfDirectory(atPath: setup.files.path).sorted()
         let shared = try await setup.courier(["share", setup.path("notes.txt"), "--activity", "save-to", "--json"])
@@ -75,7 +75,7 @@ struct SharePortalTests {
     func aDialogEndingOtherwiseOrAnAnswerThatIsNoLocalFolderSavesNothing(answer: String) async throws {
         let setup = try await ShareCommandTests.setup()
         defer { setup.tearDown() }
-        let portal = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: answer)
+        let portal = try await TestDesktopPortal.start(on: setup, answer: answer)
         defer { portal.stop() }
         let before = try FileManager.default.contentsOfDirectory(atPath: setup.files.path).sorted()
         let shared = try await setup.courier(["share", setup.path("notes.txt"), "--activity", "save-to", "--json"])
@@ -95,7 +95,7 @@ struct SharePortalTests {
         let folder = try Self.destination(setup)
         let trap = setup.files.appendingPathComponent("forger's folder", isDirectory: true).path
         try FileManager.default.createDirectory(atPath: trap, withIntermediateDirectories: true)
-        let portal = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: folder, delay: 3)
+        let portal = try await TestDesktopPortal.start(on: setup, answer: folder, delay: 3)
         defer { portal.stop() }
         let forger = try BackgroundProcess("/usr/bin/python3", [TestDesktopPortal.fixture("portal-response-forger.py"), trap],
                                            environment: setup.environment, outputIn: setup.files, name: "forger")
@@ -145,7 +145,7 @@ struct SharePortalTests {
         let setup = try await ShareCommandTests.setup()
         defer { setup.tearDown() }
         let folder = try Self.destination(setup)
-        let portal = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: folder)
+        let portal = try await TestDesktopPortal.start(on: setup, answer: folder)
         defer { portal.stop() }
         let server = try await TestNotificationServer(environment: setup.environment, folder: setup.files, answer: "save-to")
         defer { server.stop() }
@@ -167,14 +167,14 @@ struct SharePortalTests {
         let connection = try setup.daemon.bus.connect()
         let app = try Application(bundleID: "com.example.sharer", delegate: ShareLibraryTests.Sharer(), connection: connection)
         defer { app.stop() }
-        let first = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: folder)
+        let first = try await TestDesktopPortal.start(on: setup, answer: folder)
         let chosen = try #require(await PortalFolderChooser.onDesktop(connection), "no portal found: \(first.log)")
         let outcome = try await app.share([.data(Data(Self.payload), type: "public.data", name: "export.bin")], chooser: NamedShareChooser(id: "save-to", folders: chosen))
         #expect(outcome.delivered == [folder + "/export.bin"])
         #expect(FileManager.default.contents(atPath: folder + "/export.bin") == Data(Self.payload))
         await first.stopped()
 
-        let portal = try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: "cancel")
+        let portal = try await TestDesktopPortal.start(on: setup, answer: "cancel")
         defer { portal.stop() }
         let folders = try #require(await PortalFolderChooser.onDesktop(connection), "no portal found: \(portal.log)")
         do {

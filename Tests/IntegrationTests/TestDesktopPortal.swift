@@ -98,6 +98,11 @@ final class TestDesktopPortal: Sendable {
         throw StartFailure(description: "xdg-desktop-portal did not take org.freedesktop.portal.Desktop: \(frontend.errors)")
     }
 
+    /// The portal on the bus of a share test's broker.
+    static func start(on setup: OpenDocumentsTests.Setup, answer: String, delay: Double = 0.2) async throws -> TestDesktopPortal {
+        try await TestDesktopPortal(environment: setup.environment, folder: setup.files, connection: setup.client.connection, answer: answer, delay: delay)
+    }
+
     /// Every call the backend had, in order.
     var calls: [[String: Any]] {
         let text = (try? String(contentsOf: record, encoding: .utf8)) ?? ""
