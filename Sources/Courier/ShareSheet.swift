@@ -89,16 +89,15 @@ public struct ShareSheet: Sendable {
     }
 
     /// Performs the activity named `id` (`courier share --activity ID`), if it fits these items.
-    /// "Save to…" without `folder` asks the desktop portal's folder dialog, where a portal runs.
     public func perform(activityID id: String, folder: String? = nil, device: String? = nil) async throws(CourierError) -> ShareOutcome {
-        let folders = id == ShareActivity.saveTo && folder == nil ? await PortalFolderChooser.onDesktop(broker.connection) : nil
-        return try await run(chooser: NamedShareChooser(id: id, folder: folder, device: device, folders: folders))
+        try await run(chooser: NamedShareChooser(id: id, folder: folder, device: device))
     }
 
     // MARK: Performing
 
     /// Performs `choice`: the lazy items give their data first; a file removed since the listing
-    /// is refused (`InvalidFile`) before anything is delivered.
+    /// is refused (`InvalidFile`) before anything is delivered. "Save to…" chosen without a folder
+    /// asks the desktop portal's folder dialog for one, where a portal runs (`PortalFolderChooser`).
     public func perform(_ choice: ShareChoice) async throws(CourierError) -> ShareOutcome {
         let activity = choice.activity
         var resolved: [ShareItem] = []
@@ -125,7 +124,11 @@ public struct ShareSheet: Sendable {
         case "copy":
             return try await copy(resolved, activity: activity)
         case ShareActivity.saveTo:
-            guard let folder = choice.folder, !folder.isEmpty else {
+            var folder = choice.folder
+            if folder?.isEmpty ?? true, let folders = await PortalFolderChooser.onDesktop(broker.connection) {
+                folder = try await folders.chooseFolder(for: items.map(\.label))
+            }
+            guard let folder, !folder.isEmpty else {
                 throw CourierError(.invalidArguments, "“Save to…” needs a folder (courier share --activity save-to --folder DIR), and no desktop portal runs to ask for one")
             }
             return try save(resolved, to: folder, activity: activity)
