@@ -45,6 +45,8 @@ public struct PortalFolderChooser: Sendable {
             throw CourierError(.dismissed, "no folder was chosen within \(timeout.components.seconds) s; the dialog was closed and nothing was saved")
         case .portalLeft:
             throw CourierError(.failed, "the desktop portal left the session bus before a folder was chosen; nothing was saved")
+        case .abandoned:
+            throw CourierError(.dismissed, "the share was cancelled while the folder dialog was up; the dialog was closed and nothing was saved")
         }
     }
 

@@ -125,10 +125,13 @@ public struct DesktopPortalFileChooser: Sendable {
         case timedOut
         /// The portal left the bus before answering.
         case portalLeft
+        /// The asking task was cancelled; the request was closed.
+        case abandoned
     }
 
     /// Asks the person for one folder with the desktop's dialog (`OpenFile` with `directory`),
-    /// waiting up to `timeout` for the answer (then the dialog is closed).
+    /// waiting up to `timeout` for the answer. A request not answered in time, or whose task is
+    /// cancelled, is closed (`Request.Close`: the dialog goes away).
     public func chooseFolder(title: String, acceptLabel: String, timeout: Duration) async throws(CourierError) -> Outcome {
         guard let sender = connection.uniqueName else { throw CourierError(.bus, "this connection has no unique name, so it cannot make a portal request") }
         let token = "courier" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
@@ -186,10 +189,12 @@ public struct DesktopPortalFileChooser: Sendable {
             var first: Outcome?
             while first == nil, let next = await group.next() { first = next }
             group.cancelAll()
-            return first ?? .portalLeft
+            return first ?? (Task.isCancelled ? .abandoned : .portalLeft)
         }
-        if outcome == .timedOut {
-            _ = try? await P.close.call(on: connection, portal, path: handle, timeout: .seconds(5))
+        if outcome == .timedOut || outcome == .abandoned {
+            // In a task of its own: a cancelled task's calls end before they are sent.
+            let connection = connection
+            await Task { _ = try? await P.close.call(on: connection, portal, path: handle, timeout: .seconds(5)) }.value
         }
         return outcome
     }

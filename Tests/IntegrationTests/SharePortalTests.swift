@@ -112,6 +112,37 @@ struct SharePortalTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: trap).isEmpty, "the forged answer was believed")
     }
 
+    /// The app cancels its share while the folder dialog is up: the request is closed (the
+    /// portal passes `Close` on to its backend: the dialog goes away), the app sees `Dismissed`,
+    /// and nothing is saved.
+    @Test func aShareCancelledWhileTheDialogIsUpClosesIt() async throws {
+        let setup = try await ShareCommandTests.setup()
+        defer { setup.tearDown() }
+        let app = try Application(bundleID: "com.example.sharer", delegate: ShareLibraryTests.Sharer(), connection: try setup.daemon.bus.connect())
+        defer { app.stop() }
+        let portal = try await TestDesktopPortal.start(on: setup, answer: "hang")
+        defer { portal.stop() }
+        let before = try FileManager.default.contentsOfDirectory(atPath: setup.files.path).sorted()
+        let share = Task { try await app.share([.text("x")], chooser: NamedShareChooser(id: "save-to")) }
+        for _ in 0..<1000 where !portal.calls.contains(where: { $0["call"] as? String == "OpenFile" }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        share.cancel()
+        let result = await share.result
+        guard case .failure(let error as CourierError) = result else {
+            Issue.record("the share ended with \(result)")
+            return
+        }
+        #expect(error.code == .dismissed && error.message.contains("cancelled"), "\(error)")
+        var closed = false
+        for _ in 0..<1000 where !closed {
+            closed = portal.calls.contains { $0["call"] as? String == "Close" }
+            if !closed { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(closed, "the dialog stayed up: \(portal.calls)\n\(portal.log)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.files.path).sorted() == before)
+    }
+
     /// A session whose portal has not been started yet: the bus starts it (D-Bus activation of
     /// `org.freedesktop.portal.Desktop`, as Debian's service file does), and its dialog answers.
     @Test(.enabled(if: PrivateBus.supportsActivation, "bus activation needs dbus-daemon (COURIER_TEST_BUS=dbus-broker has none without systemd)"))
