@@ -3,7 +3,8 @@ public import DBus
 extension Application {
     /// Shares `items` (docs/share.md): the broker lists the activities that fit every item, the
     /// person chooses — through `chooser`, by default on this process's terminal, else in a
-    /// desktop notification (`NotificationShareChooser`) —, and the choice runs; returns what ran
+    /// desktop notification (`NotificationShareChooser`); "Save to…" without a folder asks the
+    /// desktop portal's folder dialog (`PortalFolderChooser`) —, and the choice runs; returns what ran
     /// and where the items went. Refusals: `NoActivity`, `Dismissed`, `NobodyToAsk` (neither a
     /// terminal nor a notification server with actions: pass a chooser), `Declined` (the app or device
     /// said no), `InvalidFile` (a file removed before the choice), `Failed` (a lazy item failed).

@@ -7,9 +7,10 @@ import CourierProtocol
 /// uses). The person's click (`ActionInvoked`) is the choice; closing the notification, or no
 /// answer within `timeout`, dismisses (`Dismissed`); the notification is withdrawn either way.
 ///
-/// "Save to…" is not offered there: it needs a folder, which a notification cannot ask for (name
-/// it with `--activity save-to --folder`). A nearby send goes to the device `courier nearby send`
-/// finds itself.
+/// "Save to…" is offered there only when a desktop portal runs (`folders`): its folder dialog
+/// then asks where (`PortalFolderChooser`); without one a notification cannot ask for a folder
+/// (name it with `--activity save-to --folder`). A nearby send goes to the device
+/// `courier nearby send` finds itself.
 ///
 /// Only the server that shows the notification can answer: `Notify` goes to the unique name
 /// that owns `org.freedesktop.Notifications` when asked and only that name's signals count, and
@@ -19,8 +20,14 @@ public struct NotificationShareChooser: ShareChooser {
     public let connection: DBusConnection
     public let server: BusName
     public var timeout: Duration
+    /// The desktop portal's folder dialog, for "Save to…" (nil: not offered, unless
+    /// `looksForPortal`).
+    public var folders: PortalFolderChooser?
+    /// Looks for a portal (`PortalFolderChooser.onDesktop`) when "Save to…" fits and `folders` is
+    /// nil, so a share without it neither asks the bus nor starts a portal.
+    var looksForPortal = false
 
-    /// The kinds the notification offers.
+    /// The kinds the notification offers without a folder dialog.
     public static let offeredKinds: Set<String> = ["open-in", "app", "copy", "nearby"]
 
     /// The chooser on the notification server running on `connection`'s bus, when one runs and
@@ -33,19 +40,26 @@ public struct NotificationShareChooser: ShareChooser {
         guard await notifications.capabilities(of: server).contains(FreedesktopNotifications.actionsCapability) else {
             throw CourierError(.nobodyToAsk, "nobody can be asked to choose an activity: there is no terminal, and the desktop's notification server does not show actions; name one with --activity ID (list them with --list)")
         }
-        return NotificationShareChooser(connection: connection, server: server, timeout: timeout)
+        var chooser = NotificationShareChooser(connection: connection, server: server, timeout: timeout)
+        chooser.looksForPortal = true
+        return chooser
     }
 
-    public init(connection: DBusConnection, server: BusName, timeout: Duration = .seconds(120)) {
+    public init(connection: DBusConnection, server: BusName, timeout: Duration = .seconds(120), folders: PortalFolderChooser? = nil) {
         self.connection = connection
         self.server = server
         self.timeout = timeout
+        self.folders = folders
     }
 
     public func choose(from activities: [ShareActivity], items: [String]) async throws(CourierError) -> ShareChoice {
-        let offered = activities.filter { Self.offeredKinds.contains($0.kind) }
+        var folders = folders
+        if folders == nil, looksForPortal, activities.contains(where: { $0.kind == ShareActivity.saveTo }) {
+            folders = await PortalFolderChooser.onDesktop(connection)
+        }
+        let offered = activities.filter { Self.offeredKinds.contains($0.kind) || (folders != nil && $0.kind == ShareActivity.saveTo) }
         guard !offered.isEmpty else {
-            throw CourierError(.nobodyToAsk, "the desktop notification cannot offer \(activities.map(\.id).joined(separator: ", ")) (a folder must be named); run one with --activity ID")
+            throw CourierError(.nobodyToAsk, "the desktop notification cannot offer \(activities.map(\.id).joined(separator: ", ")) (a folder must be named, and no desktop portal runs to ask for one); run one with --activity ID")
         }
         let notifications = DesktopNotifications(connection: connection)
         let (actions, closed) = try await notifications.signals(from: server)
@@ -82,6 +96,9 @@ public struct NotificationShareChooser: ShareChooser {
         await notifications.close(server, id: id)
         guard let activity = chosen else {
             throw CourierError(.dismissed, "the share notification was closed or not answered; nothing was shared")
+        }
+        if activity.kind == ShareActivity.saveTo, let folders {
+            return ShareChoice(activity: activity, folder: try await folders.chooseFolder(for: items))
         }
         return ShareChoice(activity: activity)
     }

@@ -19,8 +19,10 @@ public struct ShareActivity: Sendable, Hashable, Codable {
         self.activityName = activityName
     }
 
+    /// The kind (and id) of "Save to…", the activity that needs a folder.
+    public static let saveTo = "save-to"
     /// The activity kinds (`kind`), the values `excluding` takes besides ids.
-    public static let kinds = ["open-in", "app", "copy", "save-to", "nearby"]
+    public static let kinds = ["open-in", "app", "copy", saveTo, "nearby"]
 }
 
 /// What the person chose in a sheet: an activity, with the folder for "Save to…" and the device

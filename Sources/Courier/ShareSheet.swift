@@ -96,7 +96,8 @@ public struct ShareSheet: Sendable {
     // MARK: Performing
 
     /// Performs `choice`: the lazy items give their data first; a file removed since the listing
-    /// is refused (`InvalidFile`) before anything is delivered.
+    /// is refused (`InvalidFile`) before anything is delivered. "Save to…" chosen without a folder
+    /// asks the desktop portal's folder dialog for one, where a portal runs (`PortalFolderChooser`).
     public func perform(_ choice: ShareChoice) async throws(CourierError) -> ShareOutcome {
         let activity = choice.activity
         var resolved: [ShareItem] = []
@@ -122,9 +123,13 @@ public struct ShareSheet: Sendable {
             return try await deliver(resolved, to: bundleID, activity: activity)
         case "copy":
             return try await copy(resolved, activity: activity)
-        case "save-to":
-            guard let folder = choice.folder, !folder.isEmpty else {
-                throw CourierError(.invalidArguments, "“Save to…” needs a folder (courier share --activity save-to --folder DIR)")
+        case ShareActivity.saveTo:
+            var folder = choice.folder
+            if folder?.isEmpty ?? true, let folders = await PortalFolderChooser.onDesktop(broker.connection) {
+                folder = try await folders.chooseFolder(for: items.map(\.label))
+            }
+            guard let folder, !folder.isEmpty else {
+                throw CourierError(.invalidArguments, "“Save to…” needs a folder (courier share --activity save-to --folder DIR), and no desktop portal runs to ask for one")
             }
             return try save(resolved, to: folder, activity: activity)
         case "nearby":

@@ -30,7 +30,7 @@ public struct TerminalShareChooser: ShareChooser {
         }
         guard let activity = chosen else { throw Self.dismissed }
         switch activity.kind {
-        case "save-to":
+        case ShareActivity.saveTo:
             return ShareChoice(activity: activity, folder: try await Self.ask("Folder to save into (Enter to cancel): "))
         case "nearby":
             let device = try await Self.ask("Device (alias, fingerprint or IP; Enter to cancel): ")

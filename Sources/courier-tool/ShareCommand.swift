@@ -36,7 +36,7 @@ struct ShareCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Run this activity (an id from --list) without asking.")
     var activity: String?
 
-    @Option(name: .long, help: "The folder for Save to… (with --activity save-to).")
+    @Option(name: .long, help: "The folder for Save to… (with --activity save-to; without it, the desktop portal's folder dialog asks, where a portal runs).")
     var folder: String?
 
     @Option(name: .customLong("to-device"), help: "The device for a nearby send: ALIAS, FINGERPRINT or IP[:PORT].")

@@ -20,7 +20,7 @@ struct ShareCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Run this activity without asking (an id `courier share --list` shows).")
     var activity: String?
 
-    @Option(name: .long, help: "The folder for Save to… (with --activity save-to).")
+    @Option(name: .long, help: "The folder for Save to… (with --activity save-to; without it, the desktop portal's folder dialog asks, where a portal runs).")
     var folder: String?
 
     @Option(name: .customLong("exclude"), help: "An activity kind or id not to offer (repeatable).")

@@ -47,4 +47,25 @@ struct ShareNearbyTests {
         #expect(gone.errors.contains("could not be reached"), "\(gone)")
         #expect(fixture.contents(of: fixture.inbox()).isEmpty)
     }
+
+    /// The device leaves in the middle of the send: the receiver asked its person (the
+    /// notification is up, the sender waits for the answer) and is killed there. The share ends
+    /// `Declined`, saying the device could not be reached, and nothing arrives.
+    @Test func aDeviceThatLeavesMidSendIsDeclinedAndNothingArrives() async throws {
+        let fixture = try NearbyFixture()
+        defer { fixture.tearDown() }
+        try await fixture.waitForBroker()
+        let server = try await TestNotificationServer(environment: fixture.environment, folder: fixture.root, answer: "none")
+        defer { server.stop() }
+        let (receiver, port) = try await fixture.startReceiver(["--to", NearbyFixture.todolist])
+        let file = try fixture.file("groceries.txt", Data("apples\npears\n".utf8))
+        let share = Task { try await Self.share(fixture, file, port: port) }
+        _ = try #require(await server.first { $0["call"] as? String == "Notify" }, "the receiver never asked: \(server.calls)")
+        receiver.kill()
+        let left = try await share.value
+        #expect(left.status == 1, "\(left)")
+        #expect(left.output.contains("org.courier.Error.Declined"), "\(left)")
+        #expect(left.errors.contains("could not be reached"), "\(left)")
+        #expect(fixture.contents(of: fixture.inbox()).isEmpty)
+    }
 }

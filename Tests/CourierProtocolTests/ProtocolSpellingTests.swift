@@ -16,8 +16,10 @@ struct ProtocolSpellingTests {
     /// (`name`, `path`, `state`, `pid`, …) are common words elsewhere (JSON output, file names), so
     /// only the keys no other vocabulary uses — those with a `-` or in camel case — are searched.
     static var spellings: Set<String> {
-        let interfaces = [Broker1.interface, Application1.interface, BrokerLink1.interface, FreedesktopApplication.interface, FreedesktopNotifications.interface]
-        var names: Set<String> = [Broker1.busName.rawValue, Broker1.objectPath.rawValue, FreedesktopNotifications.busName.rawValue, FreedesktopNotifications.objectPath.rawValue]
+        let interfaces = [Broker1.interface, Application1.interface, BrokerLink1.interface, FreedesktopApplication.interface, FreedesktopNotifications.interface,
+                          FreedesktopPortal.fileChooser, FreedesktopPortal.request]
+        var names: Set<String> = [Broker1.busName.rawValue, Broker1.objectPath.rawValue, FreedesktopNotifications.busName.rawValue, FreedesktopNotifications.objectPath.rawValue,
+                                  FreedesktopPortal.busName.rawValue, FreedesktopPortal.objectPath.rawValue]
         for interface in interfaces {
             names.insert(interface.name.rawValue)
             names.formUnion(interface.methods.map(\.name.rawValue))

@@ -1,5 +1,6 @@
 import BusTestSupport
 import CourierBroker
+import CourierManifest
 import CourierNames
 import Foundation
 import Testing
@@ -86,15 +87,21 @@ struct LaunchImageTests {
         #expect(closed != nil, "the launch image stayed after the launch failed: \(server.calls)")
     }
 
-    /// A hostile process of the user replaces the checked image with a FIFO after the manifest
-    /// was loaded: the broker reads it again without waiting on it, shows nothing, and the launch
-    /// goes on.
-    @Test func anImageSwappedForAFIFOAfterLoadingIsNotShownAndTheLaunchGoesOn() async throws {
+    /// The image is no longer what was checked when the manifest was loaded when the launch comes:
+    /// a hostile process of the user swapped it for a FIFO (read again without waiting on it), or
+    /// it is gone, grown past the limit, or no longer a PNG. Nothing is shown and the launch goes on.
+    @Test(arguments: ["a FIFO", "missing", "huge", "not a PNG"])
+    func anImageSwappedMissingHugeOrNotAPNGAtLaunchIsNotShownAndTheLaunchGoesOn(problem: String) async throws {
         let (fixture, server, gate) = try await Self.start()
         defer { server.stop(); fixture.tearDown(); try? FileManager.default.removeItem(at: gate) }
         let image = fixture.manifests.appendingPathComponent("Default-todolist.png")
         try FileManager.default.removeItem(at: image)
-        #expect(mkfifo(image.path, 0o600) == 0)
+        switch problem {
+        case "a FIFO": #expect(mkfifo(image.path, 0o600) == 0)
+        case "huge": try Data(SampleContent.png + [UInt8](repeating: 0, count: LaunchImages.maximumFileSize)).write(to: image)
+        case "not a PNG": try Data("GIF89a, not a PNG\n".utf8).write(to: image)
+        default: break
+        }
         let open = Task { try await fixture.client.open(Self.url) }
         // Well past the delay, then the app may start.
         try await Task.sleep(for: .seconds(1))

@@ -234,6 +234,24 @@ struct ShareCommandTests {
         #expect(none.status == 64 && none.error.contains("there is no task 7"), "\(none)")
     }
 
+    /// The README's app-developer section shows the todolist's own share code, line for line
+    /// (`Sources/todolist/ShareCommand.swift`, which the test above runs), so it cannot drift from
+    /// what runs; scripts/readme-quickstart runs the `todolist share` lines under it.
+    @Test func theReadmesShareCodeIsTheTodolistsOwn() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: repository.appendingPathComponent("Sources/todolist/ShareCommand.swift"), encoding: .utf8)
+        let sourceLines = Set(source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        let start = try #require(readme.range(of: "`todolist share` is the example"))
+        let block = try #require(readme[start.upperBound...].range(of: "```swift\n"))
+        let end = try #require(readme[block.upperBound...].range(of: "```"))
+        let lines = readme[block.upperBound..<end.lowerBound].split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains { $0.contains("application.share(") }, "\(lines)")
+        for line in lines {
+            #expect(sourceLines.contains(line), "a README line that Sources/todolist/ShareCommand.swift does not have: \(line)")
+        }
+    }
+
     // MARK: The terminal sheet, on a real pty
 
     /// Runs `courier ARGS` on a pty (python's `pty`), answering the sheet as `steps` say: `expect`
