@@ -1,5 +1,5 @@
 public import CourierNames
-package import DBus
+import DBus
 import CourierProtocol
 import FoundationEssentials
 
@@ -7,9 +7,9 @@ import FoundationEssentials
 /// the `courier` CLI. Every call is one `org.courier.Broker1` method; broker errors come back as
 /// `CourierError` with the broker's code and message.
 public struct BrokerClient: Sendable {
-    package let connection: DBusConnection
+    let connection: DBusConnection
 
-    package init(connection: DBusConnection) {
+    init(connection: DBusConnection) {
         self.connection = connection
     }
 
@@ -24,25 +24,18 @@ public struct BrokerClient: Sendable {
 
     /// Opens `url` in the app that owns it, launching it if needed.
     public func open(_ url: String, options: OpenOptions = .init()) async throws(CourierError) -> OpenResult {
-        try Self.checkAnnotationSize(options)
+        let request = options.request
+        try request.checkAnnotationSize()
         let timeout = (options.timeout ?? .seconds(25)) + .seconds(15)   // the broker may have to launch first
-        let reply = try OpenURLReply(reply: await Broker1.openURL.callMessage(
-            on: connection, Broker1.busName, path: Broker1.objectPath, [.string(url), .vardict(options.dictionary)], timeout: timeout))
+        let reply = try OpenURLReply(reply: await Broker1.openURL.callMessage(on: connection, Broker1.busName, path: Broker1.objectPath, request.body(url: url), timeout: timeout))
         return OpenResult(handled: reply.handled, bundleID: reply.bundleID, reply: reply.reply.courierValues)
     }
 
     /// Sends `url` without waiting for the answer (`courier open --no-wait`).
     public func openWithoutReply(_ url: String, options: OpenOptions = .init()) throws(CourierError) {
-        try Self.checkAnnotationSize(options)
-        try Broker1.openURL.callNoReply(on: connection, Broker1.busName, path: Broker1.objectPath, [.string(url), .vardict(options.dictionary)])
-    }
-
-    /// `LimitsExceeded` at once for an annotation the broker would refuse anyway
-    /// (`CourierLimits.maximumAnnotationBytes`): not sent, not copied again.
-    private static func checkAnnotationSize(_ options: OpenOptions) throws(CourierError) {
-        if let size = options.annotation?.dbusValue.byteCount, size > CourierLimits.maximumAnnotationBytes {
-            throw CourierError(.limitsExceeded, CourierLimits.annotationTooLarge(size))
-        }
+        let request = options.request
+        try request.checkAnnotationSize()
+        try Broker1.openURL.callNoReply(on: connection, Broker1.busName, path: Broker1.objectPath, request.body(url: url))
     }
 
     /// Whether some app can open `url` (for an app caller, only schemes its manifest lists in
@@ -88,25 +81,6 @@ public struct BrokerClient: Sendable {
     /// signal is sent; `stateChanges` tells when the app is gone.
     public func kill(bundleID: String) async throws(CourierError) {
         _ = try await call(Broker1.kill, [.string(bundleID)])
-    }
-
-    /// Starts `bundleID` without a URL and returns once it has checked in (`already-running`,
-    /// `state`, `pid`). `arguments` follow its launch command; `fresh` skips its preserved state.
-    package func launch(bundleID: String, arguments: [String] = [], fresh: Bool = false, timeout: Duration = .seconds(60)) async throws(CourierError) -> [String: DBusValue] {
-        try await call(Broker1.launch, [.string(bundleID), .vardict(Self.launchOptions(arguments, fresh))], timeout: timeout)[0].vardictValue ?? [:]
-    }
-
-    /// Terminates `bundleID` with notice, then launches it; returns once the new instance has
-    /// checked in. Requests sent meanwhile are delivered to the new instance.
-    package func restart(bundleID: String, arguments: [String] = [], fresh: Bool = false, timeout: Duration = .seconds(60)) async throws(CourierError) -> [String: DBusValue] {
-        try await call(Broker1.restart, [.string(bundleID), .vardict(Self.launchOptions(arguments, fresh))], timeout: timeout)[0].vardictValue ?? [:]
-    }
-
-    private static func launchOptions(_ arguments: [String], _ fresh: Bool) -> [String: DBusValue] {
-        var options: [String: DBusValue] = [:]
-        if !arguments.isEmpty { options[CourierKey.arguments] = arguments }
-        if fresh { options[CourierKey.fresh] = true }
-        return options
     }
 
     /// `ApplicationStateChanged` signals as (bundle id, state, pid), for one app or all.

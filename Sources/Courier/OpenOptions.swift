@@ -1,4 +1,3 @@
-package import DBus
 import CourierProtocol
 
 /// What a caller may say about an `openURL` (the `a{sv}` options of `Broker1.OpenURL`).
@@ -39,22 +38,10 @@ public struct OpenOptions: Sendable, Hashable {
         self.dryRun = dryRun
     }
 
-    /// The `a{sv}` sent to the broker.
-    package var dictionary: [String: DBusValue] {
-        var options: [String: DBusValue] = [:]
-        if let bundleID { options[CourierKey.bundleID] = bundleID }
-        if let annotation { options[CourierKey.annotation] = annotation.dbusValue }
-        if background { options[CourierKey.background] = true }
-        if let activationToken { options[CourierKey.activationToken] = activationToken }
-        if let timeout {
-            let (seconds, attoseconds) = timeout.components
-            options[CourierKey.timeoutMS] = UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        }
-        if dryRun { options[CourierKey.dryRun] = true }
-        if relayed { options[CourierKey.relayed] = true }
-        if let arguments { options[CourierKey.arguments] = arguments }
-        if fresh { options[CourierKey.fresh] = true }
-        return options
+    /// What is sent to the broker (its encoding is the protocol's).
+    var request: OpenRequestOptions {
+        OpenRequestOptions(bundleID: bundleID, annotation: annotation?.dbusValue, background: background, activationToken: activationToken,
+                           timeout: timeout, dryRun: dryRun, relayed: relayed, arguments: arguments, fresh: fresh)
     }
 }
 
