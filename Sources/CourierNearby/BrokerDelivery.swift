@@ -2,7 +2,7 @@ public import CourierTools
 public import CourierInbox
 import Foundation
 import CourierNames
-import CourierProtocol
+public import CourierProtocol
 import DBus
 
 /// Delivery through the broker, exactly as `courier drop` does it: `DropFiles` with the staged
