@@ -56,9 +56,10 @@ public final class Application: Sendable {
         var stopped = false
     }
 
+    /// The app connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`), as every D-Bus client does.
+    ///
     /// - Parameters:
     ///   - bundleID: defaults to `COURIER_BUNDLE_ID` (set by the broker when it launches the app).
-    ///   - connection: defaults to a new session-bus connection.
     ///   - version: the app's version, recorded in its preserved state.
     ///   - acceptsFreedesktopOpen: serve `org.freedesktop.Application.Open` (default: refused with
     ///     `NotPermitted`). Any process may call it, with no identity the broker can check: an app
@@ -74,7 +75,7 @@ public final class Application: Sendable {
     /// The same on a given bus connection (the library's tests run an app in their own process,
     /// on a private bus).
     init(bundleID: String? = nil, version: String = "1", delegate: any ApplicationDelegate, connection: DBusConnection?,
-                 acceptsFreedesktopOpen: Bool = false) throws(CourierError) {
+         acceptsFreedesktopOpen: Bool = false) throws(CourierError) {
         self.acceptsFreedesktopOpen = acceptsFreedesktopOpen
         let environment = CourierLayout.processEnvironment(Application.environmentNames)
         guard let bundleID = bundleID ?? environment["COURIER_BUNDLE_ID"], !bundleID.isEmpty else {
