@@ -125,9 +125,11 @@ let package = Package(
             dependencies: ["CDBus", "CourierNames", "CourierStaticExecutable"],
             linkerSettings: [.unsafeFlags(["-static-executable"] + StaticExecutable.wrapFlags)]
         ),
-        // What the user's tools ask of the broker's registry (courier dump/handlers/default/status,
-        // courier nearby): broker methods, never a copy of the registry; apps do not link it.
-        .target(name: "CourierTools", dependencies: ["Courier", "CourierProtocol", "DBus"]),
+        // How the user's tools (courier-tool, courier nearby, the benchmark, the load harness, the tests)
+        // call the broker, on the protocol and the binding: every Broker1 method they use, and what they
+        // ask of the broker's registry, never a copy of it. Not on the app library `Courier`, which
+        // offers an app's calls and nothing for tools; apps do not link this.
+        .target(name: "CourierTools", dependencies: ["CourierProtocol", "CourierNames", "DBus"]),
         // The full CLI behind `courier`: every subcommand (ArgumentParser, Foundation, the registry).
         .executableTarget(
             name: "courier-tool",
@@ -141,7 +143,7 @@ let package = Package(
         .target(
             name: "CourierNearby",
             dependencies: [
-                "DBus", "Courier", "CourierManifest", "CourierTypes", "CourierNames", "CourierProtocol", "CourierInbox", "CourierTools",
+                "DBus", "CourierManifest", "CourierTypes", "CourierNames", "CourierProtocol", "CourierInbox", "CourierTools",
                 "CourierIRI", "CourierDesktop",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

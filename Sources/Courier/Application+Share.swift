@@ -1,5 +1,3 @@
-public import DBus
-
 extension Application {
     /// Shares `items` (docs/share.md): the broker lists the activities that fit every item, the
     /// person chooses — through `chooser`, by default on this process's terminal, else in a
@@ -15,16 +13,17 @@ extension Application {
     public func share(_ items: [ShareItem], excluding excluded: [String] = [], chooser: (any ShareChooser)? = nil) async throws(CourierError) -> ShareOutcome {
         let sheet = ShareSheet(items: items, excluding: excluded, broker: broker)
         let asking: any ShareChooser
-        if let chooser { asking = chooser } else { asking = try await ShareSheet.personalChooser(on: broker.connection) }
+        if let chooser { asking = chooser } else { asking = try await sheet.personalChooser() }
         return try await sheet.run(chooser: asking)
     }
 }
 
 extension ShareSheet {
     /// The chooser where the person is: the terminal; else a notification with actions on the
-    /// session bus `connection` is on (`NotificationShareChooser`); else `NobodyToAsk`, saying why.
-    public static func personalChooser(on connection: DBusConnection) async throws(CourierError) -> any ShareChooser {
+    /// session bus the sheet's broker client is on (`NotificationShareChooser`); else
+    /// `NobodyToAsk`, saying why.
+    public func personalChooser() async throws(CourierError) -> any ShareChooser {
         if TerminalShareChooser.isAvailable { return TerminalShareChooser() }
-        return try await NotificationShareChooser.onDesktop(connection)
+        return try await NotificationShareChooser.onDesktop(broker)
     }
 }

@@ -1,5 +1,5 @@
 public import CourierNames
-package import DBus
+import DBus
 import CourierProtocol
 public import FoundationEssentials
 import Synchronization
@@ -22,10 +22,10 @@ import Glibc
 /// ```
 public final class Application: Sendable {
     public let bundleID: String
-    package let connection: DBusConnection
-    package let objectPath: ObjectPath
+    let connection: DBusConnection
+    let objectPath: ObjectPath
     /// The well-known name the app owns: its bundle id mapped to a bus name (`ApplicationAddress`).
-    package let busName: BusName
+    let busName: BusName
     /// The app's container (`COURIER_CONTAINER`, else `$XDG_DATA_HOME/courier/containers/<bundle-id>`).
     public let containerURL: URL
     /// The broker client on this app's connection (openURL / canOpenURL to other apps).
@@ -56,9 +56,10 @@ public final class Application: Sendable {
         var stopped = false
     }
 
+    /// The app connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`), as every D-Bus client does.
+    ///
     /// - Parameters:
     ///   - bundleID: defaults to `COURIER_BUNDLE_ID` (set by the broker when it launches the app).
-    ///   - connection: defaults to a new session-bus connection.
     ///   - version: the app's version, recorded in its preserved state.
     ///   - acceptsFreedesktopOpen: serve `org.freedesktop.Application.Open` (default: refused with
     ///     `NotPermitted`). Any process may call it, with no identity the broker can check: an app
@@ -71,9 +72,10 @@ public final class Application: Sendable {
         try self.init(bundleID: bundleID, version: version, delegate: delegate, connection: nil, acceptsFreedesktopOpen: acceptsFreedesktopOpen)
     }
 
-    /// The same on a given bus connection (the package's tests and load harness run on a private bus).
-    package init(bundleID: String? = nil, version: String = "1", delegate: any ApplicationDelegate, connection: DBusConnection?,
-                 acceptsFreedesktopOpen: Bool = false) throws(CourierError) {
+    /// The same on a given bus connection (the library's tests run an app in their own process,
+    /// on a private bus).
+    init(bundleID: String? = nil, version: String = "1", delegate: any ApplicationDelegate, connection: DBusConnection?,
+         acceptsFreedesktopOpen: Bool = false) throws(CourierError) {
         self.acceptsFreedesktopOpen = acceptsFreedesktopOpen
         let environment = CourierLayout.processEnvironment(Application.environmentNames)
         guard let bundleID = bundleID ?? environment["COURIER_BUNDLE_ID"], !bundleID.isEmpty else {
@@ -243,8 +245,8 @@ public final class Application: Sendable {
         connection.close()
     }
 
-    /// The direct link to the broker, when one is attached (for tests and diagnostics).
-    package var brokerLink: BrokerLink? { state.withLock { $0.link } }
+    /// The direct link to the broker, when one is attached (for the tests).
+    var brokerLink: BrokerLink? { state.withLock { $0.link } }
 
     /// Attaches the direct link `CheckIn`'s answer offers (`link-address`), if the process serving
     /// it is the broker that answered (`BrokerLink`). Without one, or when it fails, URLs keep

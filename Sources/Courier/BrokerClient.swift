@@ -1,60 +1,41 @@
 public import CourierNames
-package import DBus
+import DBus
 import CourierProtocol
-import FoundationEssentials
 
-/// Talks to the broker: the `UIApplication.openURL` / `canOpenURL` of Courier, used by apps and by
-/// the `courier` CLI. Every call is one `org.courier.Broker1` method; broker errors come back as
-/// `CourierError` with the broker's code and message.
+/// Talks to the broker: the `UIApplication.openURL` / `canOpenURL` of Courier. Every call is one
+/// `org.courier.Broker1` method; broker errors come back as `CourierError` with the broker's code
+/// and message.
 public struct BrokerClient: Sendable {
-    package let connection: DBusConnection
+    /// The protocol's client, whose calls these are (in an app's types).
+    let client: Broker1Client
+    var connection: DBusConnection { client.connection }
 
-    package init(connection: DBusConnection) {
-        self.connection = connection
+    init(connection: DBusConnection) {
+        self.client = Broker1Client(connection: connection)
     }
 
     /// A client on the session bus (`DBUS_SESSION_BUS_ADDRESS`).
     public static func session() throws(CourierError) -> BrokerClient {
-        do {
-            return BrokerClient(connection: try DBusConnection.session())
-        } catch {
-            throw CourierError(.brokerUnavailable, "cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set? Run inside a desktop session or dbus-run-session")
-        }
+        BrokerClient(connection: try Broker1Client.session().connection)
     }
 
     /// Opens `url` in the app that owns it, launching it if needed.
     public func open(_ url: String, options: OpenOptions = .init()) async throws(CourierError) -> OpenResult {
-        try Self.checkAnnotationSize(options)
-        let timeout = (options.timeout ?? .seconds(25)) + .seconds(15)   // the broker may have to launch first
-        let reply = try OpenURLReply(reply: await Broker1.openURL.callMessage(
-            on: connection, Broker1.busName, path: Broker1.objectPath, [.string(url), .vardict(options.dictionary)], timeout: timeout))
+        let reply = try await client.open(url, options: options.request)
         return OpenResult(handled: reply.handled, bundleID: reply.bundleID, reply: reply.reply.courierValues)
     }
 
-    /// Sends `url` without waiting for the answer (`courier open --no-wait`).
+    /// Sends `url` without waiting for the answer.
     public func openWithoutReply(_ url: String, options: OpenOptions = .init()) throws(CourierError) {
-        try Self.checkAnnotationSize(options)
-        try Broker1.openURL.callNoReply(on: connection, Broker1.busName, path: Broker1.objectPath, [.string(url), .vardict(options.dictionary)])
-    }
-
-    /// `LimitsExceeded` at once for an annotation the broker would refuse anyway
-    /// (`CourierLimits.maximumAnnotationBytes`): not sent, not copied again.
-    private static func checkAnnotationSize(_ options: OpenOptions) throws(CourierError) {
-        if let size = options.annotation?.dbusValue.byteCount, size > CourierLimits.maximumAnnotationBytes {
-            throw CourierError(.limitsExceeded, CourierLimits.annotationTooLarge(size))
-        }
+        try client.openWithoutReply(url, options: options.request)
     }
 
     /// Whether some app can open `url` (for an app caller, only schemes its manifest lists in
     /// `LSApplicationQueriesSchemes`).
-    public func canOpen(_ url: String) async throws(CourierError) -> Bool {
-        try await call(Broker1.canOpenURL, [.string(url)])[0].boolValue ?? false
-    }
+    public func canOpen(_ url: String) async throws(CourierError) -> Bool { try await client.canOpen(url) }
 
     /// The apps that can open `url`, the chosen one first.
-    public func handlers(for url: String) async throws(CourierError) -> [String] {
-        try await call(Broker1.handlersForURL, [.string(url)])[0].stringArrayValue ?? []
-    }
+    public func handlers(for url: String) async throws(CourierError) -> [String] { try await client.handlers(for: url) }
 
     /// Called by an app when it is ready: its launch options, with the unique name of the broker
     /// that answered (the bus sets a reply's sender).
@@ -68,62 +49,25 @@ public struct BrokerClient: Sendable {
     /// another executable, or a scheme it handles): without it the broker refuses such a change
     /// with `NotPermitted` (`RegisterManifestWithOptions`).
     public func registerManifest(atPath path: String, replace: Bool = false) async throws(CourierError) -> String {
-        let values = replace
-            ? try await call(Broker1.registerManifestWithOptions, [.string(path), .vardict([String: DBusValue](CourierKey.replace(true)))])
-            : try await call(Broker1.registerManifest, [.string(path)])
-        return values[0].stringValue ?? ""
+        try await client.registerManifest(atPath: path, replace: replace)
     }
 
-    public func unregister(bundleID: String) async throws(CourierError) {
-        _ = try await call(Broker1.unregister, [.string(bundleID)])
-    }
+    public func unregister(bundleID: String) async throws(CourierError) { try await client.unregister(bundleID: bundleID) }
 
     /// Terminates `bundleID` with notice (`WillTerminate`, then SIGTERM, then SIGKILL). Returns once
     /// the notice is under way; `stateChanges` tells when the app is gone.
-    public func terminate(bundleID: String) async throws(CourierError) {
-        _ = try await call(Broker1.terminate, [.string(bundleID)])
-    }
+    public func terminate(bundleID: String) async throws(CourierError) { try await client.terminate(bundleID: bundleID) }
 
-    /// Kills `bundleID` with SIGKILL, without notice (`courier quit --force`). Returns once the
-    /// signal is sent; `stateChanges` tells when the app is gone.
-    public func kill(bundleID: String) async throws(CourierError) {
-        _ = try await call(Broker1.kill, [.string(bundleID)])
-    }
-
-    /// Starts `bundleID` without a URL and returns once it has checked in (`already-running`,
-    /// `state`, `pid`). `arguments` follow its launch command; `fresh` skips its preserved state.
-    package func launch(bundleID: String, arguments: [String] = [], fresh: Bool = false, timeout: Duration = .seconds(60)) async throws(CourierError) -> [String: DBusValue] {
-        try await call(Broker1.launch, [.string(bundleID), .vardict(Self.launchOptions(arguments, fresh))], timeout: timeout)[0].vardictValue ?? [:]
-    }
-
-    /// Terminates `bundleID` with notice, then launches it; returns once the new instance has
-    /// checked in. Requests sent meanwhile are delivered to the new instance.
-    package func restart(bundleID: String, arguments: [String] = [], fresh: Bool = false, timeout: Duration = .seconds(60)) async throws(CourierError) -> [String: DBusValue] {
-        try await call(Broker1.restart, [.string(bundleID), .vardict(Self.launchOptions(arguments, fresh))], timeout: timeout)[0].vardictValue ?? [:]
-    }
-
-    private static func launchOptions(_ arguments: [String], _ fresh: Bool) -> [String: DBusValue] {
-        var options: [String: DBusValue] = [:]
-        if !arguments.isEmpty { options[CourierKey.arguments] = arguments }
-        if fresh { options[CourierKey.fresh] = true }
-        return options
-    }
+    /// Kills `bundleID` with SIGKILL, without notice. Returns once the signal is sent;
+    /// `stateChanges` tells when the app is gone.
+    public func kill(bundleID: String) async throws(CourierError) { try await client.kill(bundleID: bundleID) }
 
     /// `ApplicationStateChanged` signals as (bundle id, state, pid), for one app or all.
     public func stateChanges(of bundleID: String? = nil) async throws(CourierError) -> AsyncStream<(bundleID: String, state: String, pid: UInt32)> {
-        let rule = Broker1.applicationStateChanged.matchRule(path: Broker1.objectPath, arguments: bundleID.map { [0: $0] } ?? [:])
-        let messages: AsyncStream<DBusMessage>
-        do {
-            messages = try await connection.signals(matching: rule)
-        } catch {
-            throw CourierError(wrapping: error)
-        }
+        let changes = try await client.stateChanges(of: bundleID)
         return AsyncStream { continuation in
             let task = Task {
-                for await message in messages {
-                    guard let change = ApplicationStateChange(message.body) else { continue }
-                    continuation.yield((change.bundleID, change.state, change.pid))
-                }
+                for await change in changes { continuation.yield((change.bundleID, change.state, change.pid)) }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
@@ -131,11 +75,5 @@ public struct BrokerClient: Sendable {
     }
 
     /// Whether a broker owns `org.courier.Broker` right now (no activation).
-    public func brokerIsRunning() async -> Bool {
-        ((try? await connection.nameOwner(of: Broker1.busName)) ?? nil) != nil
-    }
-
-    private func call(_ method: ProtocolMethod, _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)) async throws(CourierError) -> [DBusValue] {
-        try await Broker1.call(method, on: connection, arguments, timeout: timeout)
-    }
+    public func brokerIsRunning() async -> Bool { await client.brokerIsRunning() }
 }

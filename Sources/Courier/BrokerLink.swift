@@ -1,4 +1,4 @@
-package import DBus
+import DBus
 import CourierProtocol
 #if canImport(Glibc)
 import Glibc
@@ -15,18 +15,18 @@ import Glibc
 /// the bus from the app's own unique name (`ConfirmLink`). Anything else
 /// — a refused check, a failed `Attach`, a lost link — leaves the app on the bus, where every
 /// delivery still arrives.
-package struct BrokerLink: Sendable {
-    package let connection: DBusConnection
+struct BrokerLink: Sendable {
+    let connection: DBusConnection
 
     /// Why a link was not made (the app then carries on over the bus).
-    package struct Refusal: Error, Sendable {
-        package let reason: String
+    struct Refusal: Error, Sendable {
+        let reason: String
     }
 
     /// Connects to `address`, checks that `brokerPID` listens there, serves `interfaces` at `path`
     /// on the link and attaches it as `bundleID`: `Attach` over the link answers a challenge,
     /// which `bus` — the connection that checked in — hands back to `broker` (`ConfirmLink`).
-    package static func attach(
+    static func attach(
         to address: String, brokerPID: UInt32, bundleID: String, serving interfaces: [DBusInterface], at path: ObjectPath,
         confirmingOn bus: DBusConnection, to broker: BusName
     ) async throws(Refusal) -> BrokerLink {
@@ -54,5 +54,5 @@ package struct BrokerLink: Sendable {
         return BrokerLink(connection: connection)
     }
 
-    package func close() { connection.close() }
+    func close() { connection.close() }
 }

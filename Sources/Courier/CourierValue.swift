@@ -1,4 +1,4 @@
-package import DBus
+import DBus
 
 /// A value that travels with a URL: a caller's `annotation`, the options the broker passed, an
 /// app's `reply` (D-Bus variants on the wire).
@@ -8,10 +8,10 @@ package import DBus
 /// whatever the caller sent); the constructors and accessors cover what apps exchange. An accessor
 /// looks through variant wrappers and is `nil` for a value of another type.
 public struct CourierValue: Sendable, Hashable, CustomStringConvertible {
-    /// The value as the D-Bus binding holds it (for the package's own edges: the CLI, the broker client).
-    package let dbusValue: DBusValue
+    /// The value as the D-Bus binding holds it.
+    let dbusValue: DBusValue
 
-    package init(_ dbusValue: DBusValue) { self.dbusValue = dbusValue }
+    init(_ dbusValue: DBusValue) { self.dbusValue = dbusValue }
 
     public var description: String { dbusValue.description }
 
@@ -46,10 +46,10 @@ public struct CourierValue: Sendable, Hashable, CustomStringConvertible {
 
 extension [String: CourierValue] {
     /// The dictionary as the binding's `a{sv}` entries.
-    package var dbusValues: [String: DBusValue] { mapValues(\.dbusValue) }
+    var dbusValues: [String: DBusValue] { mapValues(\.dbusValue) }
 }
 
 extension [String: DBusValue] {
     /// The binding's `a{sv}` entries as Courier values.
-    package var courierValues: [String: CourierValue] { mapValues(CourierValue.init) }
+    var courierValues: [String: CourierValue] { mapValues(CourierValue.init) }
 }

@@ -1,4 +1,4 @@
-public import DBus
+import DBus
 public import CourierNames
 import CourierProtocol
 
@@ -17,8 +17,9 @@ import CourierProtocol
 /// only an action key the sheet offered is a choice — another process of the user forging
 /// `ActionInvoked`, or a server inventing a key, chooses nothing.
 public struct NotificationShareChooser: ShareChooser {
-    public let connection: DBusConnection
-    public let server: BusName
+    let connection: DBusConnection
+    /// The unique name that owned `org.freedesktop.Notifications` when asked: only it can answer.
+    let server: BusName
     public var timeout: Duration
     /// The desktop portal's folder dialog, for "Save to…" (nil: not offered, unless
     /// `looksForPortal`).
@@ -30,9 +31,10 @@ public struct NotificationShareChooser: ShareChooser {
     /// The kinds the notification offers without a folder dialog.
     public static let offeredKinds: Set<String> = ["open-in", "app", "copy", "nearby"]
 
-    /// The chooser on the notification server running on `connection`'s bus, when one runs and
-    /// shows actions; otherwise the reason none can ask (`NobodyToAsk`).
-    public static func onDesktop(_ connection: DBusConnection, timeout: Duration = .seconds(120)) async throws(CourierError) -> NotificationShareChooser {
+    /// The chooser on the notification server running on the bus `broker` is on, when one runs
+    /// and shows actions; otherwise the reason none can ask (`NobodyToAsk`).
+    public static func onDesktop(_ broker: BrokerClient, timeout: Duration = .seconds(120)) async throws(CourierError) -> NotificationShareChooser {
+        let connection = broker.connection
         let notifications = DesktopNotifications(connection: connection)
         guard let server = await notifications.server() else {
             throw CourierError(.nobodyToAsk, "nobody can be asked to choose an activity: there is no terminal, and no desktop notification server (org.freedesktop.Notifications) on the session bus; name one with --activity ID (list them with --list)")
@@ -45,7 +47,7 @@ public struct NotificationShareChooser: ShareChooser {
         return chooser
     }
 
-    public init(connection: DBusConnection, server: BusName, timeout: Duration = .seconds(120), folders: PortalFolderChooser? = nil) {
+    init(connection: DBusConnection, server: BusName, timeout: Duration = .seconds(120), folders: PortalFolderChooser? = nil) {
         self.connection = connection
         self.server = server
         self.timeout = timeout

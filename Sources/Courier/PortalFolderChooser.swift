@@ -1,4 +1,4 @@
-public import DBus
+import DBus
 import CourierProtocol
 import FoundationEssentials
 
@@ -17,9 +17,13 @@ public struct PortalFolderChooser: Sendable {
     /// How long the dialog may stay unanswered; then it is closed and the share dismissed.
     public var timeout: Duration
 
-    /// The chooser on the portal of `connection`'s session bus, when one runs there (or the bus
-    /// can start it) and its file chooser chooses folders; nil otherwise.
-    public static func onDesktop(_ connection: DBusConnection, timeout: Duration = .seconds(600)) async -> PortalFolderChooser? {
+    /// The chooser on the portal of the session bus `broker` is on, when one runs there (or the
+    /// bus can start it) and its file chooser chooses folders; nil otherwise.
+    public static func onDesktop(_ broker: BrokerClient, timeout: Duration = .seconds(600)) async -> PortalFolderChooser? {
+        await onDesktop(broker.connection, timeout: timeout)
+    }
+
+    static func onDesktop(_ connection: DBusConnection, timeout: Duration = .seconds(600)) async -> PortalFolderChooser? {
         guard let fileChooser = await DesktopPortalFileChooser.onBus(connection) else { return nil }
         return PortalFolderChooser(fileChooser: fileChooser, timeout: timeout)
     }

@@ -1,11 +1,10 @@
-public import Courier
+public import CourierTools
 public import CourierInbox
 import Foundation
 import CourierNames
-import CourierTools
 import CourierDesktop
 import CourierIRI
-import CourierProtocol
+public import CourierProtocol
 import CourierURL
 import DBus
 
@@ -24,13 +23,13 @@ import DBus
 /// file the broker linked into the Inbox has a name now) and only the app's open failed or timed
 /// out, the file counts as delivered and the app's problem is returned to be logged.
 public struct BrokerDelivery: NearbyDelivery {
-    public let client: BrokerClient
+    public let client: BrokerToolClient
     public let bundleID: String?
 
     /// Where the broker's Inboxes are (to name a file the broker placed but could not report).
     public let inboxes: Inbox?
 
-    public init(client: BrokerClient, bundleID: String?, inboxes: Inbox? = nil) {
+    public init(client: BrokerToolClient, bundleID: String?, inboxes: Inbox? = nil) {
         self.client = client
         self.bundleID = bundleID
         self.inboxes = inboxes

@@ -189,3 +189,35 @@ public struct URLHandlersReply: Sendable {
         return [.strings(bundleIDs), .vardict(details)]
     }
 }
+
+/// `Broker1.Launch`'s and `Restart`'s reply: `(a{sv} result)`, the app once it checked in.
+public struct LaunchReply: Sendable, Hashable {
+    /// The app was running already: nothing was launched (`CourierKey.alreadyRunning`).
+    public var alreadyRunning: Bool
+    /// Its state now (`CourierKey.state`).
+    public var state: String?
+    /// Its process (`CourierKey.pid`).
+    public var pid: UInt32?
+
+    public init(alreadyRunning: Bool, state: String?, pid: UInt32?) {
+        self.alreadyRunning = alreadyRunning
+        self.state = state
+        self.pid = pid
+    }
+
+    /// Decodes a reply body; `Bus` when it does not have the declared signature (the method's
+    /// results: `Launch` and `Restart` share them).
+    public init(_ body: [DBusValue], of method: ProtocolMethod = Broker1.launch) throws(CourierError) {
+        try method.checkReply(body)
+        let result = body[0].vardictValue ?? [:]
+        self.init(alreadyRunning: result[CourierKey.alreadyRunning] ?? false, state: result[CourierKey.state], pid: result[CourierKey.pid])
+    }
+
+    public var body: [DBusValue] {
+        var result: [String: DBusValue] = [:]
+        if alreadyRunning { result[CourierKey.alreadyRunning] = true }
+        result[CourierKey.state] = state
+        result[CourierKey.pid] = pid
+        return [.vardict(result)]
+    }
+}

@@ -1,4 +1,4 @@
-public import Courier
+public import CourierNames
 public import DBus
 public import CourierProtocol
 
@@ -7,9 +7,9 @@ public import CourierProtocol
 /// they print or choose is what the broker routes by — apps registered at run time included, apps
 /// it unregistered left out. An app links `Courier` alone and has no use for these.
 public struct RegistryQueries: Sendable {
-    public let client: BrokerClient
+    public let client: BrokerToolClient
 
-    public init(client: BrokerClient) {
+    public init(client: BrokerToolClient) {
         self.client = client
     }
 

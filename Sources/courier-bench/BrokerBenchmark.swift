@@ -142,12 +142,12 @@ enum BrokerBenchmark {
             }
         }
         defer { service.stop(); service.connection.close() }
-        let app = try Application(bundleID: "org.example.bench.echo", delegate: EchoDelegate(), connection: DBusConnection(address: bus.address))
+        let app = try Application.onBus(bus, bundleID: "org.example.bench.echo", delegate: EchoDelegate())
         try await app.start()
         defer { app.stop() }
         if broker != .busOnly {   // the app attaches its link just after it checked in
-            for _ in 0..<500 where app.brokerLink == nil { try await Task.sleep(for: .milliseconds(10)) }
-            guard app.brokerLink != nil else { throw BenchmarkFailure("the app attached no direct link to the broker within 5 s") }
+            for _ in 0..<500 where service.directlyLinked.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            guard !service.directlyLinked.isEmpty else { throw BenchmarkFailure("the app attached no direct link to the broker within 5 s") }
         }
 
         // The baseline: an echo method on its own connection.
@@ -158,7 +158,7 @@ enum BrokerBenchmark {
         ])], at: "/org/courier/Bench")
         guard let echoName = echo.uniqueName else { return }
 
-        let client = BrokerClient(connection: try DBusConnection(address: bus.address))
+        let client = BrokerToolClient(connection: try DBusConnection(address: bus.address))
         defer { client.connection.close() }
         let url = "bench://www.acme.com?warm"
         for _ in 0..<300 {   // warm-up: caches, identity lookup, allocator
@@ -197,7 +197,7 @@ enum BrokerBenchmark {
 
         guard throughput else { return }
         // 2. Eight concurrent clients, each sequential.
-        let clients = try (0..<8).map { _ in BrokerClient(connection: try DBusConnection(address: bus.address)) }
+        let clients = try (0..<8).map { _ in BrokerToolClient(connection: try DBusConnection(address: bus.address)) }
         defer { clients.forEach { $0.connection.close() } }
         for c in clients { _ = try await c.open(url) }
         let perClient = 1500
@@ -279,7 +279,7 @@ enum BrokerBenchmark {
             }
         }
         defer { service.stop(); service.connection.close() }
-        let client = BrokerClient(connection: try DBusConnection(address: bus.address))
+        let client = BrokerToolClient(connection: try DBusConnection(address: bus.address))
         defer { client.connection.close() }
         var totals: [Duration] = []
         var startups: [Duration] = []
@@ -357,7 +357,7 @@ enum BrokerBenchmark {
         try BenchManifest.write("org.example.bench.echo", schemes: ["bench"], arguments: BenchManifest.inProcessApp, to: folder)
         let service = try await startBroker(bus: bus, folders: [folder.path])
         defer { service.stop(); service.connection.close() }
-        let app = try Application(bundleID: "org.example.bench.echo", delegate: EchoDelegate(), connection: DBusConnection(address: bus.address))
+        let app = try Application.onBus(bus, bundleID: "org.example.bench.echo", delegate: EchoDelegate())
         try await app.start()
         defer { app.stop() }
 
@@ -483,14 +483,14 @@ enum BrokerBenchmark {
     // MARK: Helpers
 
     /// courierd as its own process (output discarded), and a client once it owns its name.
-    static func startCourierd(_ courierd: String, _ arguments: [String], environment: [String: String], bus: PrivateBus) async throws -> (ChildProcess, BrokerClient) {
+    static func startCourierd(_ courierd: String, _ arguments: [String], environment: [String: String], bus: PrivateBus) async throws -> (ChildProcess, BrokerToolClient) {
         let process: ChildProcess
         do {
             process = try Spawner.start(path: courierd, arguments: [courierd] + arguments, environment: environment, standardOutput: .discard)
         } catch {
             throw BenchmarkFailure("cannot run \(courierd): \(error)")
         }
-        let client = BrokerClient(connection: try DBusConnection(address: bus.address))
+        let client = BrokerToolClient(connection: try DBusConnection(address: bus.address))
         for _ in 0..<500 where !(await client.brokerIsRunning()) { try await Task.sleep(for: .milliseconds(10)) }
         return (process, client)
     }

@@ -1,4 +1,4 @@
-import Courier
+import CourierTools
 import CourierBroker
 import BusTestSupport
 import DBus
@@ -67,7 +67,7 @@ enum LaunchImageBenchmark {
     final class Side: Sendable {
         let bus: PrivateBus
         let service: BrokerService
-        let client: BrokerClient
+        let client: BrokerToolClient
         let notifications: TestNotificationServer?
 
         init(images: Bool, arguments: [String]) async throws {
@@ -87,7 +87,7 @@ enum LaunchImageBenchmark {
                 busAddress: bus.address, launcher: ProcessLauncher(environment: environment, busAddress: bus.address), logger: logger,
                 launchImages: images ? LaunchImageSettings(folder: bus.directory.appendingPathComponent("launch-images").path) : nil)
             try await service.start()
-            client = BrokerClient(connection: try DBusConnection(address: bus.address))
+            client = BrokerToolClient(connection: try DBusConnection(address: bus.address))
         }
 
         /// One cold open, timed from the client; then the app is stopped and gone.

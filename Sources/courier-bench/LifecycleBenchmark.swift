@@ -1,5 +1,5 @@
 import BusTestSupport
-import Courier
+import CourierTools
 import CourierBroker
 import CourierNames
 import CourierProcess
@@ -121,7 +121,7 @@ enum LifecycleBenchmark {
         )
         try await service.start()
         defer { service.stop(); service.connection.close() }
-        let client = BrokerClient(connection: try DBusConnection(address: bus.address))
+        let client = BrokerToolClient(connection: try DBusConnection(address: bus.address))
         defer { client.connection.close() }
         // The apps inherit standard output: keep their lines out of the report while they run.
         fflush(nil)

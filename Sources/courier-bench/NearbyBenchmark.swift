@@ -1,5 +1,5 @@
 import BusTestSupport
-import Courier
+import CourierTools
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -360,7 +360,7 @@ final class CourierStack: @unchecked Sendable {
             .write(to: manifests.appendingPathComponent("\(NearbyBenchmark.bundleID).plist"))
         let daemon = placement.onServer((Products.path("courierd"), ["--manifests", manifests.path, "--log-level", "warning"]))
         courierd = try BackgroundProcess(daemon.executable, daemon.arguments, environment: environment, outputIn: work, name: "courierd")
-        let client = BrokerClient(connection: try bus.connect())
+        let client = BrokerToolClient(connection: try bus.connect())
         for _ in 0..<500 where !(await client.brokerIsRunning()) { try await Task.sleep(for: .milliseconds(10)) }
         client.connection.close()
         let command = placement.onServer(loopback.command(Products.path("courier-nearby"), ["receive", "--to", NearbyBenchmark.bundleID, "--pin", NearbyBenchmark.pin,

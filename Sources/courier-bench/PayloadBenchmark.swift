@@ -1,5 +1,5 @@
 import BusTestSupport
-import Courier
+import CourierTools
 import CourierBroker
 import CourierProtocol
 import DBus
@@ -55,21 +55,21 @@ enum PayloadBenchmark {
             DBusMethod("Take", arguments: "v", results: "t") { call in [.uint64(UInt64(call.arguments[0].byteCount))] },
         ])], at: "/org/courier/Bench")
         guard let echoName = echo.uniqueName else { return }
-        let client = BrokerClient(connection: try DBusConnection(address: bus.address))
+        let client = BrokerToolClient(connection: try DBusConnection(address: bus.address))
         defer { client.connection.close() }
         @Sendable func bare(_ method: MemberName, _ value: DBusValue) async throws -> [DBusValue] {
             try await client.connection.call(echoName, path: "/org/courier/Bench", interface: "org.courier.Bench", method: method, [.variant(value)], timeout: .seconds(120))
         }
 
-        let fourMiB = CourierValue.bytes((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let fourMiB = DBusValue.bytes((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         print("payload benchmark: private dbus-daemon, broker in this process, the app courier-test-app payload, a bare Swift echo service in this process; \(rounds) interleaved rounds, p50")
         // Warm-up (allocator, caches), and a check that the payload arrives whole.
         for _ in 0..<2 {
-            let result = try await client.open("payload://bench?echo", options: OpenOptions(annotation: fourMiB))
+            let result = try await client.open("payload://bench?echo", options: OpenRequestOptions(annotation: fourMiB))
             guard result.handled, result.reply["annotation"] == fourMiB, result.reply["size"]?.uint64Value == 4 << 20 else {
                 throw BenchmarkFailure("the 4 MiB annotation did not come back intact from the app")
             }
-            guard try await bare("Echo", fourMiB.dbusValue) == [.variant(fourMiB.dbusValue)] else { throw BenchmarkFailure("the bare echo changed the payload") }
+            guard try await bare("Echo", fourMiB) == [.variant(fourMiB)] else { throw BenchmarkFailure("the bare echo changed the payload") }
         }
         var echoTimes: [Duration] = []
         var openTimes: [Duration] = []
@@ -77,11 +77,11 @@ enum PayloadBenchmark {
         let clock = ContinuousClock()
         for _ in 0..<rounds {
             let t0 = clock.now
-            _ = try await bare("Echo", fourMiB.dbusValue)
+            _ = try await bare("Echo", fourMiB)
             let t1 = clock.now
-            _ = try await client.open("payload://bench?size", options: OpenOptions(annotation: fourMiB))
+            _ = try await client.open("payload://bench?size", options: OpenRequestOptions(annotation: fourMiB))
             let t2 = clock.now
-            _ = try await client.open("payload://bench?echo", options: OpenOptions(annotation: fourMiB))
+            _ = try await client.open("payload://bench?echo", options: OpenRequestOptions(annotation: fourMiB))
             let t3 = clock.now
             echoTimes.append(t1 - t0)
             openTimes.append(t2 - t1)
@@ -99,7 +99,7 @@ enum PayloadBenchmark {
         // 2. 64 MiB: refused at once, and the broker goes on. Through the library (which knows the
         // broker's limit and sends nothing), and on the raw contract with as much as the options'
         // a{sv} can carry in one D-Bus array (64 MiB less its key), which the broker itself refuses.
-        let sixtyFourMiB = CourierValue.bytes([UInt8](repeating: 0x5a, count: 64 << 20))
+        let sixtyFourMiB = DBusValue.bytes([UInt8](repeating: 0x5a, count: 64 << 20))
         let rawMax = DBusValue.bytes([UInt8](repeating: 0x5a, count: (64 << 20) - 64))
         var (library, refusals, sends) = ([Duration](), [Duration](), [Duration]())
         var (libraryAnswer, brokerAnswer) = ("", "")
@@ -117,7 +117,7 @@ enum PayloadBenchmark {
             }
             let t2 = clock.now
             do {
-                _ = try await client.open("payload://bench?size", options: OpenOptions(annotation: sixtyFourMiB))
+                _ = try await client.open("payload://bench?size", options: OpenRequestOptions(annotation: sixtyFourMiB))
                 libraryAnswer = "answered without an error"
             } catch {
                 libraryAnswer = error.code.dbusName
@@ -127,11 +127,11 @@ enum PayloadBenchmark {
             refusals.append(t2 - t1)
             library.append(t3 - t2)
         }
-        let after = try await client.open("payload://bench?size", options: OpenOptions(annotation: .string("small")))
+        let after = try await client.open("payload://bench?size", options: OpenRequestOptions(annotation: .string("small")))
         let (send, refusal) = (Stats(sends).p50, Stats(refusals).p50)
         print("")
         print("2. 64 MiB annotation (3 rounds, p50)")
-        print("   BrokerClient.open: \(libraryAnswer) in \(Stats(library).p50.milli) (the library knows the broker's 16 MiB limit; nothing is sent)")
+        print("   BrokerToolClient.open: \(libraryAnswer) in \(Stats(library).p50.milli) (the client knows the broker's 16 MiB limit; nothing is sent)")
         print("   raw OpenURL with 64 MiB less 64 bytes (all one a{sv} can hold): \(brokerAnswer) in \(refusal.milli)")
         print("   bare one-way send of the same bytes (answer: its size)       \(send.milli)")
         print("   ratio 64 MiB refusal / bare one-way send = \(String(format: "%.2f", refusal.seconds / send.seconds)) (target: at once, not seconds: ≈ 1, the bytes cross the bus once)")

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Courier
 import CourierTools
 import CourierInbox
 import CourierNearby
@@ -69,7 +68,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         let logger = Logger(label: "courier.nearby")
         let context = NearbyContext()
         let identity = try context.identity()
-        let client = try BrokerClient.session()
+        let client = try BrokerToolClient.session()
         // Bus activation starts the broker when it is not running; GetStatus answers either way.
         guard (try? await client.status()) != nil else {
             throw NearbyCommandError("courier nearby receive: the Courier broker is not running and could not be started; start courierd")
@@ -93,7 +92,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         if let pin {
             if generatePin { logger.notice("nearby: the PIN is \(pin)") }
             if let weakness = NearbyPIN.weakness(of: pin) { logger.warning("nearby: \(weakness)") }
-            let notifications = (try? BrokerClient.session().connection).map { DesktopNotificationPrompt(connection: $0) }
+            let notifications = (try? BrokerToolClient.session().connection).map { DesktopNotificationPrompt(connection: $0) }
             configuration.onPINBudgetSpent = { message in
                 logger.critical("nearby: \(message)")
                 guard let notifications else { return }
@@ -135,7 +134,7 @@ struct ReceiveCommand: AsyncParsableCommand {
     private func personToAsk() async -> (any ConsentPrompt)? {
         let timeout = Duration.seconds(askTimeout)
         if TerminalPrompt.isAvailable { return TerminalPrompt(timeout: timeout) }
-        if let connection = try? BrokerClient.session().connection {
+        if let connection = try? BrokerToolClient.session().connection {
             let notifications = DesktopNotificationPrompt(connection: connection, timeout: timeout)
             if await notifications.isAvailable() { return notifications }
         }

@@ -1,4 +1,4 @@
-import Courier
+import CourierTools
 import CourierNames
 import CourierProtocol
 import DBus
@@ -29,14 +29,14 @@ enum LoadClient {
         }
         let connection = try DBusConnection(address: address)
         defer { connection.close() }
-        let broker = BrokerClient(connection: connection)
+        let broker = BrokerToolClient(connection: connection)
         var summary = await send(opens, plan: plan, client: id, inFlight: inFlight, broker: broker)
         if drops > 0 { try await drop(drops, plan: plan, client: id, folder: dropFolder, broker: broker, into: &summary) }
         let json = try JSONEncoder().encode(summary)
         print(String(decoding: json, as: UTF8.self))
     }
 
-    static func send(_ opens: Int, plan: LoadPlan, client id: Int, inFlight: Int, broker: BrokerClient) async -> ClientSummary {
+    static func send(_ opens: Int, plan: LoadPlan, client id: Int, inFlight: Int, broker: BrokerToolClient) async -> ClientSummary {
         let clock = ContinuousClock()
         let start = clock.now
         var summary = ClientSummary(client: id, opens: opens)
@@ -78,7 +78,7 @@ enum LoadClient {
     }
 
     /// Drops `count` files, each to the app the plan gives for (client, k), at most 4 awaiting.
-    static func drop(_ count: Int, plan: LoadPlan, client id: Int, folder: String, broker: BrokerClient, into summary: inout ClientSummary) async throws {
+    static func drop(_ count: Int, plan: LoadPlan, client id: Int, folder: String, broker: BrokerToolClient, into summary: inout ClientSummary) async throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var files: [(bundleID: String, name: String, fd: UnixFD)] = []
         for k in 0..<count {

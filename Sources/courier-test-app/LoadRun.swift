@@ -1,5 +1,4 @@
 import BusTestSupport
-import Courier
 import CourierProcess
 import CourierTools
 import DBus
@@ -102,7 +101,7 @@ enum LoadRun {
             broker = try spawn(
                 [courierd, "--manifests", manifests.path, "--log-level", "warning", "--launch-timeout", "120", "--no-desktop-entries"],
                 environment: environment, standardError: .file(log, append: true))
-            let observer = BrokerClient(connection: try bus.connect())
+            let observer = BrokerToolClient(connection: try bus.connect())
             defer { observer.connection.close() }
             while !(await observer.brokerIsRunning()) {
                 guard ContinuousClock.now < deadline, let broker, await broker.wait(timeout: .milliseconds(50)) == nil else {

@@ -1,5 +1,4 @@
 import CourierProtocol
-import Courier
 import CourierTools
 import CourierNames
 

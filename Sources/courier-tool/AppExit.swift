@@ -1,4 +1,4 @@
-import Courier
+import CourierTools
 import DBus
 import CourierNames
 import CourierProtocol
@@ -8,7 +8,7 @@ enum AppExit {
     /// Returns once `bundleID`'s instance running now has ended: the broker lists it not running,
     /// or running as another process (it was relaunched meanwhile). Looks twice a second: a
     /// state signal carries no pid for an end, so the instance is told apart by its pid here.
-    static func wait(for bundleID: String, _ client: BrokerClient) async throws(CourierError) {
+    static func wait(for bundleID: String, _ client: BrokerToolClient) async throws(CourierError) {
         let first = try await row(bundleID, client)
         guard let pid = first?[CourierKey.pid], first?[CourierKey.state] != "not-running" else { return }
         while !Task.isCancelled {
@@ -18,7 +18,7 @@ enum AppExit {
         }
     }
 
-    private static func row(_ bundleID: String, _ client: BrokerClient) async throws(CourierError) -> [String: DBusValue]? {
+    private static func row(_ bundleID: String, _ client: BrokerToolClient) async throws(CourierError) -> [String: DBusValue]? {
         try await client.processes().first { $0[CourierKey.bundleID] == bundleID }
     }
 }

@@ -1,4 +1,4 @@
-import Courier
+import CourierTools
 import CourierNames
 import CourierProcess
 import DBus
@@ -14,8 +14,8 @@ enum BrokerConnection {
     ///
     /// A connection the bus closed during the call is not a missing broker: no broker is started
     /// then (it would find the broker running, or be a second one), and the error says what happened.
-    static func withBroker<T>(autostart: Bool = true, _ body: (BrokerClient) async throws(CourierError) -> T) async throws(CourierError) -> T {
-        let client = try BrokerClient.session()
+    static func withBroker<T>(autostart: Bool = true, _ body: (BrokerToolClient) async throws(CourierError) -> T) async throws(CourierError) -> T {
+        let client = try BrokerToolClient.session()
         do {
             return try await body(client)
         } catch where error.code == .brokerUnavailable && !client.connection.isConnected {
@@ -29,9 +29,9 @@ enum BrokerConnection {
     /// The call path of the commands that only look at or act on a running broker and never start
     /// one (`ps`, `quit`, `status`): without a broker, `notRunning` says so the command's way and
     /// it exits 8; a failure is one line `courier COMMAND: message` and its status.
-    static func withRunningBroker(_ command: String, notRunning: () -> Void, _ body: (BrokerClient) async throws -> Void) async throws {
+    static func withRunningBroker(_ command: String, notRunning: () -> Void, _ body: (BrokerToolClient) async throws -> Void) async throws {
         do {
-            let client = try BrokerClient.session()
+            let client = try BrokerToolClient.session()
             guard await client.brokerIsRunning() else {
                 notRunning()
                 throw CourierExitCode.brokerUnavailable.exitCode
@@ -42,7 +42,7 @@ enum BrokerConnection {
         }
     }
 
-    static func startDaemon(_ client: BrokerClient) async throws(CourierError) {
+    static func startDaemon(_ client: BrokerToolClient) async throws(CourierError) {
         guard let executable = daemonExecutable() else {
             throw CourierError(.brokerUnavailable, "no broker runs on this bus and courierd was found neither next to courier nor on PATH; start courierd yourself")
         }

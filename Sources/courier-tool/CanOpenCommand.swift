@@ -1,5 +1,5 @@
 import ArgumentParser
-import Courier
+import CourierTools
 import CourierNames
 import Foundation
 

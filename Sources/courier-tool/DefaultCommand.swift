@@ -1,6 +1,5 @@
 import CourierProtocol
 import ArgumentParser
-import Courier
 import CourierDesktop
 import CourierTools
 import CourierManifest
@@ -308,7 +307,7 @@ struct DefaultCommand: AsyncParsableCommand {
 
     /// The running broker, nil when none runs (never starts one).
     private static func runningBroker() async -> RegistryQueries? {
-        guard let client = try? BrokerClient.session(), await client.brokerIsRunning() else { return nil }
+        guard let client = try? BrokerToolClient.session(), await client.brokerIsRunning() else { return nil }
         return RegistryQueries(client: client)
     }
 }

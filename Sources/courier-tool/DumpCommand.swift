@@ -1,5 +1,4 @@
 import ArgumentParser
-import Courier
 import CourierNames
 import CourierManifest
 import CourierTools

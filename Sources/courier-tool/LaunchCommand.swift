@@ -1,5 +1,5 @@
 import ArgumentParser
-import Courier
+import CourierTools
 import CourierNames
 import CourierProtocol
 import DBus
@@ -19,10 +19,10 @@ struct LaunchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let answer = try await control.call("launch") { client throws(CourierError) in
-            try await client.launch(bundleID: control.bundleID, arguments: control.arguments, fresh: control.fresh)
+            try await client.launch(bundleID: control.bundleID, options: control.options)
         }
-        let pid = answer[CourierKey.pid].map { " (pid \($0))" } ?? ""
-        if answer[CourierKey.alreadyRunning] == true {
+        let pid = answer.pid.map { " (pid \($0))" } ?? ""
+        if answer.alreadyRunning {
             print("\(control.bundleID) is already running\(pid); nothing was launched\(control.arguments.isEmpty && !control.fresh ? "" : " and --args/--fresh were not applied (courier restart applies them)")")
         } else {
             print("\(control.bundleID) is running\(pid)")

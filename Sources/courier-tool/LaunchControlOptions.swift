@@ -1,5 +1,6 @@
 import ArgumentParser
-import Courier
+import CourierProtocol
+import CourierTools
 import CourierNames
 import DBus
 
@@ -14,9 +15,12 @@ struct LaunchControlOptions: ParsableArguments {
     @Option(name: .customLong("args"), parsing: .remaining, help: ArgumentHelp("Everything after --args goes to the app, after its CourierLaunchArguments.", valueName: "arg"))
     var arguments: [String] = []
 
+    /// What the broker is asked to launch the app with.
+    var options: LaunchRequestOptions { LaunchRequestOptions(arguments: arguments, fresh: fresh) }
+
     /// Calls the broker (`launch` or `restart`), starting one when none runs; a failure is reported
     /// as `courier COMMAND: message` with its exit status.
-    func call(_ command: String, _ body: (BrokerClient) async throws(CourierError) -> [String: DBusValue]) async throws -> [String: DBusValue] {
+    func call(_ command: String, _ body: (BrokerToolClient) async throws(CourierError) -> LaunchReply) async throws -> LaunchReply {
         do {
             return try await BrokerConnection.withBroker { client throws(CourierError) in try await body(client) }
         } catch {

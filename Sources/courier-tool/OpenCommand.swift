@@ -1,5 +1,5 @@
 import ArgumentParser
-import Courier
+import CourierTools
 import CourierNames
 import DBus
 import CourierProtocol
@@ -81,14 +81,14 @@ struct OpenCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var options = OpenOptions(bundleID: bundleID, background: background, dryRun: dryRun)
+        var options = OpenRequestOptions(bundleID: bundleID, background: background, dryRun: dryRun)
         options.arguments = arguments.isEmpty ? nil : arguments
         options.fresh = fresh
         let environment = ProcessInfo.processInfo.environment
         options.activationToken = activationToken ?? environment["XDG_ACTIVATION_TOKEN"] ?? (desktopEntry ? environment["DESKTOP_STARTUP_ID"] : nil)
         if let annotation {
             do {
-                options.annotation = CourierValue(try JSONAnnotation.value(from: annotation))
+                options.annotation = try JSONAnnotation.value(from: annotation)
             } catch {
                 throw ValidationError("\(error)")
             }
@@ -113,7 +113,7 @@ struct OpenCommand: AsyncParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    private func open(_ url: String, options: OpenOptions) async -> CourierExitCode {
+    private func open(_ url: String, options: OpenRequestOptions) async -> CourierExitCode {
         do {
             if noWait {
                 try await BrokerConnection.withBroker { client throws(CourierError) in try client.openWithoutReply(url, options: options) }
@@ -125,16 +125,16 @@ struct OpenCommand: AsyncParsableCommand {
             if options.fresh && !dryRun {
                 var probe = options
                 probe.dryRun = true
-                let state = try? await BrokerConnection.withBroker { client throws(CourierError) in try await client.open(url, options: probe) }.reply.dbusValues[CourierKey.state]
+                let state = try? await BrokerConnection.withBroker { client throws(CourierError) in try await client.open(url, options: probe) }.reply[CourierKey.state]
                 runningBefore = state.map { $0.hasPrefix("active") || $0.hasPrefix("idle") } ?? false
             }
             let (result, client) = try await BrokerConnection.withBroker { client throws(CourierError) in (try await client.open(url, options: options), client) }
             if dryRun {
-                report(url, handled: true, bundleID: result.bundleID, reply: result.reply.dbusValues, note: "would open in \(result.bundleID) (\(result.reply.dbusValues[CourierKey.state] ?? "?"))")
+                report(url, handled: true, bundleID: result.bundleID, reply: result.reply, note: "would open in \(result.bundleID) (\(result.reply[CourierKey.state] ?? "?"))")
                 return .handled
             }
-            report(url, handled: result.handled, bundleID: result.bundleID, reply: result.reply.dbusValues, note: nil)
-            if options.arguments != nil, result.reply.dbusValues[CourierKey.argumentsAccepted] == false {
+            report(url, handled: result.handled, bundleID: result.bundleID, reply: result.reply, note: nil)
+            if options.arguments != nil, result.reply[CourierKey.argumentsAccepted] == false {
                 FileHandle.standardError.write(Data("courier open: \(url): \(result.bundleID) was already running and ignored the arguments given with --args; `courier restart \(result.bundleID) --args …` launches it with them\n".utf8))
             }
             if runningBefore {
@@ -156,7 +156,7 @@ struct OpenCommand: AsyncParsableCommand {
 
     /// A file: `OpenFiles` with the file's descriptor — into the Inbox of the app for its type (or
     /// the one named), which is asked to open it; the desktop's handler when no Courier app takes it.
-    private func openFile(_ path: String, options: OpenOptions) async -> Int32 {
+    private func openFile(_ path: String, options: OpenRequestOptions) async -> Int32 {
         let fallback = options.bundleID == nil && !noFallback && !desktopEntry
         // A folder is no document (drops refuse it): like macOS `open DIR`, the desktop shows it.
         var isFolder: ObjCBool = false

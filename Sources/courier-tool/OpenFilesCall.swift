@@ -1,4 +1,4 @@
-import Courier
+import CourierTools
 import CourierInbox
 import CourierNames
 import DBus
@@ -64,7 +64,7 @@ enum OpenFilesCall {
     static func suggestedName(_ path: String) -> String { URL(fileURLWithPath: path).lastPathComponent }
 
     /// Calls `OpenFiles`, drawing the broker's `DropProgress` signals when `progressToken` is not empty.
-    static func call(_ client: BrokerClient, bundleID: String, files: [String], descriptors: [UnixFD],
+    static func call(_ client: BrokerToolClient, bundleID: String, files: [String], descriptors: [UnixFD],
                      options: [String: DBusValue], progressToken: String = "") async throws(CourierError) -> [Placement] {
         let limit = DropLimits.standard.maximumFileCount
         guard descriptors.count <= limit else {

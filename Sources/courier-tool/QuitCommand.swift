@@ -1,5 +1,4 @@
 import ArgumentParser
-import Courier
 import CourierTools
 import CourierNames
 import CourierProtocol

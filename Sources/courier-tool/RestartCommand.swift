@@ -1,5 +1,5 @@
 import ArgumentParser
-import Courier
+import CourierTools
 import CourierNames
 import CourierProtocol
 import DBus
@@ -17,8 +17,8 @@ struct RestartCommand: AsyncParsableCommand {
 
     func run() async throws {
         let answer = try await control.call("restart") { client throws(CourierError) in
-            try await client.restart(bundleID: control.bundleID, arguments: control.arguments, fresh: control.fresh)
+            try await client.restart(bundleID: control.bundleID, options: control.options)
         }
-        print("\(control.bundleID) is running again\(answer[CourierKey.pid].map { " (pid \($0))" } ?? "")")
+        print("\(control.bundleID) is running again\(answer.pid.map { " (pid \($0))" } ?? "")")
     }
 }

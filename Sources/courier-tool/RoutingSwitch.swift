@@ -1,4 +1,3 @@
-import Courier
 import ArgumentParser
 import CourierTools
 import CourierManifest
@@ -68,8 +67,8 @@ enum RoutingSwitch {
     }
 
     /// The running broker's client, nil when none runs (never starts one).
-    static func runningBroker() async -> BrokerClient? {
-        guard let client = try? BrokerClient.session(), await client.brokerIsRunning() else { return nil }
+    static func runningBroker() async -> BrokerToolClient? {
+        guard let client = try? BrokerToolClient.session(), await client.brokerIsRunning() else { return nil }
         return client
     }
 }

@@ -65,13 +65,14 @@ struct ShareCommand: AsyncParsableCommand {
         shared += texts.map { .text($0) }
         do {
             try await BrokerConnection.withBroker { client throws(CourierError) in
-                let sheet = ShareSheet(items: shared, excluding: excluded, broker: client)
+                // The sheet is the app library's, on a connection of its own to the bus the broker is on.
+                let sheet = ShareSheet(items: shared, excluding: excluded, broker: try BrokerClient.session())
                 if list {
                     report(try await sheet.activities())
                 } else if let activity {
                     report(try await sheet.perform(activityID: activity, folder: folder, device: device))
                 } else {
-                    report(try await sheet.run(chooser: ShareSheet.personalChooser(on: client.connection)))
+                    report(try await sheet.run(chooser: try await sheet.personalChooser()))
                 }
             }
         } catch {

@@ -1,9 +1,9 @@
 import BusTestSupport
-import Courier
 @testable import CourierNearby
 import Crypto
 import Foundation
 import Testing
+import CourierTools
 
 /// A private bus with a real `courierd` (the todolist app registered, launched by the broker when a
 /// file arrives), and `courier nearby` processes beside it, everything in one temporary folder:
@@ -14,7 +14,7 @@ final class NearbyFixture: @unchecked Sendable {
     let bus: PrivateBus
     let root: URL
     let environment: [String: String]
-    let client: BrokerClient
+    let client: BrokerToolClient
     private var processes: [BackgroundProcess] = []
     private var cleanups: [() -> Void] = []
 
@@ -45,7 +45,7 @@ final class NearbyFixture: @unchecked Sendable {
         }
         self.environment = environment
         try prepare(root)
-        client = BrokerClient(connection: try bus.connect())
+        client = BrokerToolClient(connection: try bus.connect())
         let courierd = try BackgroundProcess(Products.path("courierd"), ["--manifests", manifests.path, "--log-level", "warning"],
                                              environment: environment, outputIn: root, name: "courierd")
         processes.append(courierd)

@@ -8,9 +8,9 @@ import Testing
 @Suite("OpenOptions and ApplicationLaunchOptions")
 struct OpenOptionsTests {
     @Test func onlyTheOptionsSetAreSent() {
-        #expect(OpenOptions().dictionary.isEmpty)
+        #expect(OpenOptions().request.dictionary.isEmpty)
         let all = OpenOptions(bundleID: "com.acme.todolist", annotation: .string("note"), background: true, activationToken: "tok",
-                              timeout: .milliseconds(1500), dryRun: true, relayed: true).dictionary
+                              timeout: .milliseconds(1500), dryRun: true, relayed: true).request.dictionary
         #expect(all[CourierKey.bundleID.name] == .string("com.acme.todolist"))
         #expect(all[CourierKey.background.name] == .boolean(true))
         #expect(all[CourierKey.activationToken.name] == .string("tok"))
@@ -21,10 +21,10 @@ struct OpenOptionsTests {
     }
 
     @Test func aDeadlineIsSentInWholeMillisecondsAndClamped() {
-        #expect(OpenOptions(timeout: .zero).dictionary[CourierKey.timeoutMS.name] == .uint32(0))
-        #expect(OpenOptions(timeout: .microseconds(2999)).dictionary[CourierKey.timeoutMS.name] == .uint32(2))
-        #expect(OpenOptions(timeout: .seconds(10_000_000)).dictionary[CourierKey.timeoutMS.name] == .uint32(.max))
-        #expect(OpenOptions(timeout: .seconds(-1)).dictionary[CourierKey.timeoutMS.name] == .uint32(0))
+        #expect(OpenOptions(timeout: .zero).request.dictionary[CourierKey.timeoutMS.name] == .uint32(0))
+        #expect(OpenOptions(timeout: .microseconds(2999)).request.dictionary[CourierKey.timeoutMS.name] == .uint32(2))
+        #expect(OpenOptions(timeout: .seconds(10_000_000)).request.dictionary[CourierKey.timeoutMS.name] == .uint32(.max))
+        #expect(OpenOptions(timeout: .seconds(-1)).request.dictionary[CourierKey.timeoutMS.name] == .uint32(0))
     }
 
     @Test func launchOptionsReadWhatCheckInReturned() {

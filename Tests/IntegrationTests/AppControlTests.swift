@@ -5,6 +5,7 @@ import CourierProtocol
 import DBus
 import Foundation
 import Testing
+import CourierTools
 
 /// `courier launch`, `restart`, `quit --force`, `disable`/`enable`, `ps ID`, `status ID`, and
 /// `open --args/--fresh/--wait-exit`, keep-alive and run-at-load: each on a real private bus, with
@@ -266,7 +267,7 @@ struct AppControlTests {
         var environment = bus.environment(homesIn: root)
         environment["PATH"] = Products.folder.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment["COURIER_MANIFEST_PATH"] = manifests.path
-        let client = BrokerClient(connection: try bus.connect())
+        let client = BrokerToolClient(connection: try bus.connect())
         defer { client.connection.close() }
         func courier(_ arguments: [String]) async throws -> BackgroundProcess.Completed {
             try await BackgroundProcess.run(Self.courier, arguments, environment: environment)

@@ -5,6 +5,7 @@ import CourierProcess
 import DBus
 import Foundation
 import Testing
+import CourierTools
 
 /// The real `courierd` process SIGKILLed mid-launch and mid-delivery: the caller gets an error
 /// (the bus answers for the vanished broker), never a hang, and a restarted broker serves.
@@ -32,7 +33,7 @@ struct BrokerCrashFaultTests {
         }
 
         /// Starts courierd and waits (bounded) until it owns org.courier.Broker.
-        func start(_ client: BrokerClient) async throws {
+        func start(_ client: BrokerToolClient) async throws {
             // The shared Spawner, not Foundation.Process: killing and reaping must not depend on a run loop.
             let argv = [Products.path("courierd"), "--manifests", manifests.path, "--log-level", "warning", "--launch-timeout", "20"]
             courierd = try Spawner.start(path: argv[0], arguments: argv, environment: environment, standardError: .file(log, append: true))
@@ -73,7 +74,7 @@ struct BrokerCrashFaultTests {
             try writer.write("com.acme.hang", schemes: ["hang"], arguments: ["/bin/sh", "-c", "sleep 20; :", marker])
         }
         defer { daemon.tearDown(marker: marker) }
-        let client = BrokerClient(connection: try daemon.bus.connect())
+        let client = BrokerToolClient(connection: try daemon.bus.connect())
         defer { client.connection.close() }
         try await daemon.start(client)
         let pending = Task { try await client.open("hang://x") }
@@ -97,7 +98,7 @@ struct BrokerCrashFaultTests {
             try writer.write("com.acme.slow", schemes: ["slow"], arguments: [systemPython, script, "slow", "3", marker])
         }
         defer { daemon.tearDown(marker: marker) }
-        let client = BrokerClient(connection: try daemon.bus.connect())
+        let client = BrokerToolClient(connection: try daemon.bus.connect())
         defer { client.connection.close() }
         try await daemon.start(client)
         let pending = Task { try await client.open("slow://x") }

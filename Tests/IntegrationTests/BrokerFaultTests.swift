@@ -6,6 +6,8 @@ import DBus
 import Foundation
 import Synchronization
 import Testing
+import CourierTools
+import CourierProtocol
 
 /// Hostile and failing peers on a real bus: every request ends with an answer or a clear error,
 /// and a misbehaving app or caller hurts no other. Each test is bounded to a few seconds.
@@ -99,7 +101,7 @@ struct BrokerFaultTests {
     @Test func aHugeAnnotationIsDeliveredOrRefusedClearly() async throws {
         let fixture = try await BrokerFixture { try $0.todolist() }
         defer { fixture.tearDown() }
-        var options = OpenOptions()
+        var options = OpenRequestOptions()
         options.annotation = .string(String(repeating: "x", count: 1 << 20))
         do {
             let result = try await fixture.client.open("todolist://www.acme.com?Annotated", options: options)
@@ -145,7 +147,7 @@ struct BrokerFaultTests {
                 [.string("com.acme.todolist"), .fds(fds), .strings(Array(repeating: "", count: fds.count)), .vardict([:])])
         }
         #expect(error != nil)
-        let other = BrokerClient(connection: try fixture.bus.connect())
+        let other = BrokerToolClient(connection: try fixture.bus.connect())
         defer { other.connection.close() }
         #expect(try await other.open("todolist://www.acme.com?After%20fds").handled)
     }

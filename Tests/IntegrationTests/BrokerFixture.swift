@@ -8,6 +8,7 @@ import DBus
 import Foundation
 import Logging
 import Synchronization
+import CourierTools
 
 /// One private dbus-daemon, one in-process broker on it (the real `BrokerService`, `ManifestCatalog`
 /// and `ProcessLauncher`), manifests in a temporary folder, and real app processes.
@@ -20,7 +21,7 @@ final class BrokerFixture: @unchecked Sendable {
     let service: BrokerService
     /// The broker's registry (tests that watch the manifests folder start it).
     let catalog: ManifestCatalog
-    let client: BrokerClient
+    let client: BrokerToolClient
     let environment: [String: String]
     /// The registry's state folder (defaults, claims, registrations) when the fixture keeps one;
     /// a restarted broker reads the same.
@@ -60,7 +61,7 @@ final class BrokerFixture: @unchecked Sendable {
             launchImages: LaunchImageSettings(delay: launchImageDelay, folder: root.appendingPathComponent("state/launch-images").path)
         )
         try await service.start()
-        client = BrokerClient(connection: try bus.connect())
+        client = BrokerToolClient(connection: try bus.connect())
     }
 
     /// The fixture's folder of manifests, and its state folder when it keeps one.

@@ -2,6 +2,7 @@ import Courier
 import CourierProcess
 import Foundation
 import Testing
+import CourierTools
 
 /// courierd stopped by SIGTERM or SIGINT (a session ending, systemd, Ctrl-C) exits normally with
 /// status 0 — atexit work runs, including LeakSanitizer's report in scripts/asan-run — and the bus
@@ -12,7 +13,7 @@ struct BrokerTerminationTests {
     func courierdExitsZeroOnATerminationSignal(_ signal: Int32) async throws {
         let daemon = try BrokerCrashFaultTests.Daemon { writer in try writer.todolist() }
         defer { daemon.tearDown(marker: "courier-termination-test-no-apps") }
-        let client = BrokerClient(connection: try daemon.bus.connect())
+        let client = BrokerToolClient(connection: try daemon.bus.connect())
         defer { client.connection.close() }
         try await daemon.start(client)
         #expect(try await client.open("todolist://www.acme.com?Before%20the%20signal").handled)

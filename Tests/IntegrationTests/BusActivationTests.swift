@@ -25,7 +25,7 @@ struct BusActivationTests {
             """.write(to: services.appendingPathComponent("org.courier.Broker.service"), atomically: true, encoding: .utf8)
         let bus = try PrivateBus(servicesDirectory: services)
         defer { bus.stop() }
-        let client = BrokerClient(connection: try bus.connect())
+        let client = BrokerToolClient(connection: try bus.connect())
         defer { client.connection.close() }
         #expect(await client.brokerIsRunning() == false)
         let result = try await client.open("todolist://www.acme.com?Activated#today")

@@ -40,7 +40,7 @@ struct BusLossTests {
         for (round, signal) in [(1, SIGKILL), (2, SIGTERM)] {
             let bus = try PrivateBus(servicesDirectory: services)
             defer { bus.stop() }
-            let client = BrokerClient(connection: try bus.connect())
+            let client = BrokerToolClient(connection: try bus.connect())
             defer { client.connection.close() }
             let opened = try await client.open("todolist://www.acme.com?Round%20\(round)#today")
             #expect(opened.handled && opened.bundleID == "com.acme.todolist")
@@ -79,7 +79,7 @@ struct BusLossTests {
         try BrokerFixture.ManifestWriter(folder: manifests).todolist()
         let bus = try PrivateBus()
         defer { bus.stop() }
-        let client = BrokerClient(connection: try bus.connect())
+        let client = BrokerToolClient(connection: try bus.connect())
         defer { client.connection.close() }
         let courierd = try await startCourierd(["--manifests", manifests.path, "--no-desktop-entries", "--log-level=info"],
                                                environment: bus.environment(homesIn: root), outputIn: root, client: client)

@@ -2,6 +2,7 @@ import BusTestSupport
 import Courier
 import Foundation
 import Testing
+import CourierTools
 
 /// courierd ends on SIGTERM without waiting for the desktop sync: with a 5,000-scheme manifest the
 /// sync takes seconds (`courier-bench lifecycle`, section 3, times the exit), and a session that
@@ -18,7 +19,7 @@ struct DaemonExitTests {
             .write("com.acme.many", schemes: (0..<5000).map { String(format: "many%04d", $0) }, arguments: ["/bin/true"])
         var environment = bus.environment(homesIn: root)
         environment["COURIER_DESKTOP_ENTRIES"] = "1"
-        let client = BrokerClient(connection: try bus.connect())
+        let client = BrokerToolClient(connection: try bus.connect())
         defer { client.connection.close() }
         let courierd = try await startCourierd(["--manifests", manifests.path, "--log-level", "info"], environment: environment, outputIn: root, client: client)
         defer { courierd.kill() }

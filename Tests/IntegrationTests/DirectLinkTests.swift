@@ -1,5 +1,5 @@
 import BusTestSupport
-import Courier
+@testable import Courier
 import CourierBroker
 import DBus
 import Foundation

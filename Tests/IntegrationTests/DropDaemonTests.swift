@@ -1,6 +1,7 @@
 import BusTestSupport
 import CInbox
 import Courier
+import CourierTools
 import CourierProcess
 import DBus
 import Foundation
@@ -23,7 +24,7 @@ struct DropDaemonTests {
         let dataHome: URL
         let manifests: URL
         let environment: [String: String]
-        let client: BrokerClient
+        let client: BrokerToolClient
         private(set) var courierd: ChildProcess?
 
         init() throws {
@@ -44,7 +45,7 @@ struct DropDaemonTests {
             var environment = bus.environment(homesIn: root)
             environment["COURIER_LOG_LEVEL"] = "error"
             self.environment = environment
-            client = BrokerClient(connection: try bus.connect())
+            client = BrokerToolClient(connection: try bus.connect())
         }
 
         /// Starts courierd (the shared Spawner, reaped with waitpid: no run loop involved) and waits

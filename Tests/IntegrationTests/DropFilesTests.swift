@@ -1,6 +1,7 @@
 import BusTestSupport
 import CInbox
 import Courier
+import CourierTools
 import CourierBroker
 import CourierInbox
 import DBus
@@ -25,7 +26,7 @@ struct DropFilesTests {
         return UnixFD(taking: open(path, O_RDONLY | O_CLOEXEC))
     }
 
-    static func dropFiles(_ client: BrokerClient, to bundleID: String, _ files: [UnixFD], names: [String],
+    static func dropFiles(_ client: BrokerToolClient, to bundleID: String, _ files: [UnixFD], names: [String],
                           options: [String: DBusValue] = [:]) async throws -> [String] {
         let values = try await client.connection.call(
             "org.courier.Broker", path: "/org/courier/Broker", interface: "org.courier.Broker1", method: "DropFiles",

@@ -3,6 +3,7 @@ import Courier
 import DBus
 import Foundation
 import Testing
+import CourierProtocol
 
 /// Large annotations through a real broker to a real app process (`courier-test-app payload`, which
 /// returns what it received): 4 MiB arrives intact; 64 MiB is refused with `LimitsExceeded` before
@@ -20,13 +21,13 @@ struct LargePayloadTests {
         let fixture = try await Self.fixture()
         defer { fixture.tearDown() }
         let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 12) }
-        let result = try await fixture.client.open("payload://x?echo", options: OpenOptions(annotation: .bytes(payload)))
+        let result = try await fixture.client.open("payload://x?echo", options: OpenRequestOptions(annotation: .bytes(payload)))
         #expect(result.handled)
         #expect(result.reply["size"]?.uint64Value == 4 << 20)
         #expect(result.reply["annotation"]?.bytesValue == payload, "the app returned other bytes than it was sent")
         // A 4 MiB string too (the other way a caller passes text).
         let text = String(repeating: "0123456789abcdëf", count: 4 << 16)   // 4.25 MiB
-        let again = try await fixture.client.open("payload://x?echo", options: OpenOptions(annotation: .string(text)))
+        let again = try await fixture.client.open("payload://x?echo", options: OpenRequestOptions(annotation: .string(text)))
         #expect(again.reply["annotation"]?.stringValue == text)
         #expect(fixture.launcher.count == 1)
     }
@@ -38,7 +39,7 @@ struct LargePayloadTests {
         let fixture = try await Self.fixture()
         defer { fixture.tearDown() }
         do {
-            let result = try await fixture.client.open("payload://x?size", options: OpenOptions(annotation: .bytes([UInt8](repeating: 0x5a, count: 64 << 20))))
+            let result = try await fixture.client.open("payload://x?size", options: OpenRequestOptions(annotation: .bytes([UInt8](repeating: 0x5a, count: 64 << 20))))
             Issue.record("a 64 MiB annotation was delivered: \(result.handled)")
         } catch {
             #expect(error.code == .limitsExceeded, "\(error)")
@@ -54,7 +55,7 @@ struct LargePayloadTests {
             (error as? DBusError)?.name == "org.courier.Error.LimitsExceeded" && (error as? DBusError)?.message.contains("16 MiB") == true
         }
         #expect(fixture.launcher.count == 0, "nothing is launched for a refused request")
-        let next = try await fixture.client.open("payload://x?size", options: OpenOptions(annotation: .bytes([1, 2, 3])))
+        let next = try await fixture.client.open("payload://x?size", options: OpenRequestOptions(annotation: .bytes([1, 2, 3])))
         #expect(next.handled && next.reply["size"]?.uint64Value == 3)
         #expect(fixture.launcher.count == 1)
     }

@@ -1,9 +1,11 @@
 import BusTestSupport
 import Courier
 import CourierBroker
+import CourierProtocol
 import DBus
 import Foundation
 import Testing
+import CourierTools
 
 /// The app life cycle on a real bus with real app processes (docs/lifecycle.md): execution states
 /// and their signal, termination with notice (WillTerminate, deadline, SIGTERM, SIGKILL), the
@@ -17,9 +19,9 @@ struct LifecycleBusTests {
     }
 
     /// Waits (bounded) for `bundleID` to reach `state` on the `ApplicationStateChanged` stream.
-    static func reach(_ state: String, _ changes: AsyncStream<(bundleID: String, state: String, pid: UInt32)>, bundleID: String? = nil) async -> (bundleID: String, state: String, pid: UInt32)? {
+    static func reach(_ state: String, _ changes: AsyncStream<ApplicationStateChange>, bundleID: String? = nil) async -> ApplicationStateChange? {
         let stream = changes
-        return await withTaskGroup(of: (bundleID: String, state: String, pid: UInt32)?.self) { group in
+        return await withTaskGroup(of: ApplicationStateChange?.self) { group in
             group.addTask {
                 for await change in stream where change.state == state && (bundleID == nil || change.bundleID == bundleID) { return change }
                 return nil
@@ -298,7 +300,7 @@ struct LifecycleDaemonTests {
         try BrokerFixture.ManifestWriter(folder: manifests).todolist()
         try Self.writeConfig("# terminate idle apps quickly\nidle-timeout = 0.5\ntermination-notice = 2\n", in: root)
         let environment = bus.environment(homesIn: root)
-        let client = BrokerClient(connection: try bus.connect())
+        let client = BrokerToolClient(connection: try bus.connect())
         defer { client.connection.close() }
         let courierd = try await startCourierd(["--manifests", manifests.path, "--no-desktop-entries"], environment: environment, outputIn: root, client: client)
         defer { courierd.kill() }
@@ -328,7 +330,7 @@ struct LifecycleDaemonTests {
         defer { bus.stop() }
         let root = bus.directory.appendingPathComponent("daemon", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let client = BrokerClient(connection: try bus.connect())
+        let client = BrokerToolClient(connection: try bus.connect())
         defer { client.connection.close() }
         let courierd = try await startCourierd(["--no-desktop-entries", "--memory-pressure", "50"], environment: bus.environment(homesIn: root), outputIn: root, client: client)
         defer { courierd.kill() }

@@ -6,6 +6,8 @@ import DBus
 import Foundation
 import Logging
 import Testing
+import CourierTools
+import CourierProtocol
 
 /// The edges of an app's life on a real bus, with real processes: an app the broker did not launch
 /// (adopted after a restart), a caller whose deadline passes, a caller that leaves, a hung app.
@@ -17,7 +19,7 @@ struct LifecycleEdgeTests {
         return rows?.first { $0["bundle_id"] as? String == bundleID }
     }
 
-    static func openError(_ client: BrokerClient, _ url: String, options: OpenOptions = .init()) async -> CourierError? {
+    static func openError(_ client: BrokerToolClient, _ url: String, options: OpenRequestOptions = .init()) async -> CourierError? {
         do {
             _ = try await client.open(url, options: options)
             return nil
@@ -101,7 +103,7 @@ struct LifecycleEdgeTests {
         #expect(try await fixture.client.open("life://launch").handled)
         func lateOpens() -> Int { LifecycleBusTests.events(fixture, "com.acme.life").filter { $0.hasPrefix("open life://late") }.count }
         for index in 1...6 {
-            let error = await Self.openError(fixture.client, "life://late\(index)", options: OpenOptions(timeout: .milliseconds(100)))
+            let error = await Self.openError(fixture.client, "life://late\(index)", options: OpenRequestOptions(timeout: .milliseconds(100)))
             #expect(error?.code == .unanswered, "\(String(describing: error))")
             #expect(error?.message.contains("may still act on it") == true)
             // It reached the app, as its caller was told (the next one then finds the app free).
@@ -119,7 +121,7 @@ struct LifecycleEdgeTests {
         let client = fixture.client
         let outcomes = await withTaskGroup(of: CourierErrorCode?.self) { group in
             for index in 1...6 {
-                group.addTask { await Self.openError(client, "todolist://www.acme.com?Zero\(index)", options: OpenOptions(timeout: .zero))?.code }
+                group.addTask { await Self.openError(client, "todolist://www.acme.com?Zero\(index)", options: OpenRequestOptions(timeout: .zero))?.code }
             }
             return await group.reduce(into: [CourierErrorCode?]()) { $0.append($1) }
         }
@@ -146,14 +148,14 @@ struct LifecycleEdgeTests {
         #expect(await eventually { LifecycleBusTests.events(fixture, "com.acme.life").contains("hang life://hang") })
 
         // A caller that leaves the bus while its request waits behind the hung one…
-        let leaving = BrokerClient(connection: try fixture.bus.connect())
+        let leaving = BrokerToolClient(connection: try fixture.bus.connect())
         let left = Task { await Self.openError(leaving, "life://two") }
         #expect(await eventually { fixture.service.dispatcher.statuses().first { $0.bundleID == "com.acme.life" }?.queued == 1 })
         leaving.connection.close()
         _ = await left.value
         // …and one whose deadline passes there: told at its deadline, not when the app answers.
         let started = ContinuousClock.now
-        let timed = await Self.openError(client, "life://three", options: OpenOptions(timeout: .milliseconds(300)))
+        let timed = await Self.openError(client, "life://three", options: OpenRequestOptions(timeout: .milliseconds(300)))
         #expect(timed?.code == .withdrawn, "\(String(describing: timed))")
         #expect(ContinuousClock.now - started < .seconds(2))
         #expect(fixture.service.dispatcher.statuses().first { $0.bundleID == "com.acme.life" }?.queued == 0)

@@ -32,7 +32,7 @@ struct ManifestLocationTests {
         try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
         try BrokerFixture.ManifestWriter(folder: source).write("com.acme.echo", schemes: ["echo"], arguments: ["/bin/true"])
 
-        let client = BrokerClient(connection: try bus.connect())
+        let client = BrokerToolClient(connection: try bus.connect())
         defer { client.connection.close() }
         var broker = try await startBroker(environment, client)
         let register = try await runProduct("courier", ["register", source.appendingPathComponent("com.acme.echo.plist").path], environment)
@@ -57,7 +57,7 @@ struct ManifestLocationTests {
     }
 
     /// `courierd` with no `--manifests`: its folders come from the environment alone.
-    private func startBroker(_ environment: [String: String], _ client: BrokerClient) async throws -> ChildProcess {
+    private func startBroker(_ environment: [String: String], _ client: BrokerToolClient) async throws -> ChildProcess {
         let argv = [Products.path("courierd"), "--log-level", "warning"]
         let courierd = try Spawner.start(path: argv[0], arguments: argv, environment: environment)
         for _ in 0..<400 {

@@ -2,6 +2,7 @@ import BusTestSupport
 import Courier
 import Foundation
 import Testing
+import CourierTools
 
 /// `courier open FILE…` and `courier drop` without `--to` against a real `courierd` on a private
 /// bus, with real files of several types (text, PNG, PDF, a PNG whose name says text, bytes nobody
@@ -24,7 +25,7 @@ struct OpenDocumentsTests {
     /// A broker with the older apps' manifests, real files, and helpers to read what the apps got.
     final class Setup: @unchecked Sendable {
         let daemon: BrokerCrashFaultTests.Daemon
-        let client: BrokerClient
+        let client: BrokerToolClient
         let files: URL
         var environment: [String: String]
 
@@ -35,7 +36,7 @@ struct OpenDocumentsTests {
                 for name in fixtures { try OpenDocumentsTests.install(name, in: writer.folder) }
                 try configure(writer)
             }
-            client = BrokerClient(connection: try daemon.bus.connect())
+            client = BrokerToolClient(connection: try daemon.bus.connect())
             environment = daemon.environment
             files = daemon.bus.directory.appendingPathComponent("files", isDirectory: true)
             try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)

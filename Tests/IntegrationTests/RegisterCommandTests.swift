@@ -2,6 +2,7 @@ import BusTestSupport
 import Courier
 import Foundation
 import Testing
+import CourierTools
 
 /// `courier register` as a new user meets it (README quick start), with a real broker on a private
 /// bus and the real todolist app: the launch command resolves the way the registering user
@@ -140,7 +141,7 @@ struct RegisterCommandTests {
         let manifests = root.appendingPathComponent("manifests")
         try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
         try BrokerFixture.ManifestWriter(folder: manifests).todolist()
-        let client = BrokerClient(connection: try bus.connect())
+        let client = BrokerToolClient(connection: try bus.connect())
         defer { client.connection.close() }
         let courierd = try await startCourierd(["--manifests", manifests.path, "--no-desktop-entries", "--log-level=info"],
                                                environment: bus.environment(homesIn: root), outputIn: root, client: client)

@@ -2,6 +2,7 @@ import BusTestSupport
 import Courier
 import Foundation
 import Testing
+import CourierTools
 
 /// `courier handlers` and `courier dump` answer from the running broker — a real `courierd` on a
 /// private bus — so a manifest registered at run time from outside the CLI's manifest folders, or
@@ -12,9 +13,9 @@ struct RegistryCommandsBrokerTests {
     /// A broker with the todolist from the fixture's folder, and the CLI's environment with its own
     /// manifest folder (`COURIER_MANIFEST_PATH`), which `prepare` fills and the broker never reads.
     static func start(_ prepare: (URL) throws -> Void = { _ in }) async throws
-        -> (daemon: BrokerCrashFaultTests.Daemon, client: BrokerClient, local: URL, environment: [String: String]) {
+        -> (daemon: BrokerCrashFaultTests.Daemon, client: BrokerToolClient, local: URL, environment: [String: String]) {
         let daemon = try BrokerCrashFaultTests.Daemon { try $0.todolist() }
-        let client = BrokerClient(connection: try daemon.bus.connect())
+        let client = BrokerToolClient(connection: try daemon.bus.connect())
         let local = daemon.bus.directory.appendingPathComponent("cli-manifests", isDirectory: true)
         var environment = daemon.environment
         environment["COURIER_MANIFEST_PATH"] = local.path
@@ -29,7 +30,7 @@ struct RegistryCommandsBrokerTests {
         return (daemon, client, local, environment)
     }
 
-    static func stop(_ daemon: BrokerCrashFaultTests.Daemon, _ client: BrokerClient) {
+    static func stop(_ daemon: BrokerCrashFaultTests.Daemon, _ client: BrokerToolClient) {
         client.connection.close()
         daemon.tearDown(marker: daemon.manifests.path)
     }

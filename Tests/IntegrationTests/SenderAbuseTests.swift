@@ -5,6 +5,7 @@ import CourierNames
 import DBus
 import Foundation
 import Testing
+import CourierTools
 
 /// Abusive callers on a real bus (in-process broker, real dbus-daemon, real app processes): a
 /// client flooding the broker is limited without starving anyone else, and a client that calls
@@ -69,7 +70,7 @@ struct SenderAbuseTests {
         let bus = try PrivateBus()
         defer { bus.stop() }
         let environment = bus.environment(homesIn: root)
-        let client = BrokerClient(connection: try bus.connect())
+        let client = BrokerToolClient(connection: try bus.connect())
         defer { client.connection.close() }
         let courierd = try await startCourierd(["--manifests", manifests.path, "--no-desktop-entries", "--max-requests-per-sender", "3"],
                                                environment: environment, outputIn: root, client: client)

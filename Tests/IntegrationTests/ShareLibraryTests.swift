@@ -1,5 +1,5 @@
 import BusTestSupport
-import Courier
+@testable import Courier
 import Foundation
 import Synchronization
 import Testing

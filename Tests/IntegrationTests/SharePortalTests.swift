@@ -1,5 +1,5 @@
 import BusTestSupport
-import Courier
+@testable import Courier
 import DBus
 import Foundation
 import Testing
