@@ -114,44 +114,12 @@ struct ProtocolVersionTests {
         try await receiver.expectCleanAndServing("over HTTPS on the same port")
     }
 
-    /// A receiver that speaks only v1, written here from the v1 specification (no packaged peer is
-    /// v1-only): plain HTTP, `GET /api/localsend/v1/info`, `send-request` answering the tokens,
-    /// `send?fileId&token`; every v2 path is 404. Writes what it receives into the folder given.
-    static let v1Receiver = #"""
-    import http.server, json, os, sys, urllib.parse, uuid
-    folder = sys.argv[1]
-    tokens = {}
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def answer(self, status, body=None):
-            data = b"" if body is None else json.dumps(body).encode()
-            self.send_response(status); self.send_header("Content-Length", str(len(data))); self.end_headers(); self.wfile.write(data)
-        def do_GET(self):
-            if self.path == "/api/localsend/v1/info": self.answer(200, {"alias": "v1-only", "deviceModel": "spec", "deviceType": "desktop"})
-            else: self.answer(404, {"message": "not found"})
-        def do_POST(self):
-            url = urllib.parse.urlparse(self.path); query = dict(urllib.parse.parse_qsl(url.query))
-            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            if url.path == "/api/localsend/v1/send-request":
-                files = json.loads(body)["files"]
-                for fid, f in files.items(): tokens[fid] = (uuid.uuid4().hex, f["fileName"])
-                self.answer(200, {fid: t for fid, (t, _) in tokens.items()})
-            elif url.path == "/api/localsend/v1/send" and "sessionId" not in query and tokens.get(query.get("fileId"), ("",))[0] == query.get("token"):
-                with open(os.path.join(folder, tokens[query["fileId"]][1]), "wb") as f: f.write(body)
-                self.answer(200)
-            elif url.path == "/api/localsend/v1/cancel": self.answer(200)
-            else: self.answer(404 if not url.path.startswith("/api/localsend/v1/") else 403, {"message": "refused"})
-        def log_message(self, *args): pass
-    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
-    """#
-
     @Test func sendFallsBackToV1ForAV1OnlyReceiver() async throws {
         let fixture = try NearbyFixture()
         defer { fixture.tearDown() }
         let folder = fixture.root.appendingPathComponent("v1-received", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let script = try fixture.file("v1-receiver.py", Data(Self.v1Receiver.utf8))
+        let script = PythonPeers.path("localsend_v1_receiver.py")
         let server = try BackgroundProcess("/usr/bin/python3", [script, folder.path], environment: fixture.environment, outputIn: fixture.root, name: "v1-receiver")
         defer { server.kill() }
         for _ in 0..<500 where Int(server.output.trimmingCharacters(in: .whitespacesAndNewlines)) == nil { try await Task.sleep(for: .milliseconds(20)) }
