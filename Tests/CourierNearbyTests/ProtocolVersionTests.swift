@@ -64,7 +64,7 @@ struct ProtocolVersionTests {
         #expect(wrongToken.status == 403, "\(wrongToken)")
     }
 
-    /// 32 MiB sent at 4 MiB/s; the sender cancels after a second. Nothing lands, the log says so.
+    /// 32 MiB sent at 4 MiB/s; the sender cancels once the upload is under way. Nothing lands, the log says so.
     @Test func aCancelStopsTheUploadInFlight() async throws {
         let receiver = try await Receiver()
         defer { receiver.tearDown() }
@@ -76,7 +76,13 @@ struct ProtocolVersionTests {
         let upload = try BackgroundProcess("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "60", "--limit-rate", "4M",
                                                              "-X", "POST", "--data-binary", "@\(path)", receiver.base + "upload?sessionId=\(session)&fileId=f1&token=\(token)"],
                                            environment: receiver.fixture.environment, outputIn: receiver.fixture.root, name: "slow-upload")
-        try await Task.sleep(for: .seconds(1))
+        // In flight once the receiver holds the file it writes the upload into (unnamed, in the Inbox or staging).
+        let writing = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(receiver.process.pid)/fd"))?.contains { fd in
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(receiver.process.pid)/fd/\(fd)")) ?? ""
+            return target.contains("/Inbox/") || target.contains("nearby-staging")
+        } == true }
+        for _ in 0..<500 where !writing() { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(writing(), "the upload never started: \(receiver.process.errors)")
         let cancelled = try await receiver.curl(["-X", "POST", receiver.base + "cancel?sessionId=\(session)"])
         #expect(cancelled.status == 200, "\(cancelled)")
         let status = await upload.wait(timeout: .seconds(60))
