@@ -223,8 +223,9 @@ extension HandlersCommand {
         var status = stat()
         let exists = stat(argument, &status) == 0
         if exists && status.st_mode & S_IFMT == S_IFDIR {
-            let answer = try await fileHandlers(named: "", type: "public.folder", from: broker)
-            return fileAnswer(answer, explanationPrefix: "\(argument): \(answer.type) — a folder\n")
+            var answer = try await fileHandlers(named: "", type: "public.folder", from: broker)
+            answer.typeReason = "a folder"
+            return fileAnswer(answer, explanationPrefix: "\(argument): \(answer.type) — \(answer.typeReason)\n")
         }
         if exists {
             let fd = open(argument, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
