@@ -181,8 +181,10 @@ public enum CourierKey {
 
     // MARK: HandlersForFile, Dump and SetDefault
 
-    /// The MIME type a sender announced for a file.
+    /// The MIME type a sender announced for a file; in a reply, the desktop's MIME type for it.
     public static let mimeType = OptionKey<String>("mime-type")
+    /// Per handler (bundle id), the declared content type the file's type conforms to.
+    public static let matchedTypes = OptionKey<[String: String]>("matched-types")
     /// Why each candidate won or lost (`courier handlers --explain`).
     public static let explanation = OptionKey<String>("explanation")
     /// What to try when no app handles a URL ("did you mean", a reserved scheme's way in).

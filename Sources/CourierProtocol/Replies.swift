@@ -106,7 +106,7 @@ public struct ApplicationStateChange: Sendable, Hashable {
 }
 
 /// `Broker1.HandlersForFile`'s reply: `(s type, as bundle_ids, a{sv} details)`.
-public struct FileHandlersReply: Sendable {
+public struct FileHandlersReply: Sendable, Equatable {
     /// The file's uniform type identifier.
     public var type: String
     /// The apps that take it, the chosen one first (only the asked app with `CourierKey.bundleID`).
@@ -115,12 +115,18 @@ public struct FileHandlersReply: Sendable {
     public var typeReason: String
     /// Why each candidate won or lost (`CourierKey.explanation`).
     public var explanation: String
+    /// The desktop's MIME type for the file (`CourierKey.mimeType`): the content's or the sender's, else the type's own.
+    public var mimeType: String?
+    /// Per app of `bundleIDs`, the content type it declares that the file's type conforms to (`CourierKey.matchedTypes`).
+    public var matchedTypes: [String: String]
 
-    public init(type: String, bundleIDs: [String], typeReason: String, explanation: String) {
+    public init(type: String, bundleIDs: [String], typeReason: String, explanation: String, mimeType: String?, matchedTypes: [String: String]) {
         self.type = type
         self.bundleIDs = bundleIDs
         self.typeReason = typeReason
         self.explanation = explanation
+        self.mimeType = mimeType
+        self.matchedTypes = matchedTypes
     }
 
     /// Decodes a reply body; `Bus` when it does not have the declared signature.
@@ -128,11 +134,14 @@ public struct FileHandlersReply: Sendable {
         try Broker1.handlersForFile.checkReply(body)
         let details = body[2].vardictValue ?? [:]
         self.init(type: body[0].stringValue ?? "", bundleIDs: body[1].stringArrayValue ?? [],
-                  typeReason: details[CourierKey.typeReason] ?? "", explanation: details[CourierKey.explanation] ?? "")
+                  typeReason: details[CourierKey.typeReason] ?? "", explanation: details[CourierKey.explanation] ?? "",
+                  mimeType: details[CourierKey.mimeType], matchedTypes: details[CourierKey.matchedTypes] ?? [:])
     }
 
     public var body: [DBusValue] {
-        [.string(type), .strings(bundleIDs), .vardict([String: DBusValue](CourierKey.typeReason(typeReason), CourierKey.explanation(explanation)))]
+        var details = [String: DBusValue](CourierKey.typeReason(typeReason), CourierKey.explanation(explanation), CourierKey.matchedTypes(matchedTypes))
+        details[CourierKey.mimeType] = mimeType
+        return [.string(type), .strings(bundleIDs), .vardict(details)]
     }
 }
 

@@ -26,7 +26,7 @@ enum SystemTypes {
         d("public.content", [], text: "content"),
         d("public.data", ["public.item"], [], ["application/octet-stream"], text: "data"),
         d("public.directory", ["public.item"], text: "folder"),
-        d("public.folder", ["public.directory"], text: "folder"),
+        d("public.folder", ["public.directory"], [], ["inode/directory"], text: "folder"),
         d("public.composite-content", ["public.content"], text: "composite content"),
         d("public.executable", ["public.item"], text: "executable"),
         d("public.unix-executable", ["public.data", "public.executable"], [], ["application/x-executable", "application/x-pie-executable", "application/x-sharedlib"], text: "Unix executable"),

@@ -166,6 +166,9 @@ final class IOLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// How many handed-over calls wait for the loop to take them (tests watch a held loop's queue).
+    var handedOverCalls: Int { inbox.withLock { $0.calls.count } }
+
     /// Registers, builds and sends the calls other threads handed over (loop thread).
     private func buildCalls() -> Bool {
         var batch = spareCalls

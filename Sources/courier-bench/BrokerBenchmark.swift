@@ -253,14 +253,18 @@ enum BrokerBenchmark {
         return (mean(handle), mean(nil))
     }
 
+    /// `path` when it is an executable; else nil, having said that `section` is skipped and how to
+    /// build what it needs.
+    static func built(_ path: String, for section: String) -> String? {
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+        print("\n\(section): skipped (\(path) not built; run `swift build -c release --product \(URL(fileURLWithPath: path).lastPathComponent)`)")
+        return nil
+    }
+
     // MARK: 3
 
     static func cold(bus: PrivateBus, bin: URL) async throws {
-        let todolist = bin.appendingPathComponent("todolist").path
-        guard FileManager.default.isExecutableFile(atPath: todolist) else {
-            print("\n3. cold OpenURL: skipped (\(todolist) not built; run `swift build -c release --product todolist`)")
-            return
-        }
+        guard let todolist = built(bin.appendingPathComponent("todolist").path, for: "3. cold OpenURL") else { return }
         let folder = bus.directory.appendingPathComponent("cold-manifests")
         let data = bus.directory.appendingPathComponent("cold-data")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -329,11 +333,7 @@ enum BrokerBenchmark {
 
     static func wholeProcess(bus: PrivateBus, bin: URL, courier chosen: String?) async throws {
         let sibling = bin.appendingPathComponent("courier").path
-        let courier = chosen ?? sibling
-        guard FileManager.default.isExecutableFile(atPath: courier) else {
-            print("\n4. whole process: skipped (\(courier) not built)")
-            return
-        }
+        guard let courier = built(chosen ?? sibling, for: "4. whole process") else { return }
         let root = bus.directory.appendingPathComponent("desktop")
         let data = root.appendingPathComponent("data")
         let config = root.appendingPathComponent("config")
@@ -447,14 +447,8 @@ enum BrokerBenchmark {
 
     // MARK: 5
 
-    // Each section skips itself, saying which product is not built (the same guard, another product
-    // and message).
     static func idleMemory(bus: PrivateBus, bin: URL) async throws {
-        let courierd = bin.appendingPathComponent("courierd").path
-        guard FileManager.default.isExecutableFile(atPath: courierd) else {
-            print("\n5. idle RSS: skipped (\(courierd) not built)")
-            return
-        }
+        guard let courierd = built(bin.appendingPathComponent("courierd").path, for: "5. idle RSS") else { return }
         let folder = bus.directory.appendingPathComponent("thousand")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for i in 0..<1000 {

@@ -2,6 +2,7 @@ import ArgumentParser
 import CourierNames
 import CourierManifest
 import CourierDesktop
+import CourierInbox
 import CourierTools
 import CourierProtocol
 import CourierTypes
@@ -54,8 +55,11 @@ struct HandlersCommand: AsyncParsableCommand {
         var bundleIDs: [String]
         /// The `--explain` text, when asked for.
         var explanation: String?
-        /// The uniform type identifier, for `--type`.
+        /// The uniform type identifier, for `--type`, and why the file has it.
         var type: String?
+        var typeReason: String?
+        /// Per Courier app, the content type it declares that the type conforms to (`--type`).
+        var matchedTypes: [String: String] = [:]
         /// The desktop's MIME type for the scheme or type.
         var mimeType: String?
         /// The hint for stderr when no Courier app handles it.
@@ -64,8 +68,11 @@ struct HandlersCommand: AsyncParsableCommand {
 
     func run() async throws {
         // Without --manifests, the running broker's answer (never starting one); else the files.
+        let broker = manifests.folders.isEmpty ? await RegistryQueries.running(command: "handlers") : nil
         let answer: CourierAnswer
-        if manifests.folders.isEmpty, let broker = await RegistryQueries.running(command: "handlers") {
+        if let type {
+            answer = try await typeAnswer(type, from: broker)
+        } else if let broker {
             answer = try await ask(broker)
         } else {
             answer = try answerFromFiles()
@@ -75,14 +82,14 @@ struct HandlersCommand: AsyncParsableCommand {
         } ?? []
         let courierChosen = !answer.bundleIDs.isEmpty
         if json {
-            var rows = answer.bundleIDs.enumerated().map { HandlerRow(bundleID: $1, chosen: $0 == 0) }
+            var rows = answer.bundleIDs.enumerated().map { HandlerRow(bundleID: $1, matchedType: answer.matchedTypes[$1], chosen: $0 == 0) }
             let desktopRows = desktop.map {
                 HandlerRow(desktopID: $0.entry.id, name: $0.entry.name, path: $0.entry.path, desktopDefault: $0.isDefault,
                            chosen: !courierChosen && $0.isDefault)
             }
             rows = courierChosen ? rows + desktopRows : desktopRows + rows
             let scheme = type == nil ? urlOrScheme.flatMap(Registry.scheme(fromURLOrScheme:)) : nil
-            JSONOutput.print(HandlersOutput(scheme: scheme, type: type, mimeType: answer.mimeType, handlers: rows))
+            JSONOutput.print(HandlersOutput(scheme: scheme, type: answer.type, typeReason: answer.typeReason, mimeType: answer.mimeType, handlers: rows))
         } else if explain {
             if let explanation = answer.explanation { print(explanation) }
             for handler in desktop {
@@ -100,43 +107,20 @@ struct HandlersCommand: AsyncParsableCommand {
         }
     }
 
-    /// Courier's answer from the manifest folders on disk.
+    /// Courier's answer for the scheme from the manifest folders on disk.
     private func answerFromFiles() throws -> CourierAnswer {
         let registry = manifests.service().snapshot
-        let resolution: HandlerResolution
-        var mimeType: String?
-        var uti: String?
-        var explanationPrefix = ""
-        if let type {
-            if let identification = Registry.identifyFileArgument(type, in: registry) {
-                explanationPrefix = "\(type): \(identification.typeIdentifier) — \(identification.reason)\n"
-                uti = identification.typeIdentifier
-                mimeType = identification.mimeType ?? registry.types.preferredMIMEType(for: identification.typeIdentifier)
-            } else if Self.looksLikeMIMEType(type) {
-                // A MIME type: its uniform type identifier, and the desktop's key as given.
-                uti = registry.types.type(forMIMEType: type)
-                mimeType = type.lowercased()
-            } else {
-                uti = type
-                mimeType = registry.types.preferredMIMEType(for: type)
-            }
-            resolution = registry.handlers(forType: uti!)
-        } else {
-            let scheme = try scheme()
-            mimeType = DesktopApp.mimeType(forScheme: scheme)
-            resolution = registry.handlers(forScheme: scheme)
-        }
+        let scheme = try scheme()
+        let resolution = registry.handlers(forScheme: scheme)
         if let problem = resolution.problem {
             reportRegistryError("courier: \(problem)")
             throw CourierExitCode.refused.exitCode
         }
-        let advice = type == nil ? "; " + registry.noHandlerAdvice(forScheme: try scheme()) : ""
         return CourierAnswer(
             bundleIDs: resolution.chosen == nil ? [] : resolution.bundleIdentifiers,
-            explanation: explain ? explanationPrefix + resolution.explanationText : nil,
-            type: uti.map(registry.types.canonical),
-            mimeType: mimeType,
-            noHandlerMessage: "courier: no app can handle \(resolution.key)\(advice)")
+            explanation: explain ? resolution.explanationText : nil,
+            mimeType: DesktopApp.mimeType(forScheme: scheme),
+            noHandlerMessage: "courier: no app can handle \(resolution.key); \(registry.noHandlerAdvice(forScheme: scheme))")
     }
 }
 
@@ -153,11 +137,13 @@ extension HandlersCommand {
 struct HandlersOutput: Encodable {
     var scheme: String?
     var type: String?
+    var typeReason: String?
     var mimeType: String?
     var handlers: [HandlerRow]
 
     enum CodingKeys: String, CodingKey {
         case scheme, type, handlers
+        case typeReason = "type_reason"
         case mimeType = "mime_type"
     }
 }
@@ -166,6 +152,7 @@ struct HandlersOutput: Encodable {
 /// (`desktop: true`, `desktop_id`); `chosen` marks where `courier open` goes.
 struct HandlerRow: Encodable {
     var bundleID: String?
+    var matchedType: String?
     var desktopID: String?
     var name: String?
     var path: String?
@@ -173,8 +160,9 @@ struct HandlerRow: Encodable {
     var desktopDefault: Bool?
     var chosen: Bool
 
-    init(bundleID: String, chosen: Bool) {
+    init(bundleID: String, matchedType: String?, chosen: Bool) {
         self.bundleID = bundleID
+        self.matchedType = matchedType
         self.chosen = chosen
     }
 
@@ -190,6 +178,7 @@ struct HandlerRow: Encodable {
     enum CodingKeys: String, CodingKey {
         case name, path, desktop, chosen
         case bundleID = "bundle_id"
+        case matchedType = "matched_type"
         case desktopID = "desktop_id"
         case desktopDefault = "desktop_default"
     }
@@ -215,36 +204,67 @@ extension HandlersCommand {
         return scheme
     }
 
-    /// The broker's answer (`ExplainHandlersForURL`, `HandlersForFile`): a file argument is
-    /// identified by the broker from its name and content, read through the descriptor passed.
+    /// The broker's answer for the scheme (`ExplainHandlersForURL`).
     private func ask(_ broker: RegistryQueries) async throws -> CourierAnswer {
-        do {
-            if let type {
-                var status = stat()
-                if stat(type, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
-                    let fd = open(type, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-                    guard fd >= 0 else {
-                        reportRegistryError("courier: cannot read \(type) (\(String(cString: strerror(errno))))")
-                        throw CourierExitCode.cannotOpen.exitCode
-                    }
-                    let file = UnixFD(taking: fd)
-                    defer { file.close() }
-                    let answer = try await broker.handlers(forFileNamed: Paths.lastComponent(of: type), file: file)
-                    return fileAnswer(answer, explanationPrefix: "\(type): \(answer.type) — \(answer.typeReason)\n")
-                }
-                if Self.looksLikeMIMEType(type) {
-                    return fileAnswer(try await broker.handlers(forFileNamed: "", mimeType: type.lowercased()), mimeType: type.lowercased())
-                }
-                let uti = stat(type, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR ? "public.folder" : type
-                return fileAnswer(try await broker.handlers(forFileNamed: "", type: uti))
+        let scheme = try scheme()
+        let text = urlOrScheme!
+        let answer = try await refusingInvalid { () async throws(CourierError) in try await broker.handlers(forURL: text.contains(":") ? text : scheme + ":") }
+        return CourierAnswer(
+            bundleIDs: answer.bundleIDs, explanation: explain ? answer.explanation : nil, mimeType: DesktopApp.mimeType(forScheme: scheme),
+            noHandlerMessage: "courier: no app can handle \(HandlerKey.scheme(scheme.lowercased()))\(answer.advice.map { "; " + $0 } ?? "")")
+    }
+
+    /// Courier's answer for `--type`: a file is typed by its name and content, read through a
+    /// descriptor; a folder is `public.folder`; else the argument is a MIME type or a type
+    /// identifier. The broker answers (`HandlersForFile`) when one runs; else the same decision is
+    /// made here over the manifest folders (`Registry.fileHandlers`), so both print alike.
+    private func typeAnswer(_ argument: String, from broker: RegistryQueries?) async throws -> CourierAnswer {
+        var status = stat()
+        let exists = stat(argument, &status) == 0
+        if exists && status.st_mode & S_IFMT == S_IFDIR {
+            var answer = try await fileHandlers(named: "", type: "public.folder", from: broker)
+            answer.typeReason = "a folder"
+            return fileAnswer(answer, explanationPrefix: "\(argument): \(answer.type) — \(answer.typeReason)\n")
+        }
+        if exists {
+            let fd = open(argument, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else {
+                reportRegistryError("courier: cannot read \(argument) (\(String(cString: strerror(errno))))")
+                throw CourierExitCode.cannotOpen.exitCode
             }
-            let scheme = try scheme()
-            let text = urlOrScheme!
-            let answer = try await broker.handlers(forURL: text.contains(":") ? text : scheme + ":")
-            return CourierAnswer(
-                bundleIDs: answer.bundleIDs, explanation: explain ? answer.explanation : nil, mimeType: DesktopApp.mimeType(forScheme: scheme),
-                noHandlerMessage: "courier: no app can handle \(HandlerKey.scheme(scheme.lowercased()))\(answer.advice.map { "; " + $0 } ?? "")")
-        } catch let error as CourierError {
+            let file = UnixFD(taking: fd)
+            defer { file.close() }
+            // A FIFO or a device is typed by its name only: its content is never read.
+            let regular = status.st_mode & S_IFMT == S_IFREG
+            let answer = try await fileHandlers(named: Paths.lastComponent(of: argument), file: regular ? file : nil, from: broker)
+            return fileAnswer(answer, explanationPrefix: "\(argument): \(answer.type) — \(answer.typeReason)\n")
+        }
+        if Self.looksLikeMIMEType(argument) {
+            return fileAnswer(try await fileHandlers(named: "", mimeType: argument.lowercased(), from: broker))
+        }
+        return fileAnswer(try await fileHandlers(named: "", type: argument, from: broker))
+    }
+
+    /// `HandlersForFile` of the broker, or with none the same answer from the manifest folders.
+    private func fileHandlers(named name: String, file: UnixFD? = nil, type: String? = nil, mimeType: String? = nil,
+                              from broker: RegistryQueries?) async throws -> FileHandlersReply {
+        try await refusingInvalid { () async throws(CourierError) in
+            if let broker { return try await broker.handlers(forFileNamed: name, file: file, type: type, mimeType: mimeType) }
+            let registry = manifests.service().snapshot
+            let fileName = name.isEmpty && file == nil ? "" : InboxFileName(suggested: name).name
+            guard let answer = try registry.fileHandlers(name: fileName, descriptor: file?.rawValue, type: type, announcedMIMEType: mimeType) else {
+                throw CourierError(.invalidArguments, "give a file, a MIME type or a uniform type identifier")
+            }
+            return FileHandlersReply(type: answer.type, bundleIDs: answer.resolution.bundleIdentifiers, typeReason: answer.reason,
+                                     explanation: answer.resolution.explanationText, mimeType: answer.mimeType, matchedTypes: answer.matchedTypes)
+        }
+    }
+
+    /// Runs a query; an invalid URL or type exits 65 with the reason, another error with its code.
+    private func refusingInvalid<T>(_ query: () async throws(CourierError) -> T) async throws -> T {
+        do {
+            return try await query()
+        } catch {
             if error.code == .invalidURL || error.code == .invalidArguments {
                 reportRegistryError("courier: \(error.code == .invalidURL ? "invalid URL: " : "")\(error.message)")
                 throw CourierExitCode.refused.exitCode
@@ -254,12 +274,11 @@ extension HandlersCommand {
         }
     }
 
-    /// Courier's answer for a file type from the broker's reply; the desktop's MIME type is the one
-    /// given, else the type's own (shared-mime-info, read here).
-    private func fileAnswer(_ answer: FileHandlersReply, explanationPrefix: String = "", mimeType: String? = nil) -> CourierAnswer {
+    /// Courier's answer for a file type from `HandlersForFile`'s reply, the desktop's MIME type included.
+    private func fileAnswer(_ answer: FileHandlersReply, explanationPrefix: String = "") -> CourierAnswer {
         CourierAnswer(
             bundleIDs: answer.bundleIDs, explanation: explain ? explanationPrefix + answer.explanation : nil, type: answer.type,
-            mimeType: mimeType ?? manifests.service().snapshot.types.preferredMIMEType(for: answer.type),
+            typeReason: answer.typeReason, matchedTypes: answer.matchedTypes, mimeType: answer.mimeType,
             noHandlerMessage: "courier: no app can handle type \(answer.type)")
     }
 }

@@ -13,8 +13,6 @@ struct DecodeCommand: ParsableCommand {
         commandName: "decode",
         abstract: "Decode a todolist URL into its task and due date (local time).")
 
-    // An ArgumentParser command like courier-tool's parse: the same declaration shape, in another
-    // executable (the example app links none of the CLI).
     @Argument(help: "A todolist URL, e.g. 'todolist://www.acme.com?Quarterly%20Report#200806231300'.")
     var url: String
 

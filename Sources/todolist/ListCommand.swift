@@ -2,8 +2,6 @@ import ArgumentParser
 import Courier
 import FoundationEssentials
 
-// An ArgumentParser command like courier-tool's: the same declaration shape, in another executable
-// (the example app links none of the CLI).
 /// `todolist list`: prints the stored items, one line each, from the same container the app uses
 /// (`COURIER_CONTAINER`, else `$XDG_DATA_HOME/courier/containers/com.acme.todolist`).
 struct ListCommand: AsyncParsableCommand {

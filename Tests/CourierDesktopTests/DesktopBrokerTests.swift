@@ -7,29 +7,6 @@ import Testing
 /// Courier app through `courier open --desktop-entry` and the broker, byte for byte.
 @Suite(.serialized, .enabled(if: InstallScriptTests.built, "courier and courierd are not built beside the tests"))
 struct DesktopBrokerTests {
-    /// A Courier app written against the raw D-Bus contract (Python `dbus`): it checks in and
-    /// appends every URL it is asked to open, NUL-terminated, to the file named by argv[1].
-    static let recorderApp = #"""
-        import os, sys
-        import dbus, dbus.service, dbus.mainloop.glib
-        from gi.repository import GLib
-        dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-        bundle = os.environ["COURIER_BUNDLE_ID"]
-        record = sys.argv[1]
-        bus = dbus.SessionBus()
-        class App(dbus.service.Object):
-            @dbus.service.method("org.courier.Application1", in_signature="ssva{sv}", out_signature="ba{sv}")
-            def OpenURL(self, url, source, annotation, options):
-                with open(record, "ab") as f:
-                    f.write(url.encode("utf-8") + b"\0")
-                return (True, dbus.Dictionary({}, signature="sv"))
-        app = App(bus, "/" + bundle.replace(".", "/"))
-        name = dbus.service.BusName(bundle, bus, do_not_queue=True)
-        broker = bus.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False)
-        broker.CheckIn(bundle, dbus_interface="org.courier.Broker1")
-        GLib.MainLoop().run()
-        """#
-
     /// Valid RFC 3986 URLs (the broker refuses the others) that still carry what shells and
     /// launchers mangle.
     static let urls = [
@@ -51,8 +28,7 @@ struct DesktopBrokerTests {
         let home = try TemporaryDesktopHome()
         let bin = InstallScriptTests.binDirectory
         let record = home.root + "/opened"
-        let script = home.root + "/bin/recorder-app.py"
-        try Self.recorderApp.write(toFile: script, atomically: true, encoding: .utf8)
+        let script = PythonPeers.path("recorder_app.py")
         let manifests = home.directories.dataHome + "/courier/manifests"
         try FileManager.default.createDirectory(atPath: manifests, withIntermediateDirectories: true)
         let plist: [String: Any] = [
@@ -309,7 +285,7 @@ struct DesktopBrokerTests {
             .write(toFile: bus.servicesFolder + "/org.courier.Broker.service", atomically: true, encoding: .utf8)
         try bus.installService(
             name: "org.example.ForeignViewer",
-            exec: "/usr/bin/python3 \(InstallScriptTests.repository)/Tests/Fixtures/foreign-viewer.py --gapplication-service")
+            exec: "\(PythonPeers.python) \(PythonPeers.path("foreign_viewer.py")) --gapplication-service")
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
 
         let courier = InstallScriptTests.binDirectory + "/courier"

@@ -8,42 +8,13 @@ import Testing
 /// against a real `courier nearby receive` with a real broker, from Python's `ssl` and `http.client`.
 @Suite("Nearby: attacks on the receiver", .serialized)
 struct AttackTests {
-    /// Wrong PINs from a new source address each, then the right PIN as the eleventh guess; a 429
-    /// (back-off) is retried from the next address. Prints what it heard, as JSON.
-    static let guesser = #"""
-    import http.client, json, ssl, sys, time
-    port, body, right = int(sys.argv[1]), open(sys.argv[2], "rb").read(), sys.argv[3]
-    context = ssl.create_default_context(); context.check_hostname = False; context.verify_mode = ssl.CERT_NONE
-    guesses = [f"{n:04d}" for n in range(10)] + [right] + [f"{n:04d}" for n in range(10, 40)]
-    heard = {"wrong": 0, "backoff": 0, "accepted": [], "closed": 0, "answers": [], "sources": 0}
-    source, deadline = 2, time.time() + 90
-    for pin in guesses:
-        while time.time() < deadline:
-            address = f"127.0.{source >> 8}.{source & 255}"
-            source += 1
-            if source & 255 in (0, 255): source += 2
-            connection = http.client.HTTPSConnection("127.0.0.1", port, context=context, source_address=(address, 0), timeout=10)
-            connection.request("POST", f"/api/localsend/v2/prepare-upload?pin={pin}", body, {"content-type": "application/json"})
-            response = connection.getresponse(); text = response.read().decode(); connection.close()
-            heard["sources"] += 1
-            if response.status == 429:
-                heard["backoff"] += 1; time.sleep(0.05); continue
-            heard["answers"].append([pin, response.status, text])
-            if response.status == 200: heard["accepted"].append(pin)
-            if response.status == 401: heard["wrong"] += 1
-            if response.status == 403: heard["closed"] += 1
-            break
-        if heard["closed"] >= 5: break
-    print(json.dumps(heard))
-    """#
-
     @Test func guessingThePINFromRotatingAddressesSpendsTheBudgetAndTellsTheUser() async throws {
         let receiver = try await BadInputTests.Receiver()
         defer { receiver.tearDown() }
         let (notifications, record) = try await ConsentPromptTests.startNotificationServer(receiver.fixture, action: "none")
         defer { notifications.signal(SIGTERM) }
         let body = try receiver.fixture.file("prepare.json", try JSONSerialization.data(withJSONObject: BadInputTests.Receiver.prepare([BadInputTests.Receiver.file("f1", "a.txt", size: 3)])))
-        let script = try receiver.fixture.file("guess.py", Data(Self.guesser.utf8))
+        let script = PythonPeers.path("pin_guesser.py")
         let run = try await receiver.fixture.run("/usr/bin/python3", [script, String(receiver.port), body, BadInputTests.pin])
         let heard = try #require(try JSONSerialization.jsonObject(with: Data((run.output.split(separator: "\n").last ?? "").utf8)) as? [String: Any],
                                  "\(run.output)\(run.errors)")
@@ -80,46 +51,11 @@ struct AttackTests {
         #expect(!receiver.errors.contains("is short"), "\(receiver.errors)")
     }
 
-    /// Eight half TLS handshakes from one address, a ninth from it, and 48 connections from other
-    /// addresses that finish TLS and send half a request head; then a real peer's `GET info`, and
-    /// how long the held connections stay open.
-    static let halfOpen = #"""
-    import http.client, json, socket, ssl, sys, time
-    port = int(sys.argv[1])
-    context = ssl.create_default_context(); context.check_hostname = False; context.verify_mode = ssl.CERT_NONE
-    def closed(s, seconds):
-        s.settimeout(seconds)
-        try:
-            return s.recv(1) == b""
-        except socket.timeout:
-            return False
-        except (ssl.SSLError, OSError):
-            return True
-    held = []
-    for _ in range(8):
-        s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
-        s.sendall(b"\x16\x03\x01\x02\x00\x01")
-        held.append(s)
-    ninth = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
-    ninth_closed = closed(ninth, 3)
-    for i in range(48):
-        raw = socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.9.{i + 2}", 0))
-        tls = context.wrap_socket(raw)
-        tls.sendall(b"GET /api/localsend/v2/info HTTP/1.1\r\nHost: x\r\n")
-        held.append(tls)
-    connection = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=10)
-    connection.request("GET", "/api/localsend/v2/info")
-    info = connection.getresponse().status
-    start = time.time()
-    still_open = sum(0 if closed(s, max(0.1, start + 30 - time.time())) else 1 for s in held)
-    print(json.dumps({"ninth_closed": ninth_closed, "info": info, "still_open": still_open}))
-    """#
-
     @Test func halfOpenConnectionsAreCappedPerAddressAndClosedByShortDeadlines() async throws {
         // The idle timeout stays at its 60 s: only the handshake and head deadlines can close these within 30 s.
         let receiver = try await BadInputTests.Receiver()
         defer { receiver.tearDown() }
-        let script = try receiver.fixture.file("half-open.py", Data(Self.halfOpen.utf8))
+        let script = PythonPeers.path("half_open_connections.py")
         let run = try await receiver.fixture.run("/usr/bin/python3", [script, String(receiver.port)])
         let heard = try #require(try JSONSerialization.jsonObject(with: Data((run.output.split(separator: "\n").last ?? "").utf8)) as? [String: Any],
                                  "\(run.output)\(run.errors)")

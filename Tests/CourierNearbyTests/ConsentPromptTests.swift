@@ -10,36 +10,6 @@ import Testing
 /// server was asked are all checked.
 @Suite("Nearby: consent prompts on a terminal and as a desktop notification", .serialized)
 struct ConsentPromptTests {
-    /// Runs a program on a pseudo-terminal (its standard input, output and error), copies what it
-    /// writes to standard output, types `answer` and Enter once the prompt shows (never, when
-    /// empty), and passes SIGTERM on.
-    static let terminal = #"""
-    import os, pty, signal, select, sys
-    answer, argv = sys.argv[1], sys.argv[2:]
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execv(argv[0], argv)
-    signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGTERM))
-    seen, answered = b"", False
-    while True:
-        ready, _, _ = select.select([fd], [], [], 0.1)
-        if not ready:
-            continue
-        try:
-            data = os.read(fd, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        sys.stdout.buffer.write(data); sys.stdout.flush()
-        seen += data
-        if answer and not answered and b"Accept? [y/N]" in seen:
-            os.write(fd, answer.encode() + b"\r")
-            answered = True
-    _, status = os.waitpid(pid, 0)
-    sys.exit(os.waitstatus_to_exitcode(status))
-    """#
-
     /// The fixture with its broker running.
     static func fixture() async throws -> NearbyFixture {
         let fixture = try NearbyFixture()
@@ -58,7 +28,7 @@ struct ConsentPromptTests {
 
     /// `courier nearby receive` (default consent) on a pseudo-terminal that types `answer`.
     static func startOnTerminal(_ fixture: NearbyFixture, answer: String, extra: [String] = []) async throws -> (BackgroundProcess, Int) {
-        let driver = try fixture.file("terminal.py", Data(terminal.utf8))
+        let driver = PythonPeers.path("consent_terminal.py")
         let process = try BackgroundProcess("/usr/bin/python3", [driver, answer, Products.path("courier-nearby"), "receive", "--to", NearbyFixture.todolist,
                                                                  "--bind", "127.0.0.1", "--port", "0", "--no-discovery"] + extra,
                                             environment: fixture.environment, outputIn: fixture.root, name: "terminal")

@@ -170,7 +170,7 @@ extension NamespaceInteropTests {
 
     /// The receiver asks on its terminal (a pseudo-terminal the test types into) in host A.
     static func startReceiverOnTerminal(_ network: Network, answer: String) async throws -> BackgroundProcess {
-        let driver = try network.fixture.file("terminal.py", Data(ConsentPromptTests.terminal.utf8))
+        let driver = PythonPeers.path("consent_terminal.py")
         let receiver = try network.start(in: network.hosts.a, "/usr/bin/python3", [driver, answer, Products.path("courier-nearby"), "receive",
                                                                                    "--to", NearbyFixture.todolist, "--no-discovery"], name: "receiver-terminal")
         try await waitForListener(network, in: network.hosts.a)

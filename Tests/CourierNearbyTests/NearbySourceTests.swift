@@ -10,33 +10,6 @@ import Testing
 struct NearbySourceTests {
     static let viewer = "com.acme.viewer"
 
-    static let app = #"""
-    import json, os, sys
-    import dbus, dbus.service, dbus.mainloop.glib
-    from gi.repository import GLib
-    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-    bundle = os.environ["COURIER_BUNDLE_ID"]
-    bus = dbus.SessionBus()
-    broker = bus.get_object("org.courier.Broker", "/org/courier/Broker", introspect=False)
-    def plain(value):
-        if isinstance(value, dict): return {str(k): plain(v) for k, v in value.items()}
-        if isinstance(value, dbus.Boolean): return bool(value)
-        return str(value)
-    class App(dbus.service.Object):
-        @dbus.service.method("org.courier.Application1", in_signature="ssva{sv}", out_signature="ba{sv}")
-        def OpenURL(self, url, source, annotation, options):
-            with open(os.path.join(os.environ["COURIER_CONTAINER"], "opened.json"), "w") as f:
-                json.dump({"url": str(url), "annotation": plain(annotation)}, f)
-            if len(sys.argv) > 1 and sys.argv[1] == "decline-slowly":
-                GLib.usleep(2 * 1000 * 1000)
-                return (False, dbus.Dictionary({}, signature="sv"))
-            return (True, dbus.Dictionary({}, signature="sv"))
-    app = App(bus, "/" + bundle.replace(".", "/"))
-    name = dbus.service.BusName(bundle, bus, do_not_queue=True)
-    broker.CheckIn(bundle, dbus_interface="org.courier.Broker1")
-    GLib.MainLoop().run()
-    """#
-
     /// An app slow to answer its open, which then declines it: the file is durably in the Inbox
     /// before the app is asked, so the sender hears success; the app's answer is logged.
     @Test func anAppThatIsSlowAndDeclinesDoesNotFailTheSender() async throws {
@@ -55,7 +28,7 @@ struct NearbySourceTests {
 
     /// The viewer's manifest (the app script in `mode`), registered with the fixture's broker.
     static func register(_ fixture: NearbyFixture, mode: String = "accept") async throws {
-        let script = try fixture.file("viewer.py", Data(Self.app.utf8))
+        let script = PythonPeers.path("nearby_viewer_app.py")
         let manifest: [String: Any] = [
             "CFBundleIdentifier": Self.viewer, "CFBundleName": "Viewer", "CourierLaunchArguments": ["/usr/bin/python3", script, mode],
             "CFBundleDocumentTypes": [["CFBundleTypeName": "Anything", "LSItemContentTypes": ["public.data"], "CFBundleTypeRole": "Viewer"]],

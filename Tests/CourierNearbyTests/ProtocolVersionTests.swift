@@ -64,7 +64,7 @@ struct ProtocolVersionTests {
         #expect(wrongToken.status == 403, "\(wrongToken)")
     }
 
-    /// 32 MiB sent at 4 MiB/s; the sender cancels after a second. Nothing lands, the log says so.
+    /// 32 MiB sent at 4 MiB/s; the sender cancels once the upload is under way. Nothing lands, the log says so.
     @Test func aCancelStopsTheUploadInFlight() async throws {
         let receiver = try await Receiver()
         defer { receiver.tearDown() }
@@ -76,7 +76,13 @@ struct ProtocolVersionTests {
         let upload = try BackgroundProcess("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "60", "--limit-rate", "4M",
                                                              "-X", "POST", "--data-binary", "@\(path)", receiver.base + "upload?sessionId=\(session)&fileId=f1&token=\(token)"],
                                            environment: receiver.fixture.environment, outputIn: receiver.fixture.root, name: "slow-upload")
-        try await Task.sleep(for: .seconds(1))
+        // In flight once the receiver holds the file it writes the upload into (unnamed, in the Inbox or staging).
+        let writing = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(receiver.process.pid)/fd"))?.contains { fd in
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(receiver.process.pid)/fd/\(fd)")) ?? ""
+            return target.contains("/Inbox/") || target.contains("nearby-staging")
+        } == true }
+        for _ in 0..<500 where !writing() { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(writing(), "the upload never started: \(receiver.process.errors)")
         let cancelled = try await receiver.curl(["-X", "POST", receiver.base + "cancel?sessionId=\(session)"])
         #expect(cancelled.status == 200, "\(cancelled)")
         let status = await upload.wait(timeout: .seconds(60))
@@ -114,44 +120,12 @@ struct ProtocolVersionTests {
         try await receiver.expectCleanAndServing("over HTTPS on the same port")
     }
 
-    /// A receiver that speaks only v1, written here from the v1 specification (no packaged peer is
-    /// v1-only): plain HTTP, `GET /api/localsend/v1/info`, `send-request` answering the tokens,
-    /// `send?fileId&token`; every v2 path is 404. Writes what it receives into the folder given.
-    static let v1Receiver = #"""
-    import http.server, json, os, sys, urllib.parse, uuid
-    folder = sys.argv[1]
-    tokens = {}
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def answer(self, status, body=None):
-            data = b"" if body is None else json.dumps(body).encode()
-            self.send_response(status); self.send_header("Content-Length", str(len(data))); self.end_headers(); self.wfile.write(data)
-        def do_GET(self):
-            if self.path == "/api/localsend/v1/info": self.answer(200, {"alias": "v1-only", "deviceModel": "spec", "deviceType": "desktop"})
-            else: self.answer(404, {"message": "not found"})
-        def do_POST(self):
-            url = urllib.parse.urlparse(self.path); query = dict(urllib.parse.parse_qsl(url.query))
-            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            if url.path == "/api/localsend/v1/send-request":
-                files = json.loads(body)["files"]
-                for fid, f in files.items(): tokens[fid] = (uuid.uuid4().hex, f["fileName"])
-                self.answer(200, {fid: t for fid, (t, _) in tokens.items()})
-            elif url.path == "/api/localsend/v1/send" and "sessionId" not in query and tokens.get(query.get("fileId"), ("",))[0] == query.get("token"):
-                with open(os.path.join(folder, tokens[query["fileId"]][1]), "wb") as f: f.write(body)
-                self.answer(200)
-            elif url.path == "/api/localsend/v1/cancel": self.answer(200)
-            else: self.answer(404 if not url.path.startswith("/api/localsend/v1/") else 403, {"message": "refused"})
-        def log_message(self, *args): pass
-    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
-    """#
-
-    /// ``v1Receiver`` running, writing into `v1-received` in the fixture's folder: it, its port,
+    /// The v1-only receiver (`localsend_v1_receiver.py`) running, writing into `v1-received` in the fixture's folder: it, its port,
     /// and that folder.
     static func startV1Receiver(_ fixture: NearbyFixture) async throws -> (BackgroundProcess, Int, URL) {
         let folder = fixture.root.appendingPathComponent("v1-received", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let script = try fixture.file("v1-receiver.py", Data(v1Receiver.utf8))
+        let script = PythonPeers.path("localsend_v1_receiver.py")
         let server = try BackgroundProcess("/usr/bin/python3", [script, folder.path], environment: fixture.environment, outputIn: fixture.root, name: "v1-receiver")
         for _ in 0..<500 where Int(server.output.trimmingCharacters(in: .whitespacesAndNewlines)) == nil { try await Task.sleep(for: .milliseconds(20)) }
         guard let port = Int(server.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {

@@ -36,6 +36,17 @@ import Testing
         }
     }
 
+    /// Returns once the I/O thread has built and sent `count` calls of `client` in all (the
+    /// suite's time limit bounds the wait).
+    func untilBuilt(_ client: DBusConnection, _ count: Int) async throws {
+        while client.callsBuiltOnLoop.load(ordering: .relaxed) < count { try await Task.sleep(for: .milliseconds(2)) }
+    }
+
+    /// Returns once `count` calls wait in the queue of `client`'s (held) I/O thread.
+    func untilQueued(_ client: DBusConnection, _ count: Int) async throws {
+        while client.loop.handedOverCalls < count { try await Task.sleep(for: .milliseconds(2)) }
+    }
+
     func call(_ client: DBusConnection, _ service: DBusConnection, _ method: MemberName, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
         try await client.call(service.uniqueName, path: "/service", interface: Self.interface, method: method, arguments)
     }
@@ -77,8 +88,9 @@ import Testing
 
     @Test func aCancelledCallEndsAtOnceAndTheConnectionGoesOn() async throws {
         try await withCallInFlight { client, service async throws in
+            let before = client.callsBuiltOnLoop.load(ordering: .relaxed)
             let waiting = Task { try await call(client, service, "Never") }
-            try await Task.sleep(for: .milliseconds(20))
+            try await untilBuilt(client, before + 1)
             waiting.cancel()
             await #expect(throws: CancellationError.self) { _ = try await waiting.value }
             #expect(try await call(client, service, "Echo", [.string("after")]) == [.string("after")])
@@ -118,7 +130,7 @@ import Testing
             let held = try await holdIOThread(of: client, from: service)
             defer { held.release() }
             let waiting = Task { try await call(client, service, "Echo", [.string("never sent")]) }
-            try await Task.sleep(for: .milliseconds(20))
+            try await untilQueued(client, 1)
             waiting.cancel()
             await #expect(throws: CancellationError.self) { _ = try await waiting.value }
             // Ended while the I/O thread was still held: the cancel did not wait for it.
@@ -135,7 +147,7 @@ import Testing
             let held = try await holdIOThread(of: client, from: service)
             defer { held.release() }
             let waiting = (0..<4).map { i in Task { try await call(client, service, "Echo", [.string("q\(i)")]) } }
-            try await Task.sleep(for: .milliseconds(20))
+            try await untilQueued(client, 4)
             client.close()
             for w in waiting {
                 await expectError(DBusError.disconnectedName) { _ = try await w.value }
@@ -145,8 +157,9 @@ import Testing
 
     @Test func closingTheConnectionEndsTheCallsBuiltOnTheIOThread() async throws {
         try await withCallInFlight { client, service async throws in
+            let before = client.callsBuiltOnLoop.load(ordering: .relaxed)
             let waiting = (0..<8).map { _ in Task { try await call(client, service, "Never") } }
-            try await Task.sleep(for: .milliseconds(20))
+            try await untilBuilt(client, before + 8)
             client.close()
             for w in waiting {
                 await expectError(DBusError.disconnectedName) { _ = try await w.value }

@@ -1,3 +1,4 @@
+import BusTestSupport
 import DBus
 import Foundation
 import Synchronization
@@ -48,28 +49,20 @@ import Glibc
 
     /// dbus-python connects as a peer: let in when its pid is admitted, refused when not.
     @Test func pythonsDBusModuleIsAdmittedOnlyByItsPid() async throws {
-        let script = """
-        import sys, dbus
-        try:
-            c = dbus.connection.Connection(sys.argv[1])
-            proxy = c.get_object(None, "\(Self.path.rawValue)", introspect=False)
-            print(proxy.Hello("python", dbus_interface="\(Self.interface.rawValue)", timeout=5))
-        except dbus.DBusException as e:
-            print("REFUSED", e.get_dbus_name())
-        """
-        let python = "/usr/bin/python3"
+        let script = PythonPeers.path("peer_client.py")
+        let python = PythonPeers.python
         let environment = ProcessInfo.processInfo.environment
         // Refused: the server admits only this test process.
         let refusing = try ServedPeers { $0.processID == UInt32(getpid()) }
         defer { refusing.close() }
-        let refused = try await Tool.run(python, ["-c", script, refusing.server.address], environment: environment)
+        let refused = try await Tool.run(python, [script, refusing.server.address, Self.path.rawValue, Self.interface.rawValue], environment: environment)
         #expect(refused.stdout.hasPrefix("REFUSED org.freedesktop.DBus.Error."), "\(refused.stdout)\(refused.stderr)")
         #expect(refusing.record.asked.withLock { $0.count } == 1 && refusing.record.admitted.withLock { $0.isEmpty })
         #expect(refusing.record.accepted.withLock { $0.isEmpty })
         // Admitted: any pid but this one, i.e. the Python process the kernel names.
         let admitting = try ServedPeers { $0.processID != UInt32(getpid()) }
         defer { admitting.close() }
-        let answered = try await Tool.run(python, ["-c", script, admitting.server.address], environment: environment)
+        let answered = try await Tool.run(python, [script, admitting.server.address, Self.path.rawValue, Self.interface.rawValue], environment: environment)
         #expect(answered.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "hello, python", "\(answered.stdout)\(answered.stderr)")
         #expect(admitting.record.admitted.withLock { $0.first?.processID } != nil)
     }

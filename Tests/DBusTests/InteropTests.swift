@@ -91,29 +91,10 @@ import Testing
         }
     }
 
-    static let pythonService = """
-        import sys, dbus, dbus.service
-        from dbus.mainloop.glib import DBusGMainLoop
-        from gi.repository import GLib
-        DBusGMainLoop(set_as_default=True)
-        bus = dbus.bus.BusConnection(sys.argv[1])
-        class Service(dbus.service.Object):
-            @dbus.service.method("org.courier.test.Py1", in_signature="sa{sv}", out_signature="sas")
-            def Hello(self, who, options):
-                return ("hello " + who, sorted(str(k) for k in options.keys()))
-            @dbus.service.method("org.courier.test.Py1", in_signature="", out_signature="")
-            def Boom(self):
-                raise dbus.exceptions.DBusException("it went boom", name="org.courier.test.Error.Boom")
-        name = dbus.service.BusName("org.courier.test.Py", bus)
-        Service(bus, "/org/courier/test/Py")
-        GLib.MainLoop().run()
-        """
 
     @Test func swiftCallsPythonService() async throws {
         try await withPrivateBus { bus in
-            let script = bus.directory.appendingPathComponent("service.py")
-            try Self.pythonService.write(to: script, atomically: true, encoding: .utf8)
-            let python = try Tool.start("/usr/bin/python3", [script.path, bus.address], environment: bus.environment)
+            let python = try Tool.start(PythonPeers.python, [PythonPeers.path("hello_service.py"), bus.address], environment: bus.environment)
             defer { python.kill() }
             let client = try bus.connect()
             defer { client.close() }

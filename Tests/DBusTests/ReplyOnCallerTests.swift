@@ -167,7 +167,7 @@ import Testing
             let clock = ContinuousClock()
             let start = clock.now
             async let long: Void = expectError(DBusError.noReplyName) { _ = try await call(client, service, "Never", timeout: .seconds(3)) }
-            try await Task.sleep(for: .milliseconds(50))
+            while client.state.withLock({ $0.isIdle }) { try await Task.sleep(for: .milliseconds(2)) }   // the long call waits
             await expectError(DBusError.noReplyName) { _ = try await call(client, service, "Never", timeout: .milliseconds(200)) }
             #expect(clock.now - start < .seconds(2), "the shorter call waited for the longer one's deadline")
             async let later: Void = expectError(DBusError.noReplyName) { _ = try await call(client, service, "Never", timeout: .seconds(4)) }

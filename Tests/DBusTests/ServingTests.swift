@@ -154,7 +154,11 @@ import Testing
             let gone = try bus.connect()
             let goneName = gone.uniqueName!
             gone.close()
-            try await Task.sleep(for: .milliseconds(50))
+            // Once the bus has seen it go (bounded).
+            for _ in 0..<1000 {
+                if try await c.nameOwner(of: goneName) == nil { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
             await #expect(throws: DBusError.self) { _ = try await c.credentials(of: goneName) }
         }
     }

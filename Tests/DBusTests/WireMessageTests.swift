@@ -89,9 +89,7 @@ import Testing
     /// binding, its values rebuilt by Python) answers with the first one upper-cased.
     @Test func manyArgumentMessagesCrossARealBus() async throws {
         try await EchoService.withClient { client, bus in
-            let script = bus.directory.appendingPathComponent("four.py")
-            try Self.pythonService.write(to: script, atomically: true, encoding: .utf8)
-            let python = try Tool.start("/usr/bin/python3", [script.path, bus.address], environment: bus.environment)
+            let python = try Tool.start(PythonPeers.python, [PythonPeers.path("four_arguments_service.py"), bus.address], environment: bus.environment)
             defer { python.kill() }
             for body in Self.fourArgumentBodies {
                 let r = try await client.call(EchoService.name, path: EchoService.path, interface: EchoService.interface, method: "EchoFour", body)
@@ -111,20 +109,6 @@ import Testing
         }
     }
 
-    static let pythonService = """
-        import sys, dbus, dbus.service
-        from dbus.mainloop.glib import DBusGMainLoop
-        from gi.repository import GLib
-        DBusGMainLoop(set_as_default=True)
-        bus = dbus.bus.BusConnection(sys.argv[1])
-        class Service(dbus.service.Object):
-            @dbus.service.method("org.courier.test.Py1", in_signature="ssva{sv}", out_signature="ssva{sv}")
-            def Four(self, url, app, value, options):
-                return (url.upper(), app, value, options)
-        name = dbus.service.BusName("org.courier.test.PyFour", bus)
-        Service(bus, "/org/courier/test/Py")
-        GLib.MainLoop().run()
-        """
 
     // MARK: Helpers
 

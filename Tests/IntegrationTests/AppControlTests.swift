@@ -235,6 +235,7 @@ struct AppControlTests {
         #expect(row["started_by"] as? String == "keep-alive")
         let quit = try await fixture.run(Self.courier, ["quit", "com.acme.life"])
         #expect(quit.status == 0)
+        // A check that nothing happens: a relaunch that should not come has this long to show.
         try await Task.sleep(for: .milliseconds(500))
         #expect(fixture.launcher.count == 2)
     }

@@ -34,7 +34,7 @@ struct BrokerBusTests {
     @Test func twoHundredConcurrentOpensLaunchAColdAppOnceAndKeepPerSenderOrderColdAndWarm() async throws {
         let fixture = try await BrokerFixture { try $0.todolist() }
         defer { fixture.tearDown() }
-        let script = try PythonScripts.install("ordered_opens.py", PythonScripts.orderedOpens, in: fixture.root)
+        let script = PythonPeers.path("ordered_opens.py")
         let result = try await fixture.run(systemPython, [script, "4", "50"])
         #expect(result.output.contains("\"ok\": 200"), "\(result.output) \(result.error)")
         #expect(fixture.launcher.count == 1)
@@ -91,7 +91,7 @@ struct BrokerBusTests {
 
     @Test func appDyingWhileHandlingIsAnErrorAndTheNextRequestRelaunchesIt() async throws {
         let fixture = try await BrokerFixture { writer in
-            let script = try PythonScripts.install("fake_app.py", PythonScripts.fakeApp, in: writer.folder)
+            let script = PythonPeers.path("fake_app.py")
             try writer.write("com.acme.crasher", schemes: ["crasher"], arguments: [systemPython, script, "crash"])
         }
         defer { fixture.tearDown() }
@@ -130,11 +130,11 @@ struct BrokerBusTests {
 
     @Test func aCallerSuppliedSourceApplicationIsIgnored() async throws {
         let fixture = try await BrokerFixture { writer in
-            let script = try PythonScripts.install("fake_app.py", PythonScripts.fakeApp, in: writer.folder)
+            let script = PythonPeers.path("fake_app.py")
             try writer.write("com.acme.echo", schemes: ["echo"], arguments: [systemPython, script, "echo"])
         }
         defer { fixture.tearDown() }
-        let script = try PythonScripts.install("spoof.py", PythonScripts.spoofedSource, in: fixture.root)
+        let script = PythonPeers.path("spoofed_source.py")
         let result = try await fixture.run(systemPython, [script, "echo://hello"])
         #expect(result.status == 0, "\(result.error)")
         // handled, the echo app, and an empty source: the caller is not an app Courier knows.
@@ -144,7 +144,7 @@ struct BrokerBusTests {
     @Test func canOpenURLFromAnAppIsLimitedToItsQueriesSchemes() async throws {
         let fixture = try await BrokerFixture { writer in
             try writer.todolist()
-            let script = try PythonScripts.install("fake_app.py", PythonScripts.fakeApp, in: writer.folder)
+            let script = PythonPeers.path("fake_app.py")
             try writer.write("com.acme.prober", schemes: ["probe"], arguments: [systemPython, script, "probe"], queries: ["todolist"])
         }
         defer { fixture.tearDown() }
@@ -158,7 +158,7 @@ struct BrokerBusTests {
 
     @Test func anAppCallerIsIdentifiedByTheBrokerAsItsSourceApplication() async throws {
         let fixture = try await BrokerFixture { writer in
-            let script = try PythonScripts.install("fake_app.py", PythonScripts.fakeApp, in: writer.folder)
+            let script = PythonPeers.path("fake_app.py")
             try writer.write("com.acme.echo", schemes: ["echo"], arguments: [systemPython, script, "echo"])
             try writer.write("com.acme.caller", schemes: ["caller"], arguments: [systemPython, script, "caller"])
         }
@@ -206,7 +206,7 @@ struct BrokerBusTests {
         #expect(try await fixture.client.canOpen("echo://x") == false)
         let extra = fixture.root.appendingPathComponent("extra", isDirectory: true)
         try FileManager.default.createDirectory(at: extra, withIntermediateDirectories: true)
-        let script = try PythonScripts.install("fake_app.py", PythonScripts.fakeApp, in: extra)
+        let script = PythonPeers.path("fake_app.py")
         try BrokerFixture.ManifestWriter(folder: extra).write("com.acme.echo", schemes: ["echo"], arguments: [systemPython, script, "echo"])
         let bundleID = try await fixture.client.registerManifest(atPath: extra.appendingPathComponent("com.acme.echo.plist").path)
         #expect(bundleID == "com.acme.echo")

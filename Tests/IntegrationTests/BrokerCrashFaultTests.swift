@@ -94,7 +94,7 @@ struct BrokerCrashFaultTests {
         let marker = "courier-fault-\(UUID().uuidString.prefix(8))"
         let daemon = try Daemon { writer in
             try writer.todolist()
-            let script = try PythonScripts.install("stress_app.py", FaultScripts.app, in: writer.folder)
+            let script = PythonPeers.path("stress_app.py")
             try writer.write("com.acme.slow", schemes: ["slow"], arguments: [systemPython, script, "slow", "3", marker])
         }
         defer { daemon.tearDown(marker: marker) }
@@ -107,7 +107,12 @@ struct BrokerCrashFaultTests {
             if ((try? await client.connection.nameOwner(of: BusName("com.acme.slow"))) ?? nil) != nil { break }
             try await Task.sleep(for: .milliseconds(10))
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // Checked in and handed the URL: the broker shows it active (the app holds the answer 3 s).
+        let ps = Products.path("courier")
+        #expect(await AppControlTests.eventuallyAsync {
+            let rows = (try? await runProduct("courier", ["ps", "--json"], daemon.environment, executable: ps)).flatMap { try? JSONSerialization.jsonObject(with: Data($0.output.utf8)) as? [[String: Any]] }
+            return rows?.contains { $0["bundle_id"] as? String == "com.acme.slow" && $0["state"] as? String == "active" } == true
+        })
         daemon.kill9()
         let error = await #expect(throws: CourierError.self) { try await pending.value }
         #expect(error != nil)

@@ -42,7 +42,7 @@ struct BrokerFaultTests {
     @Test func anAppCheckingInUnderAnotherBundleIDIsRefused() async throws {
         let fixture = try await BrokerFixture { writer in
             try writer.todolist()
-            let script = try PythonScripts.install("stress_app.py", FaultScripts.app, in: writer.folder)
+            let script = PythonPeers.path("stress_app.py")
             try writer.write("com.acme.impostor", schemes: ["impostor"], arguments: [systemPython, script, "impersonate", "com.acme.todolist"])
         }
         defer { fixture.tearDown() }
@@ -56,7 +56,7 @@ struct BrokerFaultTests {
 
     @Test func anAppCheckingInTwiceIsAnsweredAndKeepsServing() async throws {
         let fixture = try await BrokerFixture { writer in
-            let script = try PythonScripts.install("stress_app.py", FaultScripts.app, in: writer.folder)
+            let script = PythonPeers.path("stress_app.py")
             try writer.write("com.acme.twice", schemes: ["twice"], arguments: [systemPython, script, "checkin-twice"])
         }
         defer { fixture.tearDown() }
@@ -70,7 +70,7 @@ struct BrokerFaultTests {
     @Test func aSlowHandlerDelaysNoOtherApp() async throws {
         let fixture = try await BrokerFixture { writer in
             try writer.todolist()
-            let script = try PythonScripts.install("stress_app.py", FaultScripts.app, in: writer.folder)
+            let script = PythonPeers.path("stress_app.py")
             try writer.write("com.acme.slow", schemes: ["slow"], arguments: [systemPython, script, "slow", "3"])
         }
         defer { fixture.tearDown() }

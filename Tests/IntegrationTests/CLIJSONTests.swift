@@ -66,7 +66,8 @@ import Testing
 
         for (command, row) in [(["ps", "--json"], "courier ps --json"), (["status", "--json"], "courier status --json"),
                                (["dump", "--json"], "courier dump --json"), (["parse", url, "--json"], "courier parse --json"),
-                               (["handlers", "todolist", "--json"], "courier handlers --json")] {
+                               (["handlers", "todolist", "--json"], "courier handlers --json"),
+                               (["handlers", "--type", file, "--json"], "courier handlers --json")] {
             let result = try await fixture.run(courier, command)
             #expect(result.status == 0, "\(command): \(result.error)")
             try check(command.joined(separator: " "), result.output, documentedAs: row)

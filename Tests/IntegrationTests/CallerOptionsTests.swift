@@ -18,7 +18,7 @@ struct CallerOptionsTests {
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
         let planted = inbox.appendingPathComponent("planted.txt")
         try Data("Planted task\n".utf8).write(to: planted)
-        let script = try PythonScripts.install("forged_options.py", AttackerScripts.forgedOptions, in: fixture.root)
+        let script = PythonPeers.path("forged_options.py")
         let result = try await fixture.run(systemPython, [script, planted.path])
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 4, "\(result.output) \(result.error)")

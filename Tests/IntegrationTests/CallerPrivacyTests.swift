@@ -14,7 +14,7 @@ struct CallerPrivacyTests {
         let fixture = try await BrokerFixture { writer in
             try writer.todolist()
             try writer.write("com.acme.notes", schemes: ["notes"], arguments: ["/bin/true"])
-            let script = try PythonScripts.install("nosy_app.py", AttackerScripts.nosyApp, in: writer.folder)
+            let script = PythonPeers.path("nosy_app.py")
             try writer.write("com.acme.nosy", schemes: ["nosy"], arguments: [systemPython, script, "probe"], queries: ["todolist"])
         }
         defer { fixture.tearDown() }

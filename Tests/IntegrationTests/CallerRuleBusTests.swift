@@ -27,9 +27,9 @@ struct CallerRuleBusTests {
             }
             if let dropCallers { plist["CourierAllowedDropCallers"] = dropCallers }
             try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: file)
-            let echo = try PythonScripts.install("fake_app.py", PythonScripts.fakeApp, in: writer.folder)
+            let echo = PythonPeers.path("fake_app.py")
             try writer.write("com.acme.echo", schemes: ["echo"], arguments: [systemPython, echo, "echo"])
-            let caller = try PythonScripts.install("calling_app.py", CallerRuleScripts.callingApp, in: writer.folder)
+            let caller = PythonPeers.path("calling_app.py")
             try writer.write("com.acme.notes", schemes: ["notes"], arguments: [systemPython, caller, "calls"] + attempts, queries: ["todolist"])
         }
     }

@@ -80,7 +80,7 @@ struct DirectLinkTests {
     @Test func anAdmittedAppCannotAttachAsAnotherAndAProcessThatNeverCheckedInCannotConnect() async throws {
         let fixture = try await BrokerFixture { writer in
             try writer.todolist()
-            let script = try PythonScripts.install("link_hijacker.py", LinkAttackerScripts.hijacker, in: writer.folder)
+            let script = PythonPeers.path("link_hijacker.py")
             try writer.write("com.evil.linker", schemes: ["evil"], arguments: [systemPython, script, "com.acme.todolist"])
         }
         defer { fixture.tearDown() }
@@ -97,7 +97,7 @@ struct DirectLinkTests {
         // A process that never checked in, knowing the address, is turned away as it authenticates.
         let address = try #require(ReceiverVerificationTests.read(evil, "address.txt")).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(address.hasPrefix("unix:path="))
-        let script = try PythonScripts.install("link_outsider.py", LinkAttackerScripts.outsider, in: fixture.root)
+        let script = PythonPeers.path("link_outsider.py")
         let outsider = try await fixture.run(systemPython, [script, address, "com.acme.todolist"])
         #expect(outsider.output.hasPrefix("REFUSED org.freedesktop.DBus.Error."), "\(outsider.output)\(outsider.error)")
 
@@ -114,7 +114,7 @@ struct DirectLinkTests {
         defer { fixture.tearDown() }
         let out = fixture.root.appendingPathComponent("fake-link", isDirectory: true)
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        let script = try PythonScripts.install("fake_link_server.py", LinkAttackerScripts.fakeServer, in: out)
+        let script = PythonPeers.path("fake_link_server.py")
         let fake = try BackgroundProcess(systemPython, [script, out.path], environment: fixture.environment, outputIn: out, name: "fake-link-server")
         defer { fake.kill() }
         let address = try await ReceiverVerificationTests.waitForFile(out.appendingPathComponent("address.txt"))
@@ -125,6 +125,7 @@ struct DirectLinkTests {
         } throws: { error in
             (error as? BrokerLink.Refusal)?.reason.contains("not by the broker (pid \(getpid()))") == true
         }
+        // Nothing to wait for: a check that nothing happens gives a stray attach this long to show.
         try await Task.sleep(for: .milliseconds(200))
         #expect(ReceiverVerificationTests.read(out, "attached.txt") == nil)
     }

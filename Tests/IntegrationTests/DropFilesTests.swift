@@ -260,7 +260,7 @@ struct DropFilesTests {
     @Test func aTwoGiBSparseFileArrivesWholeWithItsHoles() async throws {
         // An app that declares any data: the fake app in echo mode (answers handled).
         let fixture = try await BrokerFixture { writer in
-            let script = try PythonScripts.install("fake_app.py", PythonScripts.fakeApp, in: writer.folder)
+            let script = PythonPeers.path("fake_app.py")
             let plist: [String: Any] = [
                 "CFBundleIdentifier": "com.acme.echo", "CFBundleName": "Echo",
                 "CFBundleDocumentTypes": [["CFBundleTypeName": "Anything", "LSItemContentTypes": ["public.data"], "CFBundleTypeRole": "Viewer"]],

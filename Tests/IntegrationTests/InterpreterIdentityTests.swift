@@ -14,7 +14,7 @@ struct InterpreterIdentityTests {
     static func claim(_ fixture: BrokerFixture, _ arguments: [String], executable: String = systemPython, prefix: [String] = []) async throws -> URL {
         let out = fixture.root.appendingPathComponent("claimant-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        let script = try PythonScripts.install("claimant.py", AttackerScripts.claimant, in: fixture.root)
+        let script = try PythonPeers.copy("claimant.py", to: fixture.root)
         let process = try BackgroundProcess(executable, prefix + [script, arguments[0], arguments[1], out.path] + arguments.dropFirst(2),
                                             environment: fixture.environment, outputIn: out, name: "claimant")
         defer { process.kill() }

@@ -69,7 +69,8 @@ struct LaunchImageTests {
         try Data().write(to: gate)
         let answer = try await fixture.client.open(Self.url)
         #expect(answer.handled)
-        // Past the delay: a wait that outlived the launch would show the image now.
+        // Past the delay: a wait that outlived the launch would show the image now (the time
+        // passing is what is tested).
         try await Task.sleep(for: .seconds(4))
         #expect(server.notifications.isEmpty, "\(server.calls)")
     }
@@ -103,7 +104,8 @@ struct LaunchImageTests {
         default: break
         }
         let open = Task { try await fixture.client.open(Self.url) }
-        // Well past the delay, then the app may start.
+        // Well past the delay, then the app may start (the time passing is what is tested: the
+        // image is due while the launch still waits).
         try await Task.sleep(for: .seconds(1))
         try Data().write(to: gate)
         let answer = try await open.value

@@ -131,7 +131,8 @@ struct LifecycleBusTests {
         #expect(await Self.reach("terminating", changes) != nil)
         let client = fixture.client
         let two = Task { try await client.open("life://two") }
-        try await Task.sleep(for: .milliseconds(20))   // keeps "two" before "three" in bus order
+        // "two" waits in the broker's queue before "three" is sent: their order is the bus's, not a race's.
+        #expect(await AppControlTests.eventuallyAsync { (try? await LifecycleEdgeTests.psRow(fixture, "com.acme.life"))?["queued"] as? Int ?? 0 >= 1 })
         let three = Task { try await client.open("life://three") }
         #expect(try await two.value.handled)
         #expect(try await three.value.handled)
@@ -247,7 +248,8 @@ struct LifecycleBusTests {
         defer { fixture.tearDown() }
         let monitor = try BackgroundProcess("/usr/bin/gdbus", ["monitor", "--session", "--dest", "org.courier.Broker", "--object-path", "/org/courier/Broker"], environment: fixture.environment, outputIn: fixture.root, name: "gdbus-monitor")
         defer { monitor.kill() }
-        try await Task.sleep(for: .milliseconds(300))   // gdbus has subscribed (its match is in place)
+        // gdbus subscribes, then asks who owns the name: once it prints the answer, the bus has its match.
+        #expect(await eventually { monitor.output.contains("The name org.courier.Broker is owned by") }, "\(monitor.output)")
         #expect(try await fixture.client.open("todolist://www.acme.com?Gdbus#today").handled)
         #expect(await eventually { monitor.output.contains("ApplicationStateChanged ('com.acme.todolist', 'idle'") })
         #expect(monitor.output.contains("ApplicationStateChanged ('com.acme.todolist', 'launching'"))

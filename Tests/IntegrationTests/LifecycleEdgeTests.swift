@@ -167,7 +167,8 @@ struct LifecycleEdgeTests {
         #expect(row["not_responding"] as? Bool == true)
         let table = try await fixture.run(Products.path("courier"), ["ps"])
         #expect(table.output.split(separator: "\n").first { $0.hasPrefix("com.acme.life") }?.contains("not-responding") == true, "\(table.output)")
-        // Nothing its callers gave up on was delivered.
+        // Nothing its callers gave up on was delivered (a check that nothing happens: a late
+        // delivery has this long to show).
         try await Task.sleep(for: .milliseconds(300))
         let events = LifecycleBusTests.events(fixture, "com.acme.life")
         #expect(!events.contains("open life://two") && !events.contains("open life://three"), "\(events)")

@@ -234,17 +234,7 @@ struct OpenDocumentsTests {
     @Test func openFilesAnswersAPythonClient() async throws {
         let setup = try await Setup()
         defer { setup.tearDown() }
-        let script = try PythonScripts.install("open_files.py", #"""
-            import os, sys, dbus
-            bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
-            broker = bus.get_object("org.courier.Broker", "/org/courier/Broker")
-            paths = sys.argv[1:]
-            fds = [dbus.types.UnixFd(open(p, "rb")) for p in paths]
-            names = [os.path.basename(p) for p in paths]
-            rows = broker.OpenFiles("", fds, names, dbus.Dictionary({"dry-run": True}, signature="sv"), dbus_interface="org.courier.Broker1")
-            for row in rows:
-                print(row["name"], row["type"], row["bundle-id"] or "-", bool(row["accepted"]), "inbox-url" in row)
-            """#, in: setup.files)
+        let script = PythonPeers.path("open_files.py")
         let result = try await BackgroundProcess.run("/usr/bin/python3", [script, setup.path("photo.txt"), setup.path("paper.pdf"), setup.path("blob.bin")],
                                                      environment: setup.environment)
         #expect(result.status == 0, "\(result.errors)")
@@ -262,21 +252,7 @@ struct OpenDocumentsTests {
     @Test func aPipeIsRoutedByNameThenRefusedAndTheBrokerKeepsServing() async throws {
         let setup = try await Setup()
         defer { setup.tearDown() }
-        let script = try PythonScripts.install("open_pipe.py", #"""
-            import os, dbus
-            bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
-            broker = dbus.Interface(bus.get_object("org.courier.Broker", "/org/courier/Broker"), "org.courier.Broker1")
-            r, w = os.pipe()
-            rows = broker.OpenFiles("", [dbus.types.UnixFd(r)], ["notes.txt"], dbus.Dictionary({"dry-run": True}, signature="sv"))
-            print(rows[0]["type"], rows[0]["bundle-id"])
-            for names in (["notes.txt"], []):
-                try:
-                    broker.OpenFiles("", [dbus.types.UnixFd(r)], dbus.Array(names, signature="s"), dbus.Dictionary({}, signature="sv"))
-                    print("sent")
-                except dbus.DBusException as e:
-                    print(e.get_dbus_name())
-            print(len(broker.ListApplications()))
-            """#, in: setup.files)
+        let script = PythonPeers.path("open_pipe.py")
         let result = try await BackgroundProcess.run("/usr/bin/python3", [script], environment: setup.environment)
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output == """
@@ -304,20 +280,7 @@ struct OpenDocumentsTests {
                 .write(to: writer.folder.appendingPathComponent("com.acme.sleeper.plist"))
         }
         defer { setup.tearDown() }
-        let script = try PythonScripts.install("flood.py", #"""
-            import os, sys, dbus
-            bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
-            broker = dbus.Interface(bus.get_object("org.courier.Broker", "/org/courier/Broker"), "org.courier.Broker1")
-            sent, refused = 0, []
-            for i in range(70):
-                with open(sys.argv[1], "rb") as f:
-                    try:
-                        broker.OpenFiles("", [dbus.types.UnixFd(f)], ["note-%d.txt" % i], dbus.Dictionary({"wait": False}, signature="sv"))
-                        sent += 1
-                    except dbus.DBusException as e:
-                        refused.append(e.get_dbus_name())
-            print(sent, len(refused), sorted(set(refused)))
-            """#, in: setup.files)
+        let script = PythonPeers.path("unawaited_drops.py")
         let result = try await BackgroundProcess.run("/usr/bin/python3", [script, setup.path("notes.txt")], environment: setup.environment)
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output == "64 6 ['org.courier.Error.LimitsExceeded']\n", "\(result.output)")

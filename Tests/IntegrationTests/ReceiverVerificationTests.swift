@@ -18,7 +18,7 @@ struct ReceiverVerificationTests {
     static func fixture() async throws -> BrokerFixture {
         try await BrokerFixture { writer in
             try writer.todolist()
-            let script = try PythonScripts.install("fake_app.py", PythonScripts.fakeApp, in: writer.folder)
+            let script = PythonPeers.path("fake_app.py")
             try writer.write("com.acme.echo", schemes: ["echo"], arguments: [systemPython, script, "echo"])
         }
     }
@@ -29,7 +29,7 @@ struct ReceiverVerificationTests {
                          waitForName: Bool = false, forkAndExit: Bool = false, untilReady: Bool = true) throws -> (process: BackgroundProcess, out: URL) {
         let out = fixture.root.appendingPathComponent("impostor-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        let script = try PythonScripts.install("impostor.py", AttackerScripts.impostor, in: out)
+        let script = PythonPeers.path("impostor.py")
         let process = try BackgroundProcess(interpreter, [script, bundleID, out.path] + (waitForName ? ["wait"] : forkAndExit ? ["fork"] : []),
                                             environment: fixture.environment, outputIn: out, name: "impostor")
         return (process, out)

@@ -17,16 +17,16 @@ struct RegistryAuthorityBusTests {
     static func fixture() async throws -> BrokerFixture {
         try await BrokerFixture { writer in
             try writer.todolist()
-            let echo = try PythonScripts.install("fake_app.py", PythonScripts.fakeApp, in: writer.folder)
+            let echo = PythonPeers.path("fake_app.py")
             try writer.write("com.acme.echo", schemes: ["echo"], arguments: [systemPython, echo, "echo"])
-            let notes = try PythonScripts.install("unregister_app.py", RegistryScripts.unregisteringApp, in: writer.folder)
+            let notes = PythonPeers.path("unregister_app.py")
             try writer.write("com.acme.notes", schemes: ["notes"], arguments: [systemPython, notes, "x"])
         }
     }
 
     /// Runs registrar.py; its pid and its answer.
     static func registrar(_ fixture: BrokerFixture, _ arguments: [String]) async throws -> (pid: String, answer: String) {
-        let script = try PythonScripts.install("registrar.py", RegistryScripts.registrar, in: fixture.root)
+        let script = PythonPeers.path("registrar.py")
         let lines = try await fixture.run(systemPython, [script] + arguments).output.split(separator: "\n").map(String.init)
         return (lines.first ?? "", lines.dropFirst().joined(separator: "\n"))
     }

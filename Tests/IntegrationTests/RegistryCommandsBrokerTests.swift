@@ -12,9 +12,9 @@ import CourierTools
 struct RegistryCommandsBrokerTests {
     /// A broker with the todolist from the fixture's folder, and the CLI's environment with its own
     /// manifest folder (`COURIER_MANIFEST_PATH`), which `prepare` fills and the broker never reads.
-    static func start(_ prepare: (URL) throws -> Void = { _ in }) async throws
+    static func start(_ prepare: (URL) throws -> Void = { _ in }, broker apps: (BrokerFixture.ManifestWriter) throws -> Void = { try $0.todolist() }) async throws
         -> (daemon: BrokerCrashFaultTests.Daemon, client: BrokerToolClient, local: URL, environment: [String: String]) {
-        let daemon = try BrokerCrashFaultTests.Daemon { try $0.todolist() }
+        let daemon = try BrokerCrashFaultTests.Daemon(configure: apps)
         let client = BrokerToolClient(connection: try daemon.bus.connect())
         let local = daemon.bus.directory.appendingPathComponent("cli-manifests", isDirectory: true)
         var environment = daemon.environment
@@ -124,5 +124,56 @@ struct RegistryCommandsBrokerTests {
         #expect(text.status == 0 && textLines.first == "com.acme.todolist" && textLines.dropFirst().allSatisfy { $0.contains("(desktop") }, "\(text)")
         let invalid = try await runProduct("courier", ["handlers", "--type", "not a type"], environment)
         #expect(invalid.status == 65, "\(invalid)")
+    }
+
+    /// A manifest exporting `com.acme.note` (a kind of plain text, `.acmenote`, `mimeType`) and
+    /// taking it as a document.
+    static func noteApp(mimeType: String) -> [String: Any] {
+        ["UTExportedTypeDeclarations": [["UTTypeIdentifier": "com.acme.note", "UTTypeConformsTo": ["public.plain-text"],
+                                         "UTTypeTagSpecification": ["public.filename-extension": ["acmenote"], "public.mime-type": [mimeType]]]],
+         "CFBundleDocumentTypes": [["CFBundleTypeName": "Note", "LSItemContentTypes": ["com.acme.note"], "LSHandlerRank": "Owner"]]]
+    }
+
+    /// `courier handlers --type` with a broker running prints the broker's `HandlersForFile` alone:
+    /// the type found, its MIME type, what each app matched. The CLI's own manifest folder declares
+    /// the same type with another MIME type, and it does not count. Given the broker's folder as
+    /// `--manifests`, the CLI makes the same decision itself and prints the same, for a file typed
+    /// by its content, one by its name, a folder, a MIME type and type identifiers.
+    @Test func handlersForATypeAreTheBrokersAndTheFoldersGiveTheSameAnswer() async throws {
+        let (daemon, client, _, environment) = try await Self.start({ local in
+            try BrokerFixture.ManifestWriter(folder: local).write("com.acme.localnotes", schemes: ["localnotes"], arguments: ["/bin/true"],
+                                                                  extra: Self.noteApp(mimeType: "application/x-local-note"))
+        }, broker: {
+            try $0.todolist()
+            try $0.write("com.acme.notes", schemes: ["notes"], arguments: ["/bin/true"], extra: Self.noteApp(mimeType: "application/x-acme-note"))
+        })
+        defer { Self.stop(daemon, client) }
+        let photo = daemon.bus.directory.appendingPathComponent("photo.txt")
+        try Data(SampleContent.png).write(to: photo)
+        let note = daemon.bus.directory.appendingPathComponent("groceries.acmenote")
+        try "milk\n".write(to: note, atomically: true, encoding: .utf8)
+
+        let broker = try await runProduct("courier", ["handlers", "--type", "com.acme.note", "--json"], environment)
+        #expect(broker.status == 0 && broker.error.isEmpty, "\(broker)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(broker.output.utf8)) as? [String: Any])
+        #expect(object["type"] as? String == "com.acme.note" && object["mime_type"] as? String == "application/x-acme-note", "the broker's MIME type: \(broker.output)")
+        let first = (object["handlers"] as? [[String: Any]])?.first
+        #expect(first?["bundle_id"] as? String == "com.acme.notes" && first?["matched_type"] as? String == "com.acme.note", "\(broker.output)")
+
+        let text = try await runProduct("courier", ["handlers", "--type", note.path, "--json"], environment)
+        let textObject = try #require(try JSONSerialization.jsonObject(with: Data(text.output.utf8)) as? [String: Any])
+        let rows = (textObject["handlers"] as? [[String: Any]] ?? []).filter { $0["bundle_id"] != nil }
+        #expect(rows.map { $0["bundle_id"] as? String } == ["com.acme.notes", "com.acme.todolist"], "\(text.output)")
+        #expect(rows.map { $0["matched_type"] as? String } == ["com.acme.note", "public.plain-text"], "each app with what it declared: \(text.output)")
+
+        for argument in [photo.path, note.path, daemon.bus.directory.path, "text/plain", "application/x-acme-note", "public.plain-text", "com.acme.note", "not a type"] {
+            for mode in [["--json"], ["--explain"], []] {
+                let asked = ["handlers", "--type", argument] + mode
+                let fromBroker = try await runProduct("courier", asked, environment)
+                let fromFolder = try await runProduct("courier", asked + ["--manifests", daemon.manifests.path], environment)
+                #expect(fromBroker.status == fromFolder.status && fromBroker.output == fromFolder.output && fromBroker.error == fromFolder.error,
+                        "\(asked): broker \(fromBroker), folder \(fromFolder)")
+            }
+        }
     }
 }

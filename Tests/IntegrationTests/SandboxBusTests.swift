@@ -17,7 +17,7 @@ struct SandboxBusTests {
     /// app installed as a Flatpak (`flatpak run com.acme.flat`).
     static func fixture() async throws -> BrokerFixture {
         try await BrokerFixture { writer in
-            let script = try PythonScripts.install("claimant.py", AttackerScripts.claimant, in: writer.folder.deletingLastPathComponent())
+            let script = try PythonPeers.copy("claimant.py", to: writer.folder.deletingLastPathComponent())
             try writer.write("com.acme.claimant", schemes: ["claimant"], arguments: [systemPython, script])
             try writer.write("com.acme.flat", schemes: ["flat"], arguments: ["/usr/bin/flatpak", "run", "--branch=stable", "com.acme.flat"])
         }

@@ -14,14 +14,14 @@ import CourierTools
 struct SenderAbuseTests {
     @Test func aFloodingClientGetsLimitsExceededWhileAnotherClientIsServed() async throws {
         let fixture = try await BrokerFixture { writer in
-            let slow = try PythonScripts.install("stress_app.py", FaultScripts.app, in: writer.folder)
+            let slow = PythonPeers.path("stress_app.py")
             try writer.write("com.acme.slow", schemes: ["slow"], arguments: [systemPython, slow, "slow", "0.05"])
-            let echo = try PythonScripts.install("fake_app.py", PythonScripts.fakeApp, in: writer.folder)
+            let echo = PythonPeers.path("fake_app.py")
             try writer.write("com.acme.echo", schemes: ["echo"], arguments: [systemPython, echo, "echo"])
         }
         defer { fixture.tearDown() }
         #expect(try await fixture.client.open("echo://warm").handled)
-        let flood = try PythonScripts.install("flood.py", AbuseScripts.flood, in: fixture.root)
+        let flood = PythonPeers.path("flood.py")
         let marker = fixture.root.appendingPathComponent("flood-sent").path
         // 120 at once: nearly twice the broker's limit, and under the bus daemon's own limit of 128
         // pending replies per connection (this test's bus config), which would refuse the rest
@@ -65,7 +65,7 @@ struct SenderAbuseTests {
         let manifests = root.appendingPathComponent("manifests")
         try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        let slow = try PythonScripts.install("stress_app.py", FaultScripts.app, in: root)
+        let slow = PythonPeers.path("stress_app.py")
         try BrokerFixture.ManifestWriter(folder: manifests).write("com.acme.slow", schemes: ["slow"], arguments: [systemPython, slow, "slow", "0.05"])
         let bus = try PrivateBus()
         defer { bus.stop() }
@@ -75,7 +75,7 @@ struct SenderAbuseTests {
         let courierd = try await startCourierd(["--manifests", manifests.path, "--no-desktop-entries", "--max-requests-per-sender", "3"],
                                                environment: environment, outputIn: root, client: client)
         defer { courierd.kill() }
-        let flood = try PythonScripts.install("flood.py", AbuseScripts.flood, in: root)
+        let flood = PythonPeers.path("flood.py")
         let run = try await BackgroundProcess(systemPython, [flood, "slow://x/", "12", root.appendingPathComponent("sent").path],
                                               environment: environment, outputIn: root, name: "flood").wait()
         #expect(run == 0)
@@ -92,14 +92,14 @@ struct SenderAbuseTests {
 
     @Test func aCallerThatDisconnectsRightAfterCallingGetsNoIdentity() async throws {
         let fixture = try await BrokerFixture { writer in
-            let recorder = try PythonScripts.install("record_app.py", AbuseScripts.recordApp, in: writer.folder)
+            let recorder = PythonPeers.path("record_app.py")
             try writer.write("com.acme.recorder", schemes: ["record"], arguments: [systemPython, recorder, "record"])
             try writer.write("com.acme.hitter", schemes: ["hit"], arguments: [systemPython, recorder, "hit"])
         }
         defer { fixture.tearDown() }
         #expect(try await fixture.client.open("record://warm").handled)
         // Plain clients: call, close the connection, never read the answer.
-        let script = try PythonScripts.install("hit_and_run.py", AbuseScripts.hitAndRun, in: fixture.root)
+        let script = PythonPeers.path("hit_and_run.py")
         let run = try await fixture.run(systemPython, [script, "record://gone/", "20"])
         #expect(run.status == 0, "\(run.error)")
         // An app Courier launched: sends OpenURL and exits before checking in; its own launch fails.

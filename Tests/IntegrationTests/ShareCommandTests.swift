@@ -260,49 +260,10 @@ struct ShareCommandTests {
     static func onTerminal(_ setup: OpenDocumentsTests.Setup, _ arguments: [String], steps: [[String: String]]) async throws -> (status: Int32, screen: String) {
         let spec: [String: Any] = ["argv": [Products.path("courier")] + arguments, "env": setup.environment, "steps": steps]
         let specData = try JSONSerialization.data(withJSONObject: spec)
-        let run = try await runProduct("python3", ["-c", ptyScript, String(decoding: specData, as: UTF8.self)], setup.environment, executable: "/usr/bin/python3")
+        let run = try await runProduct("python3", [PythonPeers.path("share_terminal.py"), String(decoding: specData, as: UTF8.self)], setup.environment, executable: PythonPeers.python)
         return (run.status, run.output + run.error)
     }
 
-    static let ptyScript = #"""
-    import json, os, pty, re, select, sys, time
-    spec = json.loads(sys.argv[1])
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execve(spec["argv"][0], spec["argv"], spec["env"])
-    screen = b""
-    def until(text):
-        global screen
-        end = time.time() + 20
-        while text.encode() not in screen:
-            ready, _, _ = select.select([fd], [], [], max(0, end - time.time()))
-            if not ready:
-                sys.stderr.write("timed out waiting for %r\n" % text); break
-            try:
-                data = os.read(fd, 4096)
-            except OSError:
-                data = b""
-            if not data:
-                sys.stderr.write("the program ended before %r\n" % text); break
-            screen += data
-    for step in spec["steps"]:
-        if "expect" in step: until(step["expect"])
-        if "remove" in step: os.unlink(step["remove"])
-        if "choose" in step:
-            number = re.search(rb"(\d+)\) " + re.escape(step["choose"].encode()), screen)
-            os.write(fd, (number.group(1) if number else b"?") + b"\n")
-        if "send" in step: os.write(fd, step["send"].encode() + b"\n")
-    while True:
-        try:
-            data = os.read(fd, 4096)
-        except OSError:
-            break
-        if not data: break
-        screen += data
-    _, status = os.waitpid(pid, 0)
-    sys.stdout.write(screen.decode(errors="replace"))
-    sys.exit(os.waitstatus_to_exitcode(status))
-    """#
 
     @Test func onATerminalThePersonChooses() async throws {
         let setup = try await Self.setup()

@@ -50,47 +50,30 @@ extension BrokerService {
                 }
                 let registry = catalog.registry
                 let target = try options.decode(CourierKey.bundleID)
-                let (type, reason) = try Self.fileType(name: name, descriptor: descriptors.first?.rawValue, options: options, in: registry)
-                let resolution = registry.handlers(forType: type)
-                if let problem = resolution.problem { throw CourierError(.invalidArguments, problem) }
-                var handlers = resolution.bundleIdentifiers
+                // Every option is decoded, used or not: one of the wrong type is refused, never ignored.
+                let (asked, announced) = (try options.decode(CourierKey.type), try options.decode(CourierKey.mimeType))
+                guard let answer = try registry.fileHandlers(name: name.isEmpty && descriptors.isEmpty ? "" : InboxFileName(suggested: name).name, descriptor: descriptors.first?.rawValue,
+                                                             type: asked, announcedMIMEType: announced) else {
+                    throw CourierError(.invalidArguments, "give a file name, a file, the option '\(CourierKey.type)' or the option '\(CourierKey.mimeType)'")
+                }
+                var reply = FileHandlersReply(type: answer.type, bundleIDs: answer.resolution.bundleIdentifiers, typeReason: answer.reason,
+                                              explanation: answer.resolution.explanationText, mimeType: answer.mimeType, matchedTypes: answer.matchedTypes)
                 if let bundleID = target {
                     guard registry.application(bundleIdentifier: bundleID) != nil else {
                         throw CourierError(.noHandler, "no app \(bundleID) is registered; register its manifest (courier register)")
                     }
-                    guard registry.documentType(of: bundleID, accepting: type) != nil else {
-                        let label = name.isEmpty ? "files of type \(type)" : "\(name.debugDescription) (type \(type), \(reason))"
+                    guard let document = registry.documentType(of: bundleID, accepting: answer.type) else {
+                        let label = name.isEmpty ? "files of type \(answer.type)" : "\(name.debugDescription) (type \(answer.type), \(answer.reason))"
                         throw CourierError(.notPermitted, "\(bundleID) does not accept \(label); it declares no document type this conforms to")
                     }
-                    handlers = [bundleID]
+                    reply.bundleIDs = [bundleID]
+                    reply.matchedTypes = [bundleID: reply.matchedTypes[bundleID] ?? document.contentTypes.first { registry.types.conforms(answer.type, to: $0) } ?? ""]
                 }
-                return FileHandlersReply(type: type, bundleIDs: handlers, typeReason: reason, explanation: resolution.explanationText).body
+                return reply.body
             } catch {
                 throw error.dbusError
             }
         } }
-    }
-
-    /// The type HandlersForFile answers for: the `type` option as given; else by the name and the
-    /// content when there is a descriptor (as the Inbox's check decides it); else by the name,
-    /// then the announced MIME type, then `public.data`.
-    static func fileType(name: String, descriptor: Int32?, options: [String: DBusValue], in registry: Registry) throws(CourierError) -> (type: String, reason: String) {
-        // Every option is decoded, used or not: one of the wrong type is refused, never ignored.
-        let (asked, announced) = (try options.decode(CourierKey.type), try options.decode(CourierKey.mimeType))
-        if let type = asked {
-            return (registry.types.canonical(type), "as asked")
-        }
-        let fileName = InboxFileName(suggested: name).name
-        if let descriptor {
-            let identification = registry.fileTypes.identify(suggestedName: fileName, fileDescriptor: descriptor)
-            return (identification.typeIdentifier, identification.reason)
-        }
-        guard !name.isEmpty else { throw CourierError(.invalidArguments, "give a file name, a file or the option '\(CourierKey.type)'") }
-        if let type = registry.types.type(forFileName: fileName) { return (type, "by its name") }
-        if let mime = announced, mime.contains("/") {
-            return (registry.types.type(forMIMEType: mime), "by the announced MIME type \(mime)")
-        }
-        return ("public.data", "nothing in its name says what it is")
     }
 
     /// `Dump (a{sv} options) → (s dump)` (Broker1.dump): `RegistryDump` of the broker's registry, with

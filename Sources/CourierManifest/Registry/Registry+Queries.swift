@@ -1,5 +1,5 @@
-public import CourierTypes
-import Glibc
+import CourierTypes
+public import CourierNames
 
 extension Registry {
     /// One registered app and the schemes the registry routes to it.
@@ -31,12 +31,54 @@ extension Registry {
         let scheme = candidate.lowercased()
         return Identifiers.isValidScheme(scheme) ? scheme : nil
     }
+}
 
-    /// When `argument` names an existing file (or folder), its identification; nil otherwise
-    /// (then the argument is taken as a type identifier). Never blocks on FIFOs or devices.
-    public static func identifyFileArgument(_ argument: String, in registry: Registry) -> FileTypeIdentification? {
-        var st = stat()
-        guard stat(argument, &st) == 0 else { return nil }
-        return registry.fileTypes.identify(path: argument)
+/// A file's type as a drop of it would get it, and the apps that take it: what the broker's
+/// `HandlersForFile` answers, and what `courier handlers --type` prints when no broker runs — one
+/// decision, so the two cannot disagree.
+public struct FileHandlers: Sendable {
+    /// The file's uniform type identifier (canonical).
+    public var type: String
+    /// Why the file has that type ("as asked", "by its name", libmagic's reason…).
+    public var reason: String
+    /// The desktop's MIME type for it: the one the content or the sender gave, else the type's own.
+    public var mimeType: String?
+    /// The candidates for the type; each carries the declared content type it matched.
+    public var resolution: HandlerResolution
+
+    /// The eligible apps, the chosen one first, each with the content type it declares that the
+    /// file's type conforms to.
+    public var matchedTypes: [String: String] {
+        resolution.candidates.filter(\.isEligible).reduce(into: [:]) { $0[$1.bundleIdentifier] = $1.matchedType }
+    }
+}
+
+extension Registry {
+    /// The type and handlers of a file: `type` as asked when given; else by `name` and the content
+    /// when there is a descriptor (read, never reopened; as the Inbox's check decides it); else by
+    /// `name`, then the sender's announced MIME type, then `public.data`. `name` is a bare file
+    /// name (the caller makes it one). nil when there is nothing to go by (no name, descriptor,
+    /// type or MIME type); `InvalidArguments` when the type is not a uniform type identifier.
+    public func fileHandlers(name: String, descriptor: Int32?, type asked: String?, announcedMIMEType announced: String?) throws(CourierError) -> FileHandlers? {
+        let type: String
+        let reason: String
+        var mimeType: String?
+        if let asked {
+            (type, reason) = (types.canonical(asked), "as asked")
+        } else if let descriptor {
+            let identification = fileTypes.identify(suggestedName: name, fileDescriptor: descriptor)
+            (type, reason, mimeType) = (identification.typeIdentifier, identification.reason, identification.mimeType)
+        } else if let byName = name.isEmpty ? nil : types.type(forFileName: name) {
+            (type, reason) = (byName, "by its name")
+        } else if let announced, announced.contains("/") {
+            (type, reason, mimeType) = (types.type(forMIMEType: announced), "by the announced MIME type \(announced)", announced.lowercased())
+        } else if !name.isEmpty {
+            (type, reason) = ("public.data", "nothing in its name says what it is")
+        } else {
+            return nil
+        }
+        let resolution = handlers(forType: type)
+        if let problem = resolution.problem { throw CourierError(.invalidArguments, problem) }
+        return FileHandlers(type: type, reason: reason, mimeType: mimeType ?? types.preferredMIMEType(for: type), resolution: resolution)
     }
 }

@@ -222,10 +222,7 @@ public final class RegistryService: Sendable {
                 state.extraPaths.append(result.path)
             }
             change.origin = origin
-            state.registry = proposed
-            Self.persistClaims(&state, folder: configuration.stateFolder)
-            Self.publish(change, to: state)
-            return change
+            return commit(proposed, change, to: &state)
         }
     }
 
@@ -233,10 +230,9 @@ public final class RegistryService: Sendable {
     @discardableResult
     public func register(_ manifest: Manifest, replacing: Bool = false) throws(RegistryError) -> RegistryChange {
         try state.withLock { state throws(RegistryError) -> RegistryChange in
-            let change = try state.registry.register(manifest, replacing: replacing)
-            Self.persistClaims(&state, folder: configuration.stateFolder)
-            Self.publish(change, to: state)
-            return change
+            var next = state.registry
+            let change = try next.register(manifest, replacing: replacing)
+            return commit(next, change, to: &state)
         }
     }
 
@@ -254,11 +250,17 @@ public final class RegistryService: Sendable {
                 state.extraPaths = remaining
             }
             change.origin = origin
-            state.registry = next
-            Self.persistClaims(&state, folder: configuration.stateFolder)
-            Self.publish(change, to: state)
-            return change
+            return commit(next, change, to: &state)
         }
+    }
+
+    /// Makes `registry` the registry, saves its first-claim order and tells the subscribers of
+    /// `change` (under the state's lock); returns `change`.
+    private func commit(_ registry: Registry, _ change: RegistryChange, to state: inout State) -> RegistryChange {
+        state.registry = registry
+        Self.persistClaims(&state, folder: configuration.stateFolder)
+        Self.publish(change, to: state)
+        return change
     }
 
     /// Sets and saves the user's default for a scheme.
