@@ -69,9 +69,9 @@ public struct BrokerDelivery: NearbyDelivery {
     /// else `xdg-open`) — for ``desktopSchemes`` only: a peer's `mailto:`, `file:` or `ssh:` link
     /// is not passed to whatever the desktop would run for it. What the router refuses is refused.
     public func open(url: String, from sender: NearbySender) async throws(NearbyError) -> String {
-        let result: OpenResult
+        let result: OpenURLReply
         do {
-            result = try await client.open(url, options: OpenOptions(annotation: .dictionary([Self.annotationKey: Self.annotation(of: sender)])))
+            result = try await client.open(url, options: OpenRequestOptions(annotation: .vardict([Self.annotationKey: Self.annotation(of: sender)])))
         } catch where error.code == .noHandler {
             return try await Self.handToTheDesktop(url, because: error.message)
         } catch {
@@ -115,8 +115,8 @@ public struct BrokerDelivery: NearbyDelivery {
     static let annotationKey = "nearby-device"
 
     /// Who sent it, as the receiving app sees it (under ``annotationKey`` in its annotation).
-    private static func annotation(of sender: NearbySender) -> CourierValue {
-        .dictionary([
+    private static func annotation(of sender: NearbySender) -> DBusValue {
+        .vardict([
             "alias": .string(sender.alias),
             "fingerprint": .string(sender.fingerprint),
             "fingerprint-verified": .boolean(sender.fingerprintVerified),
@@ -128,12 +128,12 @@ public struct BrokerDelivery: NearbyDelivery {
     public func deliver(descriptor: Int32, name: String, to bundleID: String, from sender: NearbySender) async throws(NearbyError) -> NearbyDelivered {
         var before = stat()
         let wasUnnamed = fstat(descriptor, &before) == 0 && before.st_nlink == 0
-        let annotation = CourierValue.dictionary([Self.annotationKey: Self.annotation(of: sender)])
+        let annotation = DBusValue.vardict([Self.annotationKey: Self.annotation(of: sender)])
         do {
             let file = try UnixFD(duplicating: descriptor)
             let values = try await Broker1.call(
                 Broker1.dropFiles, on: client.connection,
-                [.string(bundleID), .fds([file]), .strings([name]), .vardict([String: DBusValue](CourierKey.annotation(annotation.dbusValue)))],
+                [.string(bundleID), .fds([file]), .strings([name]), .vardict([String: DBusValue](CourierKey.annotation(annotation)))],
                 timeout: .seconds(3600))
             guard let url = values[0].stringArrayValue?.first else {
                 throw NearbyError(500, "the broker answered DropFiles without an Inbox URL")
