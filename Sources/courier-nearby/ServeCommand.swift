@@ -1,0 +1,128 @@
+import ArgumentParser
+import CourierNearby
+import Courier
+import Dispatch
+import Foundation
+import Logging
+
+/// `courier nearby serve FILE…`: share via link — the files over the LocalSend download API, with
+/// a page a browser opens, behind a generated PIN, until the time limit or Ctrl-C.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Share files via link: a device without LocalSend opens the page in its browser and downloads them.",
+        discussion: """
+            Prints the address to open and a PIN of \(NearbyPIN.generatedLength) digits (\(NearbyPIN.budget) wrong PINs \
+            from anyone and no PIN is accepted any more). Serves on the address of the interface \
+            that holds the default route (the local network, not a VPN or a container bridge) unless \
+            --bind names others, over HTTPS with this device's self-signed certificate (the browser \
+            warns once), until --time-limit or Ctrl-C; then nothing is served. LocalSend clients \
+            that use the download API (prepare-download, download) work too. See docs/share.md.
+            """
+    )
+
+    @Argument(help: "The files to share (each is opened now; one changed later is no longer served).")
+    var files: [String]
+
+    @Option(name: .customLong("bind"), help: "An address to serve on (repeatable; default: the address of the interface with the default route).")
+    var addresses: [String] = []
+
+    @Option(help: "The TCP port (0: any free port).")
+    var port: Int = NearbyProtocol.defaultPort
+
+    @Option(help: "Seconds until the share ends.")
+    var timeLimit: Int = 600
+
+    @Option(help: "The name the page and LocalSend clients show (default: \"Courier on HOSTNAME\").")
+    var alias: String?
+
+    @Flag(help: "Serve plain HTTP too (no certificate warning). Off by default: without TLS anyone on the network can read the PIN and the files, and change the page.")
+    var plainHttp = false
+
+    @Flag(help: "Print the addresses, the PIN and the end as one JSON object (on standard output) once serving.")
+    var json = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+        guard (1...86400).contains(timeLimit) else { throw ValidationError("--time-limit must be 1…86400 seconds") }
+    }
+
+    func run() async throws {
+        NearbyContext.bootstrapLogging()
+        let logger = Logger(label: "courier.nearby")
+        let context = NearbyContext()
+        let identity = try context.identity()
+        let addresses: [String]
+        if self.addresses.isEmpty {
+            do throws(NearbyError) { addresses = [try LinkShareServer.defaultAddress()] } catch { throw NearbyCommandError("courier nearby serve: \(error.message)") }
+        } else {
+            addresses = self.addresses
+        }
+        let notifications = (try? BrokerClient.session().connection).map { DesktopNotificationPrompt(connection: $0) }
+        let share: LinkShare
+        do throws(NearbyError) {
+            share = try LinkShare(paths: files, device: context.device(alias: alias, identity: identity, port: port, plainHTTP: plainHttp)) { message in
+                logger.critical("link: \(message)")
+                guard let notifications else { return }
+                Task { await notifications.tell("Courier stopped accepting PINs for the link", message) }
+            }
+        } catch {
+            throw NearbyCommandError("courier nearby serve: \(error.message)")
+        }
+        var options = LinkShareServer.Options()
+        options.addresses = addresses
+        options.port = port
+        options.plainHTTP = plainHttp
+        let server: LinkShareServer
+        do {
+            server = try await LinkShareServer.bind(share: share, identity: identity, options: options, logger: logger)
+        } catch {
+            throw NearbyCommandError("courier nearby serve: cannot listen on \(addresses.joined(separator: ", ")) port \(port): \(error); is a LocalSend receiver running there? Choose another --port (0: any free one)")
+        }
+        let scheme = plainHttp ? "http" : "https"
+        let urls = addresses.map { address in "\(scheme)://\(address.contains(":") ? "[\(address)]" : address):\(server.port)/" }
+        let end = Date().addingTimeInterval(TimeInterval(timeLimit))
+        if plainHttp {
+            logger.warning("link: plain HTTP is on: anyone on the network can read the PIN and the files, and change the page")
+        }
+        if json {
+            let object: [String: Any] = ["urls": urls, "pin": share.pin, "fingerprint": identity.fingerprint, "files": share.items.map(\.path),
+                                         "ends": ISO8601DateFormatter().string(from: end)]
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            say(String(decoding: data, as: UTF8.self))
+        } else {
+            say("Open \(urls.joined(separator: " or ")) on the other device; the PIN is \(share.pin).")
+            if !plainHttp {
+                say("The browser warns about the certificate (self-signed); its SHA-256 fingerprint is \(identity.fingerprint).")
+            }
+            say("Serving \(share.items.count) file\(share.items.count == 1 ? "" : "s") for \(timeLimit) s (Ctrl-C ends the share sooner).")
+        }
+        logger.notice("link: serving \(share.items.count) file(s) on \(urls.joined(separator: ", ")) until \(end)")
+
+        let serving = Task { try await server.serve() }
+        let ended = Task {
+            try? await Task.sleep(for: .seconds(timeLimit))
+            serving.cancel()
+        }
+        let handlers = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { serving.cancel() }
+            source.resume()
+            return source
+        }
+        let outcome = await serving.result
+        ended.cancel()
+        handlers.forEach { $0.cancel() }
+        if case .failure(let error) = outcome, !(error is CancellationError) {
+            logger.debug("link: serving ended: \(error)")
+        }
+        logger.notice("link: the share has ended; nothing is served any more")
+    }
+
+    /// A line on standard output, written at once (a script or the share sheet reads it while
+    /// the share runs).
+    private func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
