@@ -249,7 +249,7 @@ public struct ShareSheet: Sendable {
     /// `courier nearby serve FILE…`: the address and the PIN on standard output, served until its
     /// time limit or Ctrl-C (docs/share.md).
     private func shareViaLink(_ items: [ShareItem], activity: ShareActivity) async throws(CourierError) -> ShareOutcome {
-        let status = try await runNearby("serve", items, extra: [], what: "a share via link")
+        let status = try await runNearby("serve", items, extra: ["--end-with-parent"], what: "a share via link")
         guard status == 0 else {
             throw CourierError(.failed, "the share via link could not run (courier nearby serve exited with status \(status); its message is above)")
         }

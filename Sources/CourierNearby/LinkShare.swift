@@ -1,5 +1,5 @@
 import CourierNames
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A share via link (docs/share.md): items served over the LocalSend protocol's download API
@@ -10,8 +10,8 @@ import Synchronization
 /// Each file is opened once, when it is shared, and only those descriptors are ever read: a
 /// request names a file by its random id, never by a path, so nothing else on the disk can be
 /// reached (no traversal, no link followed later). A file renamed or removed after sharing is
-/// still served as it was (its descriptor still reads it); one whose size, modification or
-/// change time moved is refused (410), also in the middle of a download, which then breaks off —
+/// still served as it was (its descriptor still reads it); one whose size or modification time
+/// moved (written to in place) is refused (410), also in the middle of a download, which then breaks off —
 /// a downloader never gets bytes other than those shared under the size announced.
 ///
 /// The PIN is checked as a receiver's is (``PINGate``: wrong PINs counted for the share as a
@@ -29,18 +29,31 @@ public final class LinkShare: Sendable {
 
     /// What must not change while a file is shared.
     struct FileIdentity: Equatable {
-        var size: Int64, modified: timespec, changed: timespec
+        var size: Int64, modified: timespec
         static func == (a: FileIdentity, b: FileIdentity) -> Bool {
             a.size == b.size && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
-                && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
         }
     }
 
     /// The `prepare-download` answer (protocol v2, section 5.2).
-    public struct PrepareDownloadResponse: Codable, Sendable {
+    public struct PrepareDownloadResponse: Sendable {
         public var info: NearbyDevice
         public var sessionId: String
-        public var files: [String: NearbyFile]
+        /// In the order the files were shared.
+        public var files: [NearbyFile]
+
+        /// The JSON, with `files` an object keyed by id in the order shared (the page lists
+        /// them so; an encoder's dictionary would not keep it).
+        public func json() throws -> Data {
+            let encoder = JSONEncoder()
+            var out = Data("{\"info\":".utf8) + (try encoder.encode(info)) + Data(",\"sessionId\":".utf8) + (try encoder.encode(sessionId))
+            out += Data(",\"files\":{".utf8)
+            for (index, file) in files.enumerated() {
+                if index > 0 { out += Data(",".utf8) }
+                out += try encoder.encode(file.id) + Data(":".utf8) + encoder.encode(file)
+            }
+            return out + Data("}}".utf8)
+        }
     }
 
     /// Sessions kept at once; a new one beyond this replaces the oldest.
@@ -98,7 +111,7 @@ public final class LinkShare: Sendable {
     /// `POST prepare-download`: the list and a session, for the PIN or for a session this address
     /// already has.
     public func prepareDownload(pin: String?, sessionID: String?, address: String) throws(NearbyError) -> PrepareDownloadResponse {
-        let files = Dictionary(uniqueKeysWithValues: items.map { ($0.file.id, $0.file) })
+        let files = items.map(\.file)
         if let sessionID, hasSession(sessionID, address: address) {
             return PrepareDownloadResponse(info: device, sessionId: sessionID, files: files)
         }
@@ -125,7 +138,7 @@ public final class LinkShare: Sendable {
         return item
     }
 
-    /// 410 when the file is no longer the one shared (its size, modification or change time moved).
+    /// 410 when the file is no longer the one shared (its size or modification time moved).
     public func check(_ item: Item) throws(NearbyError) {
         var info = stat()
         guard fstat(item.descriptor, &info) == 0, Self.identity(info) == item.identity else {
@@ -155,6 +168,6 @@ public final class LinkShare: Sendable {
     }
 
     private static func identity(_ info: stat) -> FileIdentity {
-        FileIdentity(size: Int64(info.st_size), modified: info.st_mtim, changed: info.st_ctim)
+        FileIdentity(size: Int64(info.st_size), modified: info.st_mtim)
     }
 }

@@ -190,7 +190,7 @@ public final class LinkShareServer: Sendable {
             do throws(NearbyError) {
                 let list = try share.prepareDownload(pin: query["pin"], sessionID: query["sessionId"], address: address)
                 logger.info("link: \(address) has the list (session \(list.sessionId.prefix(8))…)")
-                answer = .ok(list)
+                answer = (try? list.json()).map { NearbyServer.Answer(status: 200, json: $0) } ?? .error(NearbyError(500, "cannot encode the list"))
             } catch {
                 logger.notice("link: prepare-download from \(address) refused: \(error)")
                 answer = .error(error)

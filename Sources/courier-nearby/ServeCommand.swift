@@ -39,6 +39,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve plain HTTP too (no certificate warning). Off by default: without TLS anyone on the network can read the PIN and the files, and change the page.")
     var plainHttp = false
 
+    /// The share sheet's: the share ends when the process that started it does, also when that
+    /// one is killed rather than interrupted at a terminal (which would end the whole group).
+    @Flag(help: .hidden)
+    var endWithParent = false
+
     @Flag(help: "Print the addresses, the PIN and the end as one JSON object (on standard output) once serving.")
     var json = false
 
@@ -104,6 +109,11 @@ struct ServeCommand: AsyncParsableCommand {
             try? await Task.sleep(for: .seconds(timeLimit))
             serving.cancel()
         }
+        let parent = getppid()
+        let orphaned = Task {
+            while endWithParent, !Task.isCancelled, getppid() == parent { try? await Task.sleep(for: .milliseconds(250)) }
+            if endWithParent, !Task.isCancelled { serving.cancel() }
+        }
         let handlers = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -113,6 +123,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let outcome = await serving.result
         ended.cancel()
+        orphaned.cancel()
         handlers.forEach { $0.cancel() }
         if case .failure(let error) = outcome, !(error is CancellationError) {
             logger.debug("link: serving ended: \(error)")
