@@ -33,7 +33,7 @@ final class PINGate: Sendable {
         defer { if spent { onSpent?(address) } }
         try state.withLock { (state) throws(NearbyError) in
             guard state.failures < budget else {
-                throw .rejected("\(holder) accepts no more PINs: \(budget) wrong PINs were tried; its user must start it again")
+                throw .rejected("\(holder) accepts no more PINs: \(budget) wrong PINs were tried; its user must restart it")
             }
             guard let given, !given.isEmpty else { throw NearbyError(401, "PIN required: \(holder) asks for its PIN (?pin=…)") }
             if let last = state.last, ContinuousClock.now - last < backoff {
