@@ -287,6 +287,47 @@ struct LinkShareTests {
         }
     }
 
+    @Test func aFileWrittenToDuringItsDownloadBreaksTheDownloadOff() async throws {
+        let network = try await Network.make()
+        defer { network.tearDown() }
+        let size = 16 << 20
+        let path = try network.fixture.file("growing.bin", Data(repeating: 0x5A, count: size))
+        let (server, url, pin) = try await network.serve([path])
+        let listed = try await network.curl(["-X", "POST", url + "api/localsend/v2/prepare-download?pin=" + pin])
+        let session = try #require(listed.output.firstMatch(of: /"sessionId":"([0-9a-f]+)"/)?.1, "\(listed)")
+        let fileID = try #require(listed.output.firstMatch(of: /"id":"([0-9a-f]+)"/)?.1, "\(listed)")
+        let target = network.fixture.root.appendingPathComponent("partial.bin").path
+        // 2 MiB/s: the download takes about 8 s; the file is written to once it has begun.
+        let download = try network.hosts.start(in: network.hosts.b, "/usr/bin/curl",
+                                               ["-sk", "--limit-rate", "2M", "-o", target, "\(url)api/localsend/v2/download?sessionId=\(session)&fileId=\(fileID)"],
+                                               environment: network.fixture.environment, outputIn: network.fixture.root, name: "slow-download")
+        network.track(download)
+        for _ in 0..<500 where ((try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0) < (1 << 20) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("more".utf8))
+        try handle.close()
+        let status = await download.wait(timeout: .seconds(60))
+        // curl: 18 is "transfer closed with outstanding read data remaining".
+        #expect(status == 18, "\(String(describing: status)) \(download.errors)")
+        let got = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
+        #expect(got < size, "\(got)")
+        #expect(server.errors.contains("broke off"), "\(server.errors)")
+    }
+
+    @Test func theTimeLimitEndsTheShare() async throws {
+        let network = try await Network.make()
+        defer { network.tearDown() }
+        let file = try network.fixture.file("brief.txt", Data("soon gone\n".utf8))
+        let (server, url, pin) = try await network.serve([file], ["--time-limit", "2"])
+        #expect(await server.wait(timeout: .seconds(60)) == 0, "\(server.errors)")
+        #expect(server.errors.contains("the share has ended"), "\(server.errors)")
+        let after = try await network.curl(["-X", "POST", url + "api/localsend/v2/prepare-download?pin=" + pin])
+        #expect(after.status == 7, "curl exit 7 is 'connection refused': \(after)")
+    }
+
     @Test func theShareSheetOffersTheLinkAndItsShareEndsWithTheCommand() async throws {
         let network = try await Network.make()
         defer { network.tearDown() }
