@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -35,6 +36,30 @@ final class ConnectionSlots: Sendable {
             open.byAddress[key, default: 1] -= 1
             if open.byAddress[key] == 0 { open.byAddress[key] = nil }
             open.total -= 1
+        }
+    }
+
+    /// Accepts `channel`'s connections until it closes: each that gets a slot is served by
+    /// `serve` in a task of its own (its slot given back when that returns); one that does not is
+    /// closed at once, with a log line (`label: refused a connection from …`).
+    func accept(_ channel: NIOAsyncChannel<(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, ConnectionFacts), Never>,
+                logger: Logger, label: String,
+                serve: @escaping @Sendable (NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, ConnectionFacts) async -> Void) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            try await channel.executeThenClose { inbound in
+                for try await (connection, facts) in inbound {
+                    let (key, refusal) = admit(facts.address)
+                    guard let key else {
+                        logger.notice("\(label): refused a connection from \(facts.address): \(refusal ?? "")")
+                        try? await connection.channel.close()
+                        continue
+                    }
+                    group.addTask {
+                        defer { self.release(key) }
+                        await serve(connection, facts)
+                    }
+                }
+            }
         }
     }
 

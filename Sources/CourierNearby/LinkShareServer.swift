@@ -116,28 +116,9 @@ public final class LinkShareServer: Sendable {
             for channel in channels {
                 group.addTask {
                     try await withTaskCancellationHandler {
-                        try await self.accept(channel)
+                        try await self.slots.accept(channel, logger: self.logger, label: "link") { connection, facts in await self.serve(connection, facts) }
                     } onCancel: {
                         channel.channel.close(promise: nil)
-                    }
-                }
-            }
-        }
-    }
-
-    private func accept(_ channel: NIOAsyncChannel<(Connection, ConnectionFacts), Never>) async throws {
-        try await withThrowingDiscardingTaskGroup { group in
-            try await channel.executeThenClose { inbound in
-                for try await (connection, facts) in inbound {
-                    let (key, refusal) = slots.admit(facts.address)
-                    guard let key else {
-                        logger.notice("link: refused a connection from \(facts.address): \(refusal ?? "")")
-                        try? await connection.channel.close()
-                        continue
-                    }
-                    group.addTask {
-                        defer { self.slots.release(key) }
-                        await self.serve(connection, facts)
                     }
                 }
             }

@@ -4,7 +4,6 @@ public import NIOCore
 public import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// The HTTPS side of a receiver: swift-nio's HTTP/1.1 codec over swift-nio-ssl, with this device's
 /// certificate, routing the protocol's routes (v2, and v1's beside them) to ``NearbyReceiver``. Bodies are streamed (an upload
@@ -90,22 +89,7 @@ public final class NearbyServer: Sendable {
 
     /// Serves until the task is cancelled or the channel closes.
     public func serve() async throws {
-        try await withThrowingDiscardingTaskGroup { group in
-            try await channel.executeThenClose { inbound in
-                for try await (connection, facts) in inbound {
-                    let (key, refusal) = slots.admit(facts.address)
-                    guard let key else {
-                        self.logger.notice("nearby: refused a connection from \(facts.address): \(refusal ?? "")")
-                        try? await connection.channel.close()
-                        continue
-                    }
-                    group.addTask {
-                        defer { self.slots.release(key) }
-                        await self.serve(connection, facts)
-                    }
-                }
-            }
-        }
+        try await slots.accept(channel, logger: logger, label: "nearby") { connection, facts in await self.serve(connection, facts) }
     }
 
     // MARK: - One connection

@@ -290,16 +290,17 @@ struct LinkShareTests {
     @Test func aFileWrittenToDuringItsDownloadBreaksTheDownloadOff() async throws {
         let network = try await Network.make()
         defer { network.tearDown() }
-        let size = 16 << 20
+        // Large beside what socket buffers hold in flight (a few MiB each way).
+        let size = 64 << 20
         let path = try network.fixture.file("growing.bin", Data(repeating: 0x5A, count: size))
         let (server, url, pin) = try await network.serve([path])
         let listed = try await network.curl(["-X", "POST", url + "api/localsend/v2/prepare-download?pin=" + pin])
         let session = try #require(listed.output.firstMatch(of: /"sessionId":"([0-9a-f]+)"/)?.1, "\(listed)")
         let fileID = try #require(listed.output.firstMatch(of: /"id":"([0-9a-f]+)"/)?.1, "\(listed)")
         let target = network.fixture.root.appendingPathComponent("partial.bin").path
-        // 2 MiB/s: the download takes about 8 s; the file is written to once it has begun.
+        // 8 MiB/s: the download would take 8 s; the file is written to once 1 MiB has arrived.
         let download = try network.hosts.start(in: network.hosts.b, "/usr/bin/curl",
-                                               ["-sk", "--limit-rate", "2M", "-o", target, "\(url)api/localsend/v2/download?sessionId=\(session)&fileId=\(fileID)"],
+                                               ["-sk", "--limit-rate", "8M", "-o", target, "\(url)api/localsend/v2/download?sessionId=\(session)&fileId=\(fileID)"],
                                                environment: network.fixture.environment, outputIn: network.fixture.root, name: "slow-download")
         network.track(download)
         for _ in 0..<500 where ((try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0) < (1 << 20) {
