@@ -100,6 +100,14 @@ struct LinkShareTests {
             return try JSONDecoder().decode(BrowserRun.self, from: Data((run.output.split(separator: "\n").last ?? "").utf8))
         }
 
+        /// The share's process ends by itself (exit 0, saying so), and then a connection is refused.
+        func expectEnded(_ server: BackgroundProcess, url: String, pin: String) async throws {
+            #expect(await server.wait(timeout: .seconds(60)) == 0, "\(server.errors)")
+            #expect(server.errors.contains("the share has ended"), "\(server.errors)")
+            let after = try await curl(["-X", "POST", url + "api/localsend/v2/prepare-download?pin=" + pin])
+            #expect(after.status == 7, "curl exit 7 is 'connection refused': \(after)")
+        }
+
         func tearDown() {
             for process in processes { NearbyFixture.stop(process) }
             fixture.tearDown()
@@ -161,10 +169,7 @@ struct LinkShareTests {
 
         // Ctrl-C ends the share: nothing answers any more.
         server.signal(SIGINT)
-        #expect(await server.wait(timeout: .seconds(30)) == 0, "\(server.errors)")
-        #expect(server.errors.contains("the share has ended"), "\(server.errors)")
-        let after = try await network.curl(["-X", "POST", url + "api/localsend/v2/prepare-download?pin=" + pin])
-        #expect(after.status == 7, "curl exit 7 is 'connection refused': \(after)")
+        try await network.expectEnded(server, url: url, pin: pin)
     }
 
     @Test func wrongPINsGetNothingAndTheBudgetIsTheShareAsAWhole() async throws {
@@ -323,10 +328,7 @@ struct LinkShareTests {
         defer { network.tearDown() }
         let file = try network.fixture.file("brief.txt", Data("soon gone\n".utf8))
         let (server, url, pin) = try await network.serve([file], ["--time-limit", "2"])
-        #expect(await server.wait(timeout: .seconds(60)) == 0, "\(server.errors)")
-        #expect(server.errors.contains("the share has ended"), "\(server.errors)")
-        let after = try await network.curl(["-X", "POST", url + "api/localsend/v2/prepare-download?pin=" + pin])
-        #expect(after.status == 7, "curl exit 7 is 'connection refused': \(after)")
+        try await network.expectEnded(server, url: url, pin: pin)
     }
 
     @Test func theShareSheetOffersTheLinkAndItsShareEndsWithTheCommand() async throws {
