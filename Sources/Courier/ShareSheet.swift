@@ -246,10 +246,10 @@ public struct ShareSheet: Sendable {
         return ShareOutcome(activity: activity, delivered: [device ?? "nearby"], handled: true)
     }
 
-    /// `courier nearby serve FILE…`: the address and the PIN on standard output, served until its
-    /// time limit or Ctrl-C (docs/share.md).
+    /// `courier nearby serve FILE…`: the address and the PIN on standard error, served until its
+    /// time limit, Ctrl-C or the end of this process (docs/share.md).
     private func shareViaLink(_ items: [ShareItem], activity: ShareActivity) async throws(CourierError) -> ShareOutcome {
-        let status = try await runNearby("serve", items, extra: ["--end-with-parent"], what: "a share via link")
+        let status = try await runNearby("serve", items, extra: ["--from-share-sheet"], what: "a share via link")
         guard status == 0 else {
             throw CourierError(.failed, "the share via link could not run (courier nearby serve exited with status \(status); its message is above)")
         }

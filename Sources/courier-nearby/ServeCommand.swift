@@ -40,9 +40,11 @@ struct ServeCommand: AsyncParsableCommand {
     var plainHttp = false
 
     /// The share sheet's: the share ends when the process that started it does, also when that
-    /// one is killed rather than interrupted at a terminal (which would end the whole group).
+    /// one is killed rather than interrupted at a terminal (which would end the whole group); the
+    /// address and the PIN go to standard error, the sheet's standard output being its outcome
+    /// (one JSON object with `courier share --json`).
     @Flag(help: .hidden)
-    var endWithParent = false
+    var fromShareSheet = false
 
     @Flag(help: "Print the addresses, the PIN and the end as one JSON object (on standard output) once serving.")
     var json = false
@@ -87,6 +89,9 @@ struct ServeCommand: AsyncParsableCommand {
         let scheme = plainHttp ? "http" : "https"
         let urls = addresses.map { address in "\(scheme)://\(address.contains(":") ? "[\(address)]" : address):\(server.port)/" }
         let end = Date().addingTimeInterval(TimeInterval(timeLimit))
+        for address in addresses where ["0.0.0.0", "::"].contains(address) {
+            logger.warning("link: \(address) serves on every interface (VPNs and container bridges too); name the local network's address with --bind")
+        }
         if plainHttp {
             logger.warning("link: plain HTTP is on: anyone on the network can read the PIN and the files, and change the page")
         }
@@ -111,8 +116,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let parent = getppid()
         let orphaned = Task {
-            while endWithParent, !Task.isCancelled, getppid() == parent { try? await Task.sleep(for: .milliseconds(250)) }
-            if endWithParent, !Task.isCancelled { serving.cancel() }
+            while fromShareSheet, !Task.isCancelled, getppid() == parent { try? await Task.sleep(for: .milliseconds(250)) }
+            if fromShareSheet, !Task.isCancelled { serving.cancel() }
         }
         let handlers = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
@@ -131,9 +136,9 @@ struct ServeCommand: AsyncParsableCommand {
         logger.notice("link: the share has ended; nothing is served any more")
     }
 
-    /// A line on standard output, written at once (a script or the share sheet reads it while
-    /// the share runs).
+    /// A line on standard output (standard error for the share sheet), written at once: a script
+    /// reads it while the share runs.
     private func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        (fromShareSheet ? FileHandle.standardError : FileHandle.standardOutput).write(Data((line + "\n").utf8))
     }
 }

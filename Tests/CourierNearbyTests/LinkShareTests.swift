@@ -50,8 +50,10 @@ struct LinkShareTests {
         /// Waits (bounded) for the line with the address and the PIN.
         func started(_ process: BackgroundProcess) async throws -> (process: BackgroundProcess, url: String, pin: String) {
             for _ in 0..<1500 {
-                let output = process.output
-                if let url = output.firstMatch(of: /Open (https?:\/\/[0-9.]+:[0-9]+\/)/)?.1, let pin = output.firstMatch(of: /the PIN is ([0-9]+)\./)?.1 {
+                let output = process.output + process.errors
+                // The person's lines, or `--json`'s object.
+                if let url = output.firstMatch(of: /(?:Open |"urls":\[")(https?:\/\/[0-9.]+:[0-9]+\/)/)?.1,
+                   let pin = output.firstMatch(of: /(?:the PIN is |"pin":")([0-9]+)/)?.1 {
                     return (process, String(url), String(pin))
                 }
                 if process.exitStatus != nil { break }
@@ -327,7 +329,10 @@ struct LinkShareTests {
         let network = try await Network.make()
         defer { network.tearDown() }
         let file = try network.fixture.file("brief.txt", Data("soon gone\n".utf8))
-        let (server, url, pin) = try await network.serve([file], ["--time-limit", "2"])
+        let (server, url, pin) = try await network.serve([file], ["--time-limit", "2", "--json"])
+        let printed = try #require(try JSONSerialization.jsonObject(with: Data(server.output.utf8)) as? [String: Any], "\(server.output)")
+        #expect(printed["pin"] as? String == pin && printed["urls"] as? [String] == [url] && printed["files"] as? [String] == [file], "\(printed)")
+        #expect((printed["fingerprint"] as? String)?.count == 64 && printed["ends"] is String, "\(printed)")
         try await network.expectEnded(server, url: url, pin: pin)
     }
 
@@ -347,6 +352,7 @@ struct LinkShareTests {
                                             environment: network.fixture.environment, outputIn: network.fixture.root, name: "sheet")
         network.track(sheet)
         let (_, url, pin) = try await network.started(sheet)
+        #expect(!sheet.output.contains("PIN"), "the address and the PIN go to standard error: \(sheet.output)")
         #expect(url == "https://\(network.hosts.addressA):53317/", "\(url)")
         let dom = try await network.dumpDOM(url + "?pin=" + pin)
         #expect(dom.contains(">groceries.txt<"), "\(dom)")
