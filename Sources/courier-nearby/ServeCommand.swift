@@ -130,8 +130,10 @@ struct ServeCommand: AsyncParsableCommand {
         ended.cancel()
         orphaned.cancel()
         handlers.forEach { $0.cancel() }
-        if case .failure(let error) = outcome, !(error is CancellationError) {
-            logger.debug("link: serving ended: \(error)")
+        // Ended by the time limit, a signal or the sheet's end: the task was cancelled. Anything
+        // else ending it early is a failure, said as such.
+        if !serving.isCancelled, case .failure(let error) = outcome {
+            throw NearbyCommandError("courier nearby serve: the share stopped early: \(error); nothing is served any more")
         }
         logger.notice("link: the share has ended; nothing is served any more")
     }
