@@ -72,7 +72,7 @@ public final class LinkShare: Sendable {
     public init(paths: [String], device: NearbyDevice, pin: String = NearbyPIN.generate(), pinBackoff: Duration = .seconds(1),
                 onPINBudgetSpent: (@Sendable (String) -> Void)? = nil) throws(NearbyError) {
         guard !paths.isEmpty else { throw .invalid("nothing to share: give at least one file") }
-        let opened = try NearbyUploader.open(paths)
+        let opened = try NearbyUploader.open(paths, verb: "share", outcome: "nothing is served")
         var items: [Item] = []
         for file in opened {
             var info = stat()

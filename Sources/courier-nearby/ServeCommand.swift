@@ -4,6 +4,7 @@ import Courier
 import Dispatch
 import Foundation
 import Logging
+import NIOCore
 
 /// `courier nearby serve FILE…`: share via link — the files over the LocalSend download API, with
 /// a page a browser opens, behind a generated PIN, until the time limit or Ctrl-C.
@@ -83,8 +84,12 @@ struct ServeCommand: AsyncParsableCommand {
         let server: LinkShareServer
         do {
             server = try await LinkShareServer.bind(share: share, identity: identity, options: options, logger: logger)
+        } catch let error as IOError where error.errnoCode == EADDRNOTAVAIL {
+            throw NearbyCommandError("courier nearby serve: cannot listen on \(addresses.joined(separator: ", ")): no interface of this computer has that address; give one it has (ip address) with --bind")
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw NearbyCommandError("courier nearby serve: port \(port) is taken (a LocalSend receiver, or another share?); choose another --port (0: any free one)")
         } catch {
-            throw NearbyCommandError("courier nearby serve: cannot listen on \(addresses.joined(separator: ", ")) port \(port): \(error); is a LocalSend receiver running there? Choose another --port (0: any free one)")
+            throw NearbyCommandError("courier nearby serve: cannot listen on \(addresses.joined(separator: ", ")) port \(port): \(error)")
         }
         let scheme = plainHttp ? "http" : "https"
         let urls = addresses.map { address in "\(scheme)://\(address.contains(":") ? "[\(address)]" : address):\(server.port)/" }

@@ -336,6 +336,36 @@ struct LinkShareTests {
         try await network.expectEnded(server, url: url, pin: pin)
     }
 
+    /// Refused before anything listens, each saying what was wrong and what to do (on loopback:
+    /// nothing here reaches the network).
+    @Test func badInputIsRefusedBeforeAnythingIsServed() async throws {
+        let fixture = try NearbyFixture()
+        defer { fixture.tearDown() }
+        let good = try fixture.file("fine.txt", Data("fine\n".utf8))
+        let bidi = try fixture.file("evil\u{202E}txt.exe", Data("x".utf8))
+        // A port held for the duration of the check: a listening socket of this test's own.
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) == 0 && listen(holder, 1) == 0 && getsockname(holder, $0, &length) == 0 } }
+        try #require(bound, "cannot hold a port: \(String(cString: strerror(errno)))")
+        let heldPort = String(UInt16(bigEndian: address.sin_port))
+        let cases: [([String], String)] = [
+            ([fixture.root.appendingPathComponent("missing.txt").path, good, "--bind", "127.0.0.1"], "No such file or directory; nothing is served"),
+            ([fixture.root.path, "--bind", "127.0.0.1"], "not a regular file; nothing is served"),
+            ([bidi, "--bind", "127.0.0.1"], "bidirectional formatting character"),
+            ([good, "--bind", "192.0.2.7", "--port", "0"], "no interface of this computer has that address"),
+            ([good, "--bind", "127.0.0.1", "--port", heldPort], "port \(heldPort) is taken"),
+            ([good, "--bind", "127.0.0.1", "--time-limit", "0"], "--time-limit must be 1…86400 seconds"),
+        ]
+        for (arguments, message) in cases {
+            let refused = try await fixture.nearby(["serve"] + arguments)
+            #expect(refused.status != 0 && refused.errors.contains(message), "\(arguments): \(refused)")
+            #expect(!refused.output.contains("PIN"), "\(arguments): \(refused)")
+        }
+    }
+
     @Test func theShareSheetOffersTheLinkAndItsShareEndsWithTheCommand() async throws {
         let network = try await Network.make()
         defer { network.tearDown() }
