@@ -374,6 +374,11 @@ struct LinkShareTests {
         let listed = try await network.fixture.run(Products.path("courier"), ["share", file, "--list", "--json"])
         #expect(listed.output.contains(#"{"id":"link","kind":"link","title":"Share via link"}"#), "\(listed)")
 
+        // Host A has no default route yet: no local network to pick, the share cannot start.
+        let command = IsolatedLoopback.enter(network.hosts.a, Products.path("courier"), ["share", file, "--activity", "link", "--json"])
+        let unrouted = try await BackgroundProcess.run(command.executable, command.arguments, environment: network.fixture.environment)
+        #expect(unrouted.status != 0 && unrouted.output.contains("org.courier.Error.Failed") && unrouted.errors.contains("no default route"), "\(unrouted.output) \(unrouted.errors)")
+
         // Host A's default route makes its veth address the one served on by default.
         let route = try await BackgroundProcess.run("/bin/ip", ["-n", network.hosts.a, "route", "add", "default", "dev", network.hosts.vethA],
                                                     environment: network.fixture.environment)
