@@ -4,7 +4,7 @@ public import Foundation
 /// test (`ip netns add`, `ip link add … type veth`) and removed after it, with private addresses
 /// 10.213.N.1 (host A) and 10.213.N.2 (host B) and a multicast route on the veth, so discovery's
 /// multicast crosses from one to the other and goes nowhere else. The namespaces and the veth ends
-/// are named with `nearby` and a tag of the process's own. Processes enter a host's network
+/// are named with `name` (`nearby` unless told) and a tag of the process's own. Processes enter a host's network
 /// namespace only (`nsenter --net`), staying in the test's mount namespace: files, the D-Bus socket
 /// (a path) and the mounts are the test's, so a receiver there makes its unnamed files on the very
 /// mount the broker links them on. The Nearby tests and `courier-bench nearby` (discovery) use them.
@@ -13,19 +13,22 @@ public final class TestHosts: @unchecked Sendable {
     public let b: String
     public private(set) var addressA: String
     public private(set) var addressB: String
+    /// The veth ends, in host A and host B.
+    public let vethA: String
+    public let vethB: String
 
     /// The two hosts, or why namespaces cannot be made here (not root, no iproute2).
-    public static func make() async -> Result<TestHosts, TestHostsUnavailable> {
+    public static func make(named name: String = "nearby") async -> Result<TestHosts, TestHostsUnavailable> {
         let tag = "\(getpid() % 100_000)\(UInt8.random(in: 0...99))"
-        let hosts = TestHosts(tag: tag)
+        let hosts = TestHosts(name: name, tag: tag)
         let net = "10.213.\(Int(tag.suffix(2)) ?? 0)"
         let steps: [[String]] = [
             ["netns", "add", hosts.a], ["netns", "add", hosts.b],
-            ["link", "add", "nearbyA\(tag)", "netns", hosts.a, "type", "veth", "peer", "name", "nearbyB\(tag)", "netns", hosts.b],
-            ["-n", hosts.a, "addr", "add", "\(net).1/24", "dev", "nearbyA\(tag)"], ["-n", hosts.b, "addr", "add", "\(net).2/24", "dev", "nearbyB\(tag)"],
-            ["-n", hosts.a, "link", "set", "nearbyA\(tag)", "up"], ["-n", hosts.b, "link", "set", "nearbyB\(tag)", "up"],
+            ["link", "add", hosts.vethA, "netns", hosts.a, "type", "veth", "peer", "name", hosts.vethB, "netns", hosts.b],
+            ["-n", hosts.a, "addr", "add", "\(net).1/24", "dev", hosts.vethA], ["-n", hosts.b, "addr", "add", "\(net).2/24", "dev", hosts.vethB],
+            ["-n", hosts.a, "link", "set", hosts.vethA, "up"], ["-n", hosts.b, "link", "set", hosts.vethB, "up"],
             ["-n", hosts.a, "link", "set", "lo", "up"], ["-n", hosts.b, "link", "set", "lo", "up"],
-            ["-n", hosts.a, "route", "add", "224.0.0.0/4", "dev", "nearbyA\(tag)"], ["-n", hosts.b, "route", "add", "224.0.0.0/4", "dev", "nearbyB\(tag)"],
+            ["-n", hosts.a, "route", "add", "224.0.0.0/4", "dev", hosts.vethA], ["-n", hosts.b, "route", "add", "224.0.0.0/4", "dev", hosts.vethB],
         ]
         for step in steps {
             guard let result = try? await BackgroundProcess.run("/bin/ip", step, environment: ProcessInfo.processInfo.environment), result.status == 0 else {
@@ -38,9 +41,11 @@ public final class TestHosts: @unchecked Sendable {
         return .success(hosts)
     }
 
-    private init(tag: String) {
-        a = "courier-nearby-\(tag)-a"
-        b = "courier-nearby-\(tag)-b"
+    private init(name: String, tag: String) {
+        a = "courier-\(name)-\(tag)-a"
+        b = "courier-\(name)-\(tag)-b"
+        vethA = "\(name)A\(tag)"
+        vethB = "\(name)B\(tag)"
         addressA = ""
         addressB = ""
     }

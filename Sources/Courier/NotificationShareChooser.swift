@@ -11,6 +11,8 @@ import CourierProtocol
 /// then asks where (`PortalFolderChooser`); without one a notification cannot ask for a folder
 /// (name it with `--activity save-to --folder`). A nearby send goes to the device
 /// `courier nearby send` finds itself.
+/// "Share via link" is not offered: its address and PIN are printed where `courier nearby serve`
+/// runs, which a click on a notification has no terminal for.
 ///
 /// Only the server that shows the notification can answer: `Notify` goes to the unique name
 /// that owns `org.freedesktop.Notifications` when asked and only that name's signals count, and

@@ -1,10 +1,10 @@
 /// An activity the broker offers for a set of items (`Broker1.ShareActivities`, docs/share.md).
 public struct ShareActivity: Sendable, Hashable, Codable {
-    /// `open-in:<bundle-id>`, `app:<bundle-id>/<name>`, `copy`, `save-to` or `nearby`.
+    /// `open-in:<bundle-id>`, `app:<bundle-id>/<name>`, `copy`, `save-to`, `nearby` or `link`.
     public var id: String
     /// What the sheet shows ("Open in Todo List", an app's own title, "Copy", …).
     public var title: String
-    /// `open-in`, `app`, `copy`, `save-to` or `nearby`: what `excluding` names.
+    /// `open-in`, `app`, `copy`, `save-to`, `nearby` or `link`: what `excluding` names.
     public var kind: String
     /// The receiving app (`open-in`, `app`).
     public var bundleID: String?
@@ -22,7 +22,7 @@ public struct ShareActivity: Sendable, Hashable, Codable {
     /// The kind (and id) of "Save to…", the activity that needs a folder.
     public static let saveTo = "save-to"
     /// The activity kinds (`kind`), the values `excluding` takes besides ids.
-    public static let kinds = ["open-in", "app", "copy", saveTo, "nearby"]
+    public static let kinds = ["open-in", "app", "copy", saveTo, "nearby", "link"]
 }
 
 /// What the person chose in a sheet: an activity, with the folder for "Save to…" and the device

@@ -134,6 +134,8 @@ public struct ShareSheet: Sendable {
             return try save(resolved, to: folder, activity: activity)
         case "nearby":
             return try await sendNearby(resolved, device: choice.device, activity: activity)
+        case "link":
+            return try await shareViaLink(resolved, activity: activity)
         default:
             throw CourierError(.invalidArguments, "the activity kind '\(CleanText.escaped(activity.kind))' is not one this library performs; update Courier")
         }
@@ -239,19 +241,40 @@ public struct ShareSheet: Sendable {
         return ShareOutcome(activity: activity, delivered: saved, handled: true)
     }
 
-    /// `courier nearby send FILE… [--to-device DEVICE]`; data items go through a private temporary
-    /// folder. One text or URL item is a LocalSend text message (`--text -`, the text on standard
-    /// input rather than in an argument other users could read).
+    /// `courier nearby send FILE… [--to-device DEVICE]`. One text or URL item is a LocalSend text
+    /// message (`--text -`, the text on standard input rather than in an argument other users
+    /// could read).
     private func sendNearby(_ items: [ShareItem], device: String?, activity: ShareActivity) async throws(CourierError) -> ShareOutcome {
-        guard let courier else { throw CourierError(.failed, "courier is neither beside this program nor on PATH, so nothing can be sent to a nearby device") }
-        let deviceArguments = device.map { $0.isEmpty ? [] : ["--to-device", $0] } ?? []
+        let extra = device.flatMap { $0.isEmpty ? nil : ["--to-device", $0] } ?? []
         if items.count == 1, let text = items[0].messageText {
-            let status = try await ShareProcess.run([courier, "nearby", "send", "--text", "-"] + deviceArguments, input: Array(text.utf8))
+            guard let courier else { throw CourierError(.failed, "courier is neither beside this program nor on PATH, so nothing can be sent to a nearby device") }
+            let status = try await ShareProcess.run([courier, "nearby", "send", "--text", "-"] + extra, input: Array(text.utf8))
             guard status == 0 else {
                 throw CourierError(.declined, "the nearby device declined the message or could not be reached (courier nearby send exited with status \(status); its message is above)")
             }
             return ShareOutcome(activity: activity, delivered: [device ?? "nearby"], handled: true)
         }
+        let status = try await runNearby("send", items, extra: extra, what: "a nearby send")
+        guard status == 0 else {
+            throw CourierError(.declined, "the nearby device refused the files or could not be reached (courier nearby send exited with status \(status); its message is above)")
+        }
+        return ShareOutcome(activity: activity, delivered: [device ?? "nearby"], handled: true)
+    }
+
+    /// `courier nearby serve FILE…`: the address and the PIN on standard error, served until its
+    /// time limit, Ctrl-C or the end of this process (docs/share.md).
+    private func shareViaLink(_ items: [ShareItem], activity: ShareActivity) async throws(CourierError) -> ShareOutcome {
+        let status = try await runNearby("serve", items, extra: ["--from-share-sheet"], what: "a share via link")
+        guard status == 0 else {
+            throw CourierError(.failed, "the share via link could not run (courier nearby serve exited with status \(status); its message is above)")
+        }
+        return ShareOutcome(activity: activity, delivered: ["link"], handled: true)
+    }
+
+    /// `courier nearby SUBCOMMAND FILE… EXTRA…`, its exit status; data and text items go through
+    /// a private temporary folder, removed when it has ended.
+    private func runNearby(_ subcommand: String, _ items: [ShareItem], extra: [String], what: String) async throws(CourierError) -> Int32 {
+        guard let courier else { throw CourierError(.failed, "courier is neither beside this program nor on PATH, so \(what) cannot run") }
         let temporary = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         var paths: [String] = []
@@ -260,14 +283,10 @@ public struct ShareSheet: Sendable {
             case .file(let path): paths.append(path)
             case .data(let data, _, let name): paths.append(try Self.writeNew(Array(data), named: name, in: temporary))
             case .text(let text): paths.append(try Self.writeNew(Array(text.utf8), named: Self.textFileName, in: temporary))
-            case .url, .source: throw CourierError(.invalidArguments, "a nearby send takes files, not \(CleanText.escaped(item.label))")
+            case .url, .source: throw CourierError(.invalidArguments, "\(what) takes files, not \(CleanText.escaped(item.label))")
             }
         }
-        let status = try await ShareProcess.run([courier, "nearby", "send"] + paths + deviceArguments)
-        guard status == 0 else {
-            throw CourierError(.declined, "the nearby device refused the files or could not be reached (courier nearby send exited with status \(status); its message is above)")
-        }
-        return ShareOutcome(activity: activity, delivered: [device ?? "nearby"], handled: true)
+        return try await ShareProcess.run([courier, "nearby", subcommand] + paths + extra)
     }
 
     // MARK: Files

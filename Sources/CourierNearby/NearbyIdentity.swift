@@ -90,6 +90,15 @@ public struct NearbyIdentity: Sendable {
          try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem))
     }
 
+    /// The TLS side of a server with this identity. A client certificate is asked for, never
+    /// required: a peer that sends one (mutual TLS) has its fingerprint proven.
+    func serverTLSContext() throws -> NIOSSLContext {
+        let material = try tlsMaterial()
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(material.certificate)], privateKey: .privateKey(material.key))
+        tls.certificateVerification = .optionalVerification
+        return try NIOSSLContext(configuration: tls)
+    }
+
     /// Writes `text` to `path` with mode 0600 from the start (no window where the key is readable).
     private static func write(_ text: String, to path: String) throws {
         let temporary = path + ".new"

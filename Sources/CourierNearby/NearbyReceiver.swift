@@ -70,9 +70,6 @@ public final class NearbyReceiver: Sendable {
         var session: ReceiveSession?
         /// A `prepare-upload` is being decided (the user is being asked): the slot is taken.
         var deciding = false
-        /// Wrong PINs so far (every address together) and when the last was tried.
-        var pinFailures = 0
-        var lastPINFailure: ContinuousClock.Instant?
         /// Uploads delivered lately, by session id, file id and token: a sender that retries one
         /// (it missed the answer) hears success, and the file is not stored twice.
         var delivered: [String: (address: String, path: String)] = [:]
@@ -84,11 +81,23 @@ public final class NearbyReceiver: Sendable {
     private let delivery: any NearbyDelivery
     private let logger: Logger
     private let state = Mutex(State())
+    /// PIN mode's check and budget (nil without a PIN).
+    private let pinGate: PINGate?
 
     public init(configuration: Configuration, delivery: any NearbyDelivery, logger: Logger) {
         self.configuration = configuration
         self.delivery = delivery
         self.logger = logger
+        let (budget, told) = (configuration.pinBudget, configuration.onPINBudgetSpent)
+        pinGate = configuration.pin.map { pin in
+            PINGate(pin: pin, budget: budget, backoff: configuration.pinBackoff, holder: "this receiver") { address in
+                told?("""
+                    \(budget) wrong PINs have been tried (the last from \(address)): this receiver accepts no PIN until \
+                    `courier nearby receive` is restarted. Someone on the network may be guessing it. To go on, restart \
+                    it with a new PIN (--generate-pin), or let known senders in with `courier nearby trust FINGERPRINT`.
+                    """)
+            }
+        }
     }
 
     /// `POST prepare-upload`: decides, and on acceptance opens the session; nil (204, "no file
@@ -257,41 +266,11 @@ public final class NearbyReceiver: Sendable {
     /// Trusted, PIN, or to be asked; 401/429 for a missing or wrong PIN.
     private func admit(fingerprint: String, pin: String?, address: String) throws(NearbyError) -> NearbySender.Admission {
         if configuration.trustList().contains(fingerprint) { return .trusted }
-        guard let expected = configuration.pin else { return .asked }
-        let budget = configuration.pinBudget
-        var spent = false
-        defer {
-            if spent {
-                configuration.onPINBudgetSpent?("""
-                    \(budget) wrong PINs have been tried (the last from \(address)): this receiver accepts no PIN until \
-                    `courier nearby receive` is restarted. Someone on the network may be guessing it. To go on, restart \
-                    it with a new PIN (--generate-pin), or let known senders in with `courier nearby trust FINGERPRINT`.
-                    """)
-            }
-        }
-        try state.withLock { (state) throws(NearbyError) in
-            guard state.pinFailures < budget else {
-                throw .rejected("this receiver accepts no more PINs: \(budget) wrong PINs were tried; its user must restart it")
-            }
-            guard let pin, !pin.isEmpty else { throw NearbyError(401, "PIN required: this receiver asks for its PIN (?pin=…)") }
-            if let last = state.lastPINFailure, ContinuousClock.now - last < configuration.pinBackoff {
-                throw NearbyError(429, "a wrong PIN was tried less than \(configuration.pinBackoff) ago; try again in a moment")
-            }
-            guard Self.constantTimeEqual(pin, expected) else {
-                state.pinFailures += 1
-                state.lastPINFailure = .now
-                spent = state.pinFailures == budget
-                throw NearbyError(401, "wrong PIN")
-            }
-        }
+        guard let pinGate else { return .asked }
+        try pinGate.check(pin, from: address)
         return .pin
     }
 
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-    }
 
     /// The session's bytes plus the Inbox's reserve; twice the bytes when uploads go through the
     /// staging folder (staging, then the Inbox's copy).
@@ -327,7 +306,7 @@ public final class NearbyReceiver: Sendable {
                 guard var session = state.session else { throw .rejected("no session is open; start with prepare-upload") }
                 guard session.id == sessionID else { throw NearbyError(409, "blocked by another session") }
                 guard session.sender.address == address else { throw .rejected("invalid token or IP address") }
-                guard var file = session.files[fileID], Self.constantTimeEqual(file.token, token) else {
+                guard var file = session.files[fileID], PINGate.constantTimeEqual(file.token, token) else {
                     throw .rejected("invalid token or IP address")
                 }
                 guard file.state == .waiting else { throw NearbyError(409, "\(file.metadata.fileName.debugDescription) is already being or has been uploaded in this session") }

@@ -4,7 +4,6 @@ public import NIOCore
 public import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// The HTTPS side of a receiver: swift-nio's HTTP/1.1 codec over swift-nio-ssl, with this device's
 /// certificate, routing the protocol's routes (v2, and v1's beside them) to ``NearbyReceiver``. Bodies are streamed (an upload
@@ -47,9 +46,7 @@ public final class NearbyServer: Sendable {
     let logger: Logger
     /// Called for each `register` (the peers that answered an announcement: `scan`).
     let onRegister: @Sendable (NearbyDevice, String) -> Void
-    private let connections = Atomic<Int>(0)
-    /// Open connections by ``addressKey(_:)``.
-    private let connectionsByAddress = Mutex<[String: Int]>([:])
+    private let slots: ConnectionSlots
 
     init(channel: NIOAsyncChannel<(Connection, ConnectionFacts), Never>, device: NearbyDevice, receiver: NearbyReceiver?, options: Options, logger: Logger,
          onRegister: @escaping @Sendable (NearbyDevice, String) -> Void) {
@@ -59,6 +56,7 @@ public final class NearbyServer: Sendable {
         self.options = options
         self.logger = logger
         self.onRegister = onRegister
+        slots = ConnectionSlots(maximum: options.maximumConnections, perAddress: options.maximumConnectionsPerAddress)
     }
 
     /// How many request parts (decrypted body chunks, each a slice that keeps its read buffer
@@ -75,10 +73,7 @@ public final class NearbyServer: Sendable {
     /// Binds the port; `serve()` then answers.
     public static func bind(device: NearbyDevice, receiver: NearbyReceiver?, identity: NearbyIdentity, options: Options, logger: Logger,
                             onRegister: @escaping @Sendable (NearbyDevice, String) -> Void = { _, _ in }) async throws -> NearbyServer {
-        let material = try identity.tlsMaterial()
-        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(material.certificate)], privateKey: .privateKey(material.key))
-        tls.certificateVerification = .optionalVerification
-        let context = try NIOSSLContext(configuration: tls)
+        let context = try identity.serverTLSContext()
         let idle = options.idleTimeout
         let (handshake, head) = (options.handshakeTimeout, options.headTimeout)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -86,18 +81,7 @@ public final class NearbyServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .bind(host: options.host, port: options.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(IdleStateHandler(readTimeout: idle))
-                    try sync.addHandler(IdleConnectionCloser())
-                    // Self-signed peers are the norm: any certificate a client presents is accepted;
-                    // what it proves is its fingerprint, read after the handshake.
-                    let facts = ConnectionFacts(address: channel.remoteAddress?.ipAddress ?? "")
-                    try sync.addHandler(ProtocolSniffer(facts: facts) {
-                        NIOSSLServerHandler(context: context) { _, promise in promise.succeed(.certificateVerified) }
-                    })
-                    try sync.configureHTTPServerPipeline(withErrorHandling: true)
-                    try sync.addHandler(ConnectionDeadlines(handshake: handshake, head: head))
-                    return (try Connection(wrappingChannelSynchronously: channel, configuration: Self.streaming), facts)
+                    try ConnectionSlots.configure(channel, tls: context, idle: idle, handshake: handshake, head: head, streaming: Self.streaming)
                 }
             }
         return NearbyServer(channel: channel, device: device, receiver: receiver, options: options, logger: logger, onRegister: onRegister)
@@ -105,54 +89,7 @@ public final class NearbyServer: Sendable {
 
     /// Serves until the task is cancelled or the channel closes.
     public func serve() async throws {
-        try await withThrowingDiscardingTaskGroup { group in
-            try await channel.executeThenClose { inbound in
-                for try await (connection, facts) in inbound {
-                    let key = Self.addressKey(facts.address)
-                    if let refusal = admitConnection(from: key) {
-                        self.logger.notice("nearby: refused a connection from \(facts.address): \(refusal)")
-                        try? await connection.channel.close()
-                        continue
-                    }
-                    group.addTask {
-                        defer { self.releaseConnection(from: key) }
-                        await self.serve(connection, facts)
-                    }
-                }
-            }
-        }
-    }
-
-    /// Takes a connection slot for `key`, or says why there is none.
-    private func admitConnection(from key: String) -> String? {
-        connectionsByAddress.withLock { byAddress in
-            guard byAddress[key, default: 0] < options.maximumConnectionsPerAddress else {
-                return "\(options.maximumConnectionsPerAddress) are open from that address"
-            }
-            guard connections.load(ordering: .relaxed) < options.maximumConnections else {
-                return "\(options.maximumConnections) are open"
-            }
-            byAddress[key, default: 0] += 1
-            connections.wrappingAdd(1, ordering: .relaxed)
-            return nil
-        }
-    }
-
-    private func releaseConnection(from key: String) {
-        connectionsByAddress.withLock { byAddress in
-            byAddress[key, default: 1] -= 1
-            if byAddress[key] == 0 { byAddress[key] = nil }
-            connections.wrappingSubtract(1, ordering: .relaxed)
-        }
-    }
-
-    /// What the per-address cap counts: the IPv4 address, or an IPv6 address's /64 (a host on
-    /// an IPv6 LAN has a whole /64 to pick source addresses from).
-    static func addressKey(_ address: String) -> String {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
-        if bytes[0..<12] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] { return bytes[12...].map(String.init).joined(separator: ".") }
-        return bytes[0..<8].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+        try await slots.accept(channel, logger: logger, label: "nearby") { connection, facts in await self.serve(connection, facts) }
     }
 
     // MARK: - One connection

@@ -44,8 +44,9 @@ public struct NearbyUploader: Sendable {
         public var descriptor: Int32
     }
 
-    /// Opens every file first (a file that cannot be read fails here, before anything is sent).
-    public static func open(_ paths: [String]) throws(NearbyError) -> [Outgoing] {
+    /// Opens every file first (a file that cannot be read fails here, before anything is sent);
+    /// `verb` and `outcome` say what failed ("cannot send X: …; nothing was sent").
+    public static func open(_ paths: [String], verb: String = "send", outcome: String = "nothing was sent") throws(NearbyError) -> [Outgoing] {
         var files: [Outgoing] = []
         for path in paths {
             let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
@@ -54,7 +55,7 @@ public struct NearbyUploader: Sendable {
                 let reason = fd < 0 ? String(cString: strerror(errno)) : "not a regular file"
                 if fd >= 0 { close(fd) }
                 files.forEach { close($0.descriptor) }
-                throw .invalid("cannot send \(path): \(reason); nothing was sent")
+                throw .invalid("cannot \(verb) \(path): \(reason); \(outcome)")
             }
             files.append(Outgoing(path: path, name: URL(fileURLWithPath: path).lastPathComponent, size: Int64(info.st_size), descriptor: fd))
         }

@@ -11,6 +11,7 @@ struct NearbyCommand: AsyncParsableCommand {
         subcommands: [
             ReceiveCommand.self,
             SendCommand.self,
+            ServeCommand.self,
             ScanCommand.self,
             TrustCommand.self,
             UntrustCommand.self,

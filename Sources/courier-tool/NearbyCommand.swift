@@ -11,7 +11,7 @@ import Glibc
 struct NearbyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nearby",
-        abstract: "Receive files from and send files to nearby devices (LocalSend): receive, send, scan, trust, untrust, list.",
+        abstract: "Receive files from and send files to nearby devices (LocalSend): receive, send, serve, scan, trust, untrust, list.",
         discussion: "Run `courier nearby --help` for the subcommands. Nothing listens on the network until `courier nearby receive` runs.",
         shouldDisplay: true
     )

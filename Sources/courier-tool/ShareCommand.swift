@@ -14,10 +14,11 @@ struct ShareCommand: AsyncParsableCommand {
         discussion: """
             The activities offered are those that fit every item: Open in APP (apps whose document \
             types accept the items, or that claim a URL's scheme), the apps' own share activities, \
-            Copy (text and URLs, where wl-copy or xclip is there), Save to… (a folder) and Send to a \
-            nearby device (courier nearby send). On a terminal the activities are listed and you \
+            Copy (text and URLs, where wl-copy or xclip is there), Save to… (a folder), Send to a \
+            nearby device (courier nearby send) and Share via link (courier nearby serve: a page \
+            a browser opens, behind a PIN). On a terminal the activities are listed and you \
             choose; elsewhere use --list to see them and --activity ID to run one. --exclude KIND \
-            (open-in, app, copy, save-to, nearby) or an activity id leaves activities out.
+            (open-in, app, copy, save-to, nearby, link) or an activity id leaves activities out.
             """ + "\n\n" + CourierExitCode.shareHelp
     )
 
@@ -27,7 +28,7 @@ struct ShareCommand: AsyncParsableCommand {
     @Option(name: .customLong("text"), help: "Text to share (repeatable; after the files and URLs).")
     var texts: [String] = []
 
-    @Option(name: .customLong("exclude"), help: "An activity kind (open-in, app, copy, save-to, nearby) or id not to offer (repeatable).")
+    @Option(name: .customLong("exclude"), help: "An activity kind (open-in, app, copy, save-to, nearby, link) or id not to offer (repeatable).")
     var excluded: [String] = []
 
     @Flag(name: .long, help: "List the activities that fit, without choosing.")

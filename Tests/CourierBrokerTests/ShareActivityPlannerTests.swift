@@ -36,9 +36,9 @@ import Testing
 
     @Test func everyItemMustFit() throws {
         // Markdown conforms to plain text: the editor takes it; a PNG only the viewer takes.
-        #expect(try ids([Self.markdown]) == ["open-in:com.example.editor", "app:com.example.notes/add-note", "save-to", "nearby"])
-        #expect(try ids([Self.png]) == ["open-in:com.example.viewer", "save-to", "nearby"])
-        #expect(try ids([Self.markdown, Self.png]) == ["save-to", "nearby"])
+        #expect(try ids([Self.markdown]) == ["open-in:com.example.editor", "app:com.example.notes/add-note", "save-to", "nearby", "link"])
+        #expect(try ids([Self.png]) == ["open-in:com.example.viewer", "save-to", "nearby", "link"])
+        #expect(try ids([Self.markdown, Self.png]) == ["save-to", "nearby", "link"])
     }
 
     @Test func aURLNeedsAnAppThatClaimsItsScheme() throws {

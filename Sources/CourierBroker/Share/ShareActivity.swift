@@ -12,10 +12,12 @@ public struct ShareActivity: Sendable, Hashable {
         case saveTo = "save-to"
         /// "Send to a nearby device": `courier nearby send` (LocalSend); files only.
         case nearby
+        /// "Share via link": `courier nearby serve` (the download API and a page for a browser); files only.
+        case link
     }
 
     /// Stable within a registry: `open-in:<bundle-id>`, `app:<bundle-id>/<name>`, `copy`,
-    /// `save-to`, `nearby`. `--activity ID` names one.
+    /// `save-to`, `nearby`, `link`. `--activity ID` names one.
     public var id: String
     public var title: String
     public var kind: Kind

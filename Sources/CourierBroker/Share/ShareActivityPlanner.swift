@@ -12,7 +12,8 @@ import CourierTypes
 ///   its scheme claimed by the app, since it arrives as an open), under the same caller rules;
 /// - "Copy" when the session has a clipboard tool and every item is text or a URL;
 /// - "Save to…" when no item is a URL; "Send to a nearby device" when the session can run
-///   `courier nearby` and no item is a URL or text.
+///   `courier nearby` and every item is a file or data, or the one item is a URL or a text (a
+///   LocalSend text message); "Share via link" when it can and every item is a file or data.
 /// Excluded kinds or ids are left out. Apps come in name order, then the generic activities.
 public struct ShareActivityPlanner: Sendable {
     /// What the caller's session offers besides the apps (the `clipboard` and `nearby` options).
@@ -81,6 +82,9 @@ public struct ShareActivityPlanner: Sendable {
         let message = items.count == 1 && (items[0].kind == .text || items[0].kind == .url)
         if wanted(.nearby), session.hasNearby, message || items.allSatisfy({ $0.kind == .file || $0.kind == .data }) {
             out.append(ShareActivity(kind: .nearby, title: "Send to a nearby device"))
+        }
+        if wanted(.link), session.hasNearby, items.allSatisfy({ $0.kind == .file || $0.kind == .data }) {
+            out.append(ShareActivity(kind: .link, title: "Share via link"))
         }
         return out
     }

@@ -1,0 +1,93 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How many connections a server of nearby serves at once: at most `maximum` in all and
+/// `perAddress` from one address (one /64 for IPv6), so that one host cannot take every slot.
+final class ConnectionSlots: Sendable {
+    let maximum: Int
+    let perAddress: Int
+    private let open = Mutex<(total: Int, byAddress: [String: Int])>((0, [:]))
+
+    init(maximum: Int, perAddress: Int) {
+        self.maximum = maximum
+        self.perAddress = perAddress
+    }
+
+    /// Takes a slot for `address`, or says why there is none. Give the key back with `release`.
+    func admit(_ address: String) -> (key: String?, refusal: String?) {
+        let key = Self.addressKey(address)
+        return open.withLock { open in
+            guard open.byAddress[key, default: 0] < perAddress else { return (nil, "\(perAddress) are open from that address") }
+            guard open.total < maximum else { return (nil, "\(maximum) are open") }
+            open.byAddress[key, default: 0] += 1
+            open.total += 1
+            return (key, nil)
+        }
+    }
+
+    func release(_ key: String) {
+        open.withLock { open in
+            open.byAddress[key, default: 1] -= 1
+            if open.byAddress[key] == 0 { open.byAddress[key] = nil }
+            open.total -= 1
+        }
+    }
+
+    /// Accepts `channel`'s connections until it closes: each that gets a slot is served by
+    /// `serve` in a task of its own (its slot given back when that returns); one that does not is
+    /// closed at once, with a log line (`label: refused a connection from …`).
+    func accept(_ channel: NIOAsyncChannel<(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, ConnectionFacts), Never>,
+                logger: Logger, label: String,
+                serve: @escaping @Sendable (NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, ConnectionFacts) async -> Void) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            try await channel.executeThenClose { inbound in
+                for try await (connection, facts) in inbound {
+                    let (key, refusal) = admit(facts.address)
+                    guard let key else {
+                        logger.notice("\(label): refused a connection from \(facts.address): \(refusal ?? "")")
+                        try? await connection.channel.close()
+                        continue
+                    }
+                    group.addTask {
+                        defer { self.release(key) }
+                        await serve(connection, facts)
+                    }
+                }
+            }
+        }
+    }
+
+    /// What the per-address cap counts: the IPv4 address, or an IPv6 address's /64 (a host on
+    /// an IPv6 LAN has a whole /64 to pick source addresses from).
+    static func addressKey(_ address: String) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        if bytes[0..<12] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] { return bytes[12...].map(String.init).joined(separator: ".") }
+        return bytes[0..<8].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+    }
+
+    /// The pipeline of one accepted connection, for every server of nearby: the idle timeout, TLS
+    /// or plain HTTP told apart by the first byte (``ProtocolSniffer``), HTTP/1.1, and the short
+    /// deadlines of the TLS handshake and each request head (``ConnectionDeadlines``). Any client
+    /// certificate is accepted: what it proves is its fingerprint, read after the handshake.
+    static func configure(_ channel: any Channel, tls context: NIOSSLContext, idle: TimeAmount, handshake: TimeAmount, head: TimeAmount,
+                          streaming: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>.Configuration) throws
+        -> (NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, ConnectionFacts) {
+        let sync = channel.pipeline.syncOperations
+        try sync.addHandler(IdleStateHandler(readTimeout: idle))
+        try sync.addHandler(IdleConnectionCloser())
+        let facts = ConnectionFacts(address: channel.remoteAddress?.ipAddress ?? "")
+        try sync.addHandler(ProtocolSniffer(facts: facts) {
+            NIOSSLServerHandler(context: context) { _, promise in promise.succeed(.certificateVerified) }
+        })
+        try sync.configureHTTPServerPipeline(withErrorHandling: true)
+        try sync.addHandler(ConnectionDeadlines(handshake: handshake, head: head))
+        return (try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: streaming), facts)
+    }
+}
