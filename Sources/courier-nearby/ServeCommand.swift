@@ -1,6 +1,6 @@
 import ArgumentParser
 import CourierNearby
-import Courier
+import CourierTools
 import Dispatch
 import Foundation
 import Logging
@@ -66,7 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             addresses = self.addresses
         }
-        let notifications = (try? BrokerClient.session().connection).map { DesktopNotificationPrompt(connection: $0) }
+        let notifications = (try? BrokerToolClient.session().connection).map { DesktopNotificationPrompt(connection: $0) }
         let share: LinkShare
         do throws(NearbyError) {
             share = try LinkShare(paths: files, device: context.device(alias: alias, identity: identity, port: port, plainHTTP: plainHttp)) { message in
