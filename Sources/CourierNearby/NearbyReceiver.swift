@@ -353,8 +353,8 @@ public final class NearbyReceiver: Sendable {
             guard isOpen(ticket) else { throw NearbyError.cancelled }
             let delivered = try await delivery.deliver(descriptor: staged.descriptor, name: ticket.file.fileName, to: ticket.bundleID, from: ticket.sender)
             let path = delivered.path
-            if let problem = delivered.appProblem {
-                logger.notice("nearby: \(ticket.file.fileName.debugDescription) is in the Inbox (\(path)), but \(ticket.bundleID)'s open of it went wrong: \(problem); the sender is told it was delivered")
+            if let problem = delivered.unconfirmed {
+                logger.notice("nearby: \(ticket.file.fileName.debugDescription) is in the Inbox (\(path)), but the broker's answer did not come: \(problem); the sender is told it was delivered")
             }
             if !isOpen(ticket) {
                 logger.notice("nearby: \(ticket.file.fileName.debugDescription) from \(ticket.sender.address) was delivered to \(path) while the sender cancelled the session (the cancel came after the file was complete)")
