@@ -330,8 +330,14 @@ public final class NearbyReceiver: Sendable {
     }
 
     /// Where `ticket`'s body goes: an unnamed file in its app's Inbox, else the staging folder
-    /// (said once in the log, with why).
+    /// (said once in the log, with why); its blocks reserved (a full disk refuses it here).
     func stage(_ ticket: UploadTicket) throws(NearbyError) -> StagedUpload {
+        let staged = try openStaging(ticket)
+        try staged.preallocate()
+        return staged
+    }
+
+    private func openStaging(_ ticket: UploadTicket) throws(NearbyError) -> StagedUpload {
         let hashing = ticket.file.sha256 != nil
         if let inboxes = configuration.inboxes {
             do {
