@@ -110,7 +110,7 @@ struct FileCopier {
                 } else {
                     try copyThroughBuffer(from: source, at: &inputOffset, to: destination, at: &outputOffset, length: wanted)
                 }
-                writeback.copied(from: chunkStart, to: outputOffset)
+                writeback.written(from: chunkStart, to: outputOffset)
                 progress(inputOffset)
             }
             position = dataEnd
@@ -172,29 +172,5 @@ struct FileCopier {
             outputOffset += Int64(count)
             remaining -= count
         }
-    }
-}
-
-/// The write-back half of `FileCopier`: starts writing each copied chunk and waits for the one
-/// before it, so that the disk and the copy overlap and at most two chunks are dirty at a time.
-/// Advisory: a failing `sync_file_range` only costs time (the caller's `fsync` reports real errors).
-private struct WritebackPipeline {
-    let descriptor: Int32
-    let enabled: Bool
-    /// The chunk whose write-back was started last and not yet waited for.
-    private var pending: (offset: Int64, length: Int64)?
-
-    init(descriptor: Int32, enabled: Bool) {
-        self.descriptor = descriptor
-        self.enabled = enabled
-    }
-
-    mutating func copied(from start: Int64, to end: Int64) {
-        guard enabled, end > start else { return }
-        try? Sys.startWriteback(descriptor, offset: start, length: end - start)
-        if let pending {
-            try? Sys.waitForWriteback(descriptor, offset: pending.offset, length: pending.length)
-        }
-        pending = (start, end - start)
     }
 }

@@ -200,8 +200,16 @@ public struct Inbox: Sendable {
                 }
             }
         }
-        // The names themselves must survive a crash too.
-        if synchronizesToDisk { try? Sys.synchronize(inbox.rawValue) }
+        // The names themselves must survive a crash too: a drop that returns is durable, so a
+        // folder that cannot be synchronised takes the names back and fails the drop.
+        if synchronizesToDisk {
+            do {
+                try Sys.synchronize(inbox.rawValue)
+            } catch {
+                staged.forEach { $0.unpublish() }
+                throw InboxError.io(error, "making the new names in \(inboxPath.debugDescription) durable (fsync of the folder)", file: nil)
+            }
+        }
         return delivered
     }
 

@@ -19,14 +19,17 @@ import DBus
 /// accepts is refused (403) before any byte is sent. The broker checks again by content when the
 /// file arrives, as for any drop: a `.txt` that is a PNG is refused then (403), and nothing of it
 /// stays (the unnamed file is never linked).
-/// `DropFiles` answers once the app has answered its open; when the file was placed (an unnamed
-/// file the broker linked into the Inbox has a name now) and only the app's open failed or timed
-/// out, the file counts as delivered and the app's problem is returned to be logged.
+/// `DropFiles` is asked not to wait for the app (`wait` false): it answers once the file is
+/// durably in the Inbox (`fsync`ed, linked, the folder `fsync`ed) and handed to the app, so the
+/// sender hears success then, however long the app takes; what the app answers (opened, declined,
+/// failed, too slow) the broker logs. What fails the upload is the sender's problem or the
+/// receiver's: no app for the type, content that contradicts it (403), the broker busy with earlier
+/// files' answers (503), a full disk or an I/O error (500) — nothing of the file stays then.
 public struct BrokerDelivery: NearbyDelivery {
     public let client: BrokerToolClient
     public let bundleID: String?
 
-    /// Where the broker's Inboxes are (to name a file the broker placed but could not report).
+    /// Where the broker's Inboxes are (to find, and make durable, a file the broker placed but whose answer was lost).
     public let inboxes: Inbox?
 
     public init(client: BrokerToolClient, bundleID: String?, inboxes: Inbox? = nil) {
@@ -35,8 +38,12 @@ public struct BrokerDelivery: NearbyDelivery {
         self.inboxes = inboxes
     }
 
-    private func inboxFolder(_ bundleID: String) -> String {
-        inboxes?.inboxPath(for: bundleID) ?? "the Inbox of \(bundleID)"
+    /// `fsync` of `folder`, so that a name in it survives a crash; nil when done, else why not.
+    private static func synchronize(folder: String) -> String? {
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(fd) }
+        return fsync(fd) == 0 ? nil : String(cString: strerror(errno))
     }
 
     /// The name in `folder` of the file `status` describes (its inode), if it is there.
@@ -131,9 +138,10 @@ public struct BrokerDelivery: NearbyDelivery {
         let annotation = DBusValue.vardict([Self.annotationKey: Self.annotation(of: sender)])
         do {
             let file = try UnixFD(duplicating: descriptor)
+            let options = [String: DBusValue](CourierKey.annotation(annotation), CourierKey.wait(false))
             let values = try await Broker1.call(
                 Broker1.dropFiles, on: client.connection,
-                [.string(bundleID), .fds([file]), .strings([name]), .vardict([String: DBusValue](CourierKey.annotation(annotation)))],
+                [.string(bundleID), .fds([file]), .strings([name]), .vardict(options)],
                 timeout: .seconds(3600))
             guard let url = values[0].stringArrayValue?.first else {
                 throw NearbyError(500, "the broker answered DropFiles without an Inbox URL")
@@ -143,13 +151,22 @@ public struct BrokerDelivery: NearbyDelivery {
             throw error
         } catch {
             let courier = CourierError(wrapping: error)
-            // An unnamed file whose link count is above zero is in the Inbox: only the app's open
-            // failed. The file is delivered, durably; the app's answer is the app's problem.
+            // An unnamed file whose link count is above zero is in the Inbox: the broker linked it
+            // and its answer was lost. The receiver makes the name durable itself, so the sender
+            // may hear success (a retry would store the file twice).
             var after = stat()
-            if wasUnnamed, fstat(descriptor, &after) == 0, after.st_nlink > 0 {
-                return NearbyDelivered(path: Self.inboxPath(of: after, in: inboxFolder(bundleID)) ?? inboxFolder(bundleID), appProblem: courier.message)
+            if wasUnnamed, fstat(descriptor, &after) == 0, after.st_nlink > 0, let inboxes {
+                let folder = inboxes.inboxPath(for: bundleID)
+                if let failure = Self.synchronize(folder: folder) {
+                    throw NearbyError(500, "\(name.debugDescription) is in \(folder) but cannot be made durable there (fsync: \(failure)); the broker said: \(courier.message)")
+                }
+                return NearbyDelivered(path: Self.inboxPath(of: after, in: folder) ?? folder, unconfirmed: courier.message)
             }
-            let status = courier.code == .notPermitted ? 403 : 500
+            let status = switch courier.code {
+            case .notPermitted, .noHandler: 403
+            case .limitsExceeded: 503
+            default: 500
+            }
             throw NearbyError(status, "the broker did not deliver \(name.debugDescription) to \(bundleID): \(courier.message)")
         }
     }

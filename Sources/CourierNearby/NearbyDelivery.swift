@@ -9,7 +9,8 @@ public protocol NearbyDelivery: Sendable {
     func target(for file: NearbyFile) async throws(NearbyError) -> String
 
     /// Hands the complete file (`descriptor`, open for reading, positioned anywhere) to `bundleID`
-    /// and returns where it landed (the Inbox path). `sender` tells the app where it came from.
+    /// and returns where it landed (the Inbox path) once it is durably there, without waiting for
+    /// the app's answer to its open. `sender` tells the app where it came from.
     func deliver(descriptor: Int32, name: String, to bundleID: String, from sender: NearbySender) async throws(NearbyError) -> NearbyDelivered
 
     /// Opens the URL of a text message the user accepted, through the broker's router as `courier
@@ -17,16 +18,16 @@ public protocol NearbyDelivery: Sendable {
     func open(url: String, from sender: NearbySender) async throws(NearbyError) -> String
 }
 
-/// A file durably in an Inbox, and what became of the app's open of it when that went wrong (the
-/// app declined, failed or was slow to answer): the app's business, logged, not the sender's
-/// failure.
+/// A file durably in an Inbox. The app's answer to its open is not here: the app's business, the
+/// broker logs it. `unconfirmed` says why the broker's own answer did not come although the file
+/// is in the Inbox (made durable by the receiver then), for the log.
 public struct NearbyDelivered: Sendable {
     public var path: String
-    public var appProblem: String?
+    public var unconfirmed: String?
 
-    public init(path: String, appProblem: String? = nil) {
+    public init(path: String, unconfirmed: String? = nil) {
         self.path = path
-        self.appProblem = appProblem
+        self.unconfirmed = unconfirmed
     }
 }
 

@@ -1,6 +1,6 @@
 /// A refusal, as the protocol answers it: an HTTP status from the v2 tables (400 invalid body or
 /// parameters, 401 PIN required or wrong, 403 rejected, 409 blocked by another session, 413 body
-/// too large, 429 too many attempts, 500 receiver failure) and a message saying what was wrong
+/// too large, 429 too many attempts, 500 receiver failure, 503 busy: try again shortly) and a message saying what was wrong
 /// and what to do. The message is the response body (`{"message": …}`) and the log line.
 public struct NearbyError: Error, Sendable, Equatable, CustomStringConvertible {
     public var status: Int

@@ -343,8 +343,14 @@ public final class NearbyReceiver: Sendable {
     }
 
     /// Where `ticket`'s body goes: an unnamed file in its app's Inbox, else the staging folder
-    /// (said once in the log, with why).
+    /// (said once in the log, with why); its blocks reserved (a full disk refuses it here).
     func stage(_ ticket: UploadTicket) throws(NearbyError) -> StagedUpload {
+        let staged = try openStaging(ticket)
+        try staged.preallocate()
+        return staged
+    }
+
+    private func openStaging(_ ticket: UploadTicket) throws(NearbyError) -> StagedUpload {
         let hashing = ticket.file.sha256 != nil
         if let inboxes = configuration.inboxes {
             do {
@@ -366,8 +372,8 @@ public final class NearbyReceiver: Sendable {
             guard isOpen(ticket) else { throw NearbyError.cancelled }
             let delivered = try await delivery.deliver(descriptor: staged.descriptor, name: ticket.file.fileName, to: ticket.bundleID, from: ticket.sender)
             let path = delivered.path
-            if let problem = delivered.appProblem {
-                logger.notice("nearby: \(ticket.file.fileName.debugDescription) is in the Inbox (\(path)), but \(ticket.bundleID)'s open of it went wrong: \(problem); the sender is told it was delivered")
+            if let problem = delivered.unconfirmed {
+                logger.notice("nearby: \(ticket.file.fileName.debugDescription) is in the Inbox (\(path)), but the broker's answer did not come: \(problem); the sender is told it was delivered")
             }
             if !isOpen(ticket) {
                 logger.notice("nearby: \(ticket.file.fileName.debugDescription) from \(ticket.sender.address) was delivered to \(path) while the sender cancelled the session (the cancel came after the file was complete)")

@@ -3,7 +3,8 @@ import Crypto
 import Foundation
 
 /// One upload on its way in, streamed — never held in memory — while its bytes are counted and,
-/// when the sender announced a `sha256`, hashed. Where it goes:
+/// when the sender announced a `sha256`, hashed; its blocks reserved up front and written back to
+/// the disk as it arrives (`WritebackPipeline`), so that making it durable at the end is quick. Where it goes:
 ///
 /// - an unnamed file (`O_TMPFILE`) in the target app's Inbox (``init(unnamedIn:bundleID:expectedSize:hashing:)``):
 ///   the broker's `DropFiles` links it into place after its checks, so each byte is written once;
@@ -24,6 +25,13 @@ final class StagedUpload {
     private var hasher: SHA256?
     private var pending: [UInt8] = []
     private static let flushThreshold = 1 << 20
+    /// The file is written back to the disk in chunks of this size while the body arrives, so
+    /// that the `fsync` of the delivery has only the last chunk left (as a drop's copy does).
+    private static let writebackChunk: Int64 = 32 << 20
+    private var writeback: WritebackPipeline
+    /// Bytes written to the file, and where the range not yet handed to write-back starts.
+    private var written: Int64 = 0
+    private var writebackStart: Int64 = 0
 
     private init(descriptor: Int32, path: String, named: Bool, expectedSize: Int64, hashing: Bool) {
         self.path = path
@@ -31,7 +39,18 @@ final class StagedUpload {
         self.descriptor = descriptor
         self.expectedSize = expectedSize
         self.hasher = hashing ? SHA256() : nil
+        self.writeback = WritebackPipeline(descriptor: descriptor)
         pending.reserveCapacity(Self.flushThreshold)
+    }
+
+    /// Reserves the file's blocks up front (`fallocate`): one extent instead of one allocation per
+    /// write-back, and a disk too full for the body refuses it before a byte is received. A file
+    /// system that cannot (`EOPNOTSUPP`) allocates as the body is written.
+    func preallocate() throws(NearbyError) {
+        guard expectedSize > 0, let refusal = WritebackPipeline.reserve(descriptor, length: expectedSize) else { return }
+        if refusal == ENOSPC || refusal == EDQUOT {
+            throw NearbyError(500, "cannot receive \(ByteCount(expectedSize)) into \(path): the disk is full; nothing was kept")
+        }
     }
 
     /// An unnamed file in `bundleID`'s Inbox for `expectedSize` bytes (hashed when `hashing`).
@@ -97,7 +116,12 @@ final class StagedUpload {
             }
             offset += written
         }
+        written += Int64(pending.count)
         pending.removeAll(keepingCapacity: true)
+        if written - writebackStart >= Self.writebackChunk {
+            writeback.written(from: writebackStart, to: written)
+            writebackStart = written
+        }
     }
 
     private var discarded = false

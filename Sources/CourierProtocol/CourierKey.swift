@@ -12,7 +12,8 @@ public enum CourierKey {
     public static let dryRun = OptionKey<Bool>(CourierBusNames.OpenURLKey.dryRun)
     /// `DropProgress` signals for this drop carry this token.
     public static let progressToken = OptionKey<String>("progress-token")
-    /// `OpenFiles`: reply after the apps answered (default true).
+    /// `DropFiles`/`OpenFiles`: reply after the apps answered (default true); false: once the files
+    /// are durably in the Inboxes and handed to the apps, whose answers the broker logs.
     public static let wait = OptionKey<Bool>("wait")
     /// Any value handed to the app with the URL (at most `CourierLimits.maximumAnnotationBytes`).
     public static let annotation = OptionKey<DBusValue>("annotation")

@@ -6,10 +6,11 @@ import Glibc
 #endif
 
 /// `courier-test-app lifecycle [--will-terminate-delay-ms N] [--ignore-sigterm] [--version V]
-/// [--open-delay-ms N] [--hang-on TEXT] [--linger-ms N] [--exit-at-once N] [--accept-arguments]
+/// [--open-delay-ms N] [--hang-on TEXT] [--hold-while PATH] [--linger-ms N] [--exit-at-once N] [--accept-arguments]
 /// [--record-arguments ARG…]`: a Courier app for the life-cycle tests
 /// (docs/lifecycle.md). It takes N ms over each URL, never answers a URL containing TEXT (a hung
-/// app), leaves its bus connection open N ms after it exits when told to terminate (a `sleep`
+/// app), answers a URL only once PATH does not exist (a slow app the test releases; it records
+/// `hold URL` when the URL arrives), leaves its bus connection open N ms after it exits when told to terminate (a `sleep`
 /// child inherits its sockets: the bus sees the instance leave late), preserves which URLs it handled,
 /// restores them, and records in `$COURIER_CONTAINER/events` one line per thing that happened to
 /// it: `launch PID`, `restored URL,URL…` (or `refused VERSION`), `open URL`, `will-terminate PID`
@@ -27,6 +28,7 @@ enum LifecycleApp {
         var delay = 0
         var openDelay = 0
         var hangOn: String?
+        var holdWhile: String?
         var linger = 0
         var version = "1"
         var exitAtOnce: Int32?
@@ -40,6 +42,7 @@ enum LifecycleApp {
             case "--version": version = remaining.popFirst() ?? version
             case "--open-delay-ms": openDelay = Int(remaining.popFirst() ?? "") ?? 0
             case "--hang-on": hangOn = remaining.popFirst()
+            case "--hold-while": holdWhile = remaining.popFirst()
             case "--linger-ms": linger = Int(remaining.popFirst() ?? "") ?? 0
             case "--exit-at-once": exitAtOnce = Int32(remaining.popFirst() ?? "")
             case "--accept-arguments": acceptArguments = true
@@ -54,7 +57,7 @@ enum LifecycleApp {
             FileHandle.standardError.write(Data("exiting at once with status \(exitAtOnce)\n".utf8))
             exit(exitAtOnce)
         }
-        let delegate = Delegate(events: events, willTerminateDelay: .milliseconds(delay), openDelay: .milliseconds(openDelay), hangOn: hangOn, lingerMilliseconds: linger, acceptArguments: acceptArguments)
+        let delegate = Delegate(events: events, willTerminateDelay: .milliseconds(delay), openDelay: .milliseconds(openDelay), hangOn: hangOn, holdWhile: holdWhile, lingerMilliseconds: linger, acceptArguments: acceptArguments)
         try await Application(version: version, delegate: delegate).run()
     }
 
@@ -80,12 +83,14 @@ enum LifecycleApp {
         let willTerminateDelay: Duration
         let openDelay: Duration
         let hangOn: String?
+        let holdWhile: String?
         let handled = Mutex<[String]>([])
 
         let lingerMilliseconds: Int
         let acceptArguments: Bool
 
-        init(events: Int32, willTerminateDelay: Duration, openDelay: Duration = .zero, hangOn: String? = nil, lingerMilliseconds: Int = 0, acceptArguments: Bool = false) {
+        init(events: Int32, willTerminateDelay: Duration, openDelay: Duration = .zero, hangOn: String? = nil, holdWhile: String? = nil, lingerMilliseconds: Int = 0, acceptArguments: Bool = false) {
+            self.holdWhile = holdWhile
             self.acceptArguments = acceptArguments
             self.events = events
             self.willTerminateDelay = willTerminateDelay
@@ -117,6 +122,10 @@ enum LifecycleApp {
             if let hangOn, url.contains(hangOn) {
                 RecorderApp.append("hang \(url)\n", to: events)
                 while true { try? await Task.sleep(for: .seconds(3600)) }
+            }
+            if let holdWhile {
+                RecorderApp.append("hold \(url)\n", to: events)
+                while FileManager.default.fileExists(atPath: holdWhile) { try? await Task.sleep(for: .milliseconds(50)) }
             }
             if openDelay > .zero { try? await Task.sleep(for: openDelay) }
             handled.withLock { $0.append(url) }

@@ -152,11 +152,18 @@ struct FileDropServiceTests {
                 return DeliveryAnswer(handled: true)
             }
         }
+        let (answered, answer) = AsyncStream<[FileDropService.Answer]>.makeStream()
         let outcome = try await Self.withFiles(harness, [("list.txt", "milk\n")]) { files in
-            try await service.drop(.init(files: files, waitsForAnswers: false))
+            var request = FileDropService.Request(files: files, waitsForAnswers: false)
+            request.whenAnswered = { answer.yield($0) }
+            return try await service.drop(request)
         }
         #expect(FileManager.default.fileExists(atPath: outcome.delivered[0].path))
         release.withLock { $0 = true }
+        // The app's answer, once it comes, goes to `whenAnswered` (the adapter logs it).
+        var answers = answered.makeAsyncIterator()
+        let summaries = await answers.next()?.map(\.summary)
+        #expect(summaries == ["\(outcome.routes[0].bundleID) opened \(outcome.delivered[0].path)"], "\(summaries ?? [])")
         for pid in harness.launcher.pids { kill(pid, SIGKILL) }
     }
 

@@ -16,8 +16,9 @@ struct BadInputTests {
         let port: Int
 
         /// `target` is the `--to` app; nil lets the receiver choose the app for each file.
-        init(_ extra: [String] = [], to target: String? = NearbyFixture.todolist, beforeBroker prepare: (URL) throws -> Void = { _ in }) async throws {
-            fixture = try NearbyFixture(beforeBroker: prepare)
+        init(_ extra: [String] = [], to target: String? = NearbyFixture.todolist, brokerLogLevel: String = "warning",
+             beforeBroker prepare: (URL) throws -> Void = { _ in }) async throws {
+            fixture = try NearbyFixture(brokerLogLevel: brokerLogLevel, beforeBroker: prepare)
             do {
                 try await fixture.waitForBroker()
                 (process, port) = try await fixture.startReceiver((target.map { ["--to", $0] } ?? []) + ["--pin", BadInputTests.pin] + extra)

@@ -56,4 +56,47 @@ import Testing
         #expect(fixture.contents(of: fixture.staging).isEmpty, "\(fixture.contents(of: fixture.staging))")
         #expect(receiver.errors.contains("public.png"), "\(receiver.errors)")
     }
+    /// An app slow to answer its open (`courier-test-app lifecycle --hold-while`: it answers once
+    /// the test removes a file). The upload answers once the file is durably in the Inbox while the
+    /// app still holds its open; the app then gets the file, and the broker's log says what it
+    /// answered. An upload that waited for the app would wait until the broker's own deadline for
+    /// the app (25 s) passed: past this test's bound for the upload (20 s), and the broker would
+    /// have given up on the app before it answered.
+    @Test func theUploadAnswersOnceTheFileIsInTheInboxNotWhenTheSlowAppAnswers() async throws {
+        let slow = "com.acme.slow"
+        let receiver = try await BadInputTests.Receiver(to: slow, brokerLogLevel: "info") { root in
+            let hold = root.appendingPathComponent("hold")
+            try Data().write(to: hold)
+            let plist: [String: Any] = [
+                "CFBundleIdentifier": slow, "CFBundleName": "Slow",
+                "CFBundleDocumentTypes": [["CFBundleTypeName": "Text", "LSItemContentTypes": ["public.plain-text"], "CFBundleTypeRole": "Viewer"]],
+                "CourierLaunchArguments": [Products.path("courier-test-app"), "lifecycle", "--hold-while", hold.path],
+            ]
+            try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+                .write(to: root.appendingPathComponent("manifests/\(slow).plist"))
+        }
+        defer { receiver.tearDown() }
+        let fixture = receiver.fixture
+        let data = Data("answered before the app\n".utf8)
+        let (session, token) = try await receiver.session(name: "slow.txt", size: data.count)
+        let answer = try await receiver.upload(session, token: token, data: data, extra: ["--max-time", "20"])
+        #expect(answer.status == 200, "the upload answers without waiting for the app: \(answer)\n\(fixture.courierd.errors)")
+        let placed = fixture.inbox(slow).appendingPathComponent("slow.txt")
+        #expect(FileManager.default.contents(atPath: placed.path) == data, "\(fixture.contents(of: fixture.inbox(slow)))")
+
+        // The app got the file and holds its answer; the broker has logged no answer.
+        let events = fixture.inbox(slow).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("events")
+        let url = placed.absoluteURL.absoluteString
+        func recorded() -> String { (try? String(contentsOf: events, encoding: .utf8)) ?? "" }
+        for _ in 0..<1000 where !recorded().contains("hold \(url)") { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(recorded().contains("hold \(url)"), "the app never got \(url): \(recorded())\n\(fixture.courierd.errors)")
+        #expect(!fixture.courierd.errors.contains("opened \(placed.path)"), "\(fixture.courierd.errors)")
+
+        try FileManager.default.removeItem(at: fixture.root.appendingPathComponent("hold"))
+        let logged = "\(slow) opened \(placed.path) (dropped by"
+        for _ in 0..<1000 where !fixture.courierd.errors.contains(logged) { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(fixture.courierd.errors.contains(logged), "the broker's log says what the app answered: \(fixture.courierd.errors)")
+        #expect(recorded().contains("open \(url)"), "\(recorded())")
+        #expect(receiver.process.errors.contains("\"slow.txt\" → \(placed.path)"), "\(receiver.process.errors)")
+    }
 }

@@ -15,12 +15,15 @@ final class NearbyFixture: @unchecked Sendable {
     let root: URL
     let environment: [String: String]
     let client: BrokerToolClient
+    /// The broker (its log is its standard error).
+    let courierd: BackgroundProcess
     private var processes: [BackgroundProcess] = []
     private var cleanups: [() -> Void] = []
 
     /// `prepare` runs on the fixture's root folder before courierd starts (a test that mounts a
-    /// file system as the data home, for one).
-    init(beforeBroker prepare: (URL) throws -> Void = { _ in }) throws {
+    /// file system as the data home, for one, or adds a manifest to `manifests`); courierd logs
+    /// at `brokerLogLevel`.
+    init(brokerLogLevel: String = "warning", beforeBroker prepare: (URL) throws -> Void = { _ in }) throws {
         bus = try PrivateBus()
         root = bus.directory.appendingPathComponent("nearby", isDirectory: true)
         let manifests = root.appendingPathComponent("manifests", isDirectory: true)
@@ -46,8 +49,8 @@ final class NearbyFixture: @unchecked Sendable {
         self.environment = environment
         try prepare(root)
         client = BrokerToolClient(connection: try bus.connect())
-        let courierd = try BackgroundProcess(Products.path("courierd"), ["--manifests", manifests.path, "--log-level", "warning"],
-                                             environment: environment, outputIn: root, name: "courierd")
+        courierd = try BackgroundProcess(Products.path("courierd"), ["--manifests", manifests.path, "--log-level", brokerLogLevel],
+                                         environment: environment, outputIn: root, name: "courierd")
         processes.append(courierd)
     }
 

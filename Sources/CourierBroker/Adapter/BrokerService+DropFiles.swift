@@ -24,7 +24,10 @@ extension BrokerService {
         for problem in report.problems { logger.warning("inbox sweep: \(problem)") }
     }
 
-    /// `DropFiles (s bundle_id, ah files, as names, a{sv} options) → (as inbox_urls)`.
+    /// `DropFiles (s bundle_id, ah files, as names, a{sv} options) → (as inbox_urls)`. With the
+    /// option `wait` false it answers once the files are durably in the Inboxes (`fsync`ed, linked,
+    /// the folder `fsync`ed) and handed to the apps, and logs the apps' answers when they come:
+    /// what the nearby receiver uses, whose sender must not wait on the app.
     func dropFilesMethod() -> DBusMethod {
         Broker1.dropFiles.serving { [self] call in
             try await withDropRequest(call, method: Broker1.dropFiles.name.rawValue) { service, request, options in
@@ -63,8 +66,7 @@ extension BrokerService {
     /// use. One dictionary per file, in order: `name`, `type`, `type-reason`, `bundle-id` (empty
     /// when no app accepts it), `accepted`, and `inbox-url` once placed. Options besides
     /// `DropFiles`'s: `dry-run` (b: route and check only, write nothing; files no app accepts are
-    /// listed, not refused) and `wait` (b, default true: reply after the apps answered; false:
-    /// once the files are placed and handed to them).
+    /// listed, not refused).
     func openFilesMethod() -> DBusMethod {
         Broker1.openFiles.serving { [self] call in
             try await withDropRequest(call, method: Broker1.openFiles.name.rawValue) { service, request, options in
@@ -142,9 +144,16 @@ extension BrokerService {
         }, receiverCheck: { [receivers] in receivers.squatter(of: $0) })
         var request = FileDropService.Request(files: files, bundleID: bundleID, sourceApplication: source, caller: sender,
                                               options: options.caller)
-        request.waitsForAnswers = method != Broker1.openFiles.name.rawValue || options.wait != false
+        request.waitsForAnswers = options.wait != false
         if !request.waitsForAnswers {
-            request.whenAnswered = giveBackOnce
+            let logger = logger, caller = request.caller
+            request.whenAnswered = { answers in
+                for answer in answers {
+                    let line = "\(answer.summary) (dropped by \(caller), who did not wait for the answer)"
+                    if case .success(let outcome) = answer.result, outcome.handled { logger.info("\(line)") } else { logger.warning("\(line)") }
+                }
+                giveBackOnce()
+            }
         }
         let reply = try await body(service, request, options)
         // Not waiting, the files were handed to the apps: the slot goes back with their answers.

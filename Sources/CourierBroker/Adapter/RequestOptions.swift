@@ -4,7 +4,7 @@ import CourierProtocol
 
 /// The `a{sv}` options of `OpenURL` and `DropFiles`, decoded once, each known key by its declared
 /// D-Bus type (`docs/dbus-api.md`): routing (`bundle-id`, `dry-run`, `progress-token`) for the
-/// broker, `wait` for `OpenFiles`, and `CallerOptions` for the app.
+/// broker, `wait` for `DropFiles`/`OpenFiles`, and `CallerOptions` for the app.
 ///
 /// A known key with a value of another type is refused with `InvalidArguments` naming the key —
 /// never silently dropped. Unknown keys are ignored (a newer client may send more). The keys the
@@ -18,7 +18,7 @@ struct RequestOptions: Sendable {
     var dryRun = false
     /// `progress-token` (s): `DropProgress` signals for this drop.
     var progressToken: String?
-    /// `wait` (b, `OpenFiles`): reply after the apps answered (nil: the default, true).
+    /// `wait` (b, `DropFiles`/`OpenFiles`): reply after the apps answered (nil: the default, true).
     var wait: Bool?
     /// `staged` (as, `DropFiles`/`OpenFiles`): batches from `StageFiles` that come first, in order.
     var staged: [String] = []

@@ -54,12 +54,13 @@ public struct FileDropService: Sendable {
         /// What the caller said, passed to the app with each file (the broker adds the fact that it
         /// dropped the file: the app sees `inbox=true`).
         public var options: CallerOptions
-        /// Whether `drop` returns after the apps answered (true), or once the files are placed and
-        /// handed to the dispatcher (false: the answers are only logged).
+        /// Whether `drop` returns after the apps answered (true), or once the files are durably
+        /// placed and handed to the dispatcher (false: the answers go to `whenAnswered`, to be logged).
         public var waitsForAnswers: Bool
-        /// Without `waitsForAnswers`: called once every app has answered (the D-Bus adapter keeps the
-        /// caller's flood-limit slot until then, as for an `OpenURL` nobody waits for).
-        public var whenAnswered: (@Sendable () -> Void)?
+        /// Without `waitsForAnswers`: called once every app has answered, with the answers in the
+        /// drop's order (the D-Bus adapter logs them, and keeps the caller's flood-limit slot until
+        /// then, as for an `OpenURL` nobody waits for).
+        public var whenAnswered: (@Sendable ([Answer]) -> Void)?
 
         public init(files: [DropFile], bundleID: String = "", sourceApplication: String = "", caller: String = "",
                     options: CallerOptions = .init(), waitsForAnswers: Bool = true) {
@@ -69,6 +70,22 @@ public struct FileDropService: Sendable {
             self.caller = caller
             self.options = options
             self.waitsForAnswers = waitsForAnswers
+        }
+    }
+
+    /// An app's answer to its open of one dropped file.
+    public struct Answer: Sendable {
+        public var file: DeliveredFile
+        public var bundleID: String
+        public var result: Result<OpenOutcome, CourierError>
+
+        /// For the log: what the app did with the file, in words.
+        public var summary: String {
+            switch result {
+            case .success(let outcome) where outcome.handled: "\(bundleID) opened \(file.path)"
+            case .success: "\(bundleID) declined to open \(file.path); the file stays in its Inbox"
+            case .failure(let error): "\(bundleID) did not open \(file.path): \(error.code.rawValue): \(error.message); the file stays in its Inbox"
+            }
         }
     }
 
@@ -165,15 +182,20 @@ public struct FileDropService: Sendable {
             dispatcher.submit(open) { answer.yield((index, $0)) }
         }
         guard request.waitsForAnswers else {
-            let count = delivered.count, whenAnswered = request.whenAnswered
+            let whenAnswered = request.whenAnswered
             Task {
+                var results = [Result<OpenOutcome, CourierError>?](repeating: nil, count: delivered.count)
                 var received = 0
-                for await _ in answers {
+                for await (index, result) in answers {
+                    results[index] = result
                     received += 1
-                    if received == count { break }
+                    if received == delivered.count { break }
                 }
                 answer.finish()
-                whenAnswered?()
+                whenAnswered?(zip(delivered, zip(routes, results)).map { file, routed in
+                    Answer(file: file, bundleID: routed.0.bundleID,
+                           result: routed.1 ?? .failure(CourierError(.appFailed, "no answer came for \(file.name)")))
+                })
             }
             return Outcome(routes: routes, delivered: delivered, launched: false)
         }
