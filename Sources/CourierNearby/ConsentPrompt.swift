@@ -43,7 +43,7 @@ public struct ConsentRequest: Sendable {
     /// The label of the notification's accepting action.
     public var acceptLabel: String {
         guard let message else { return "Accept" }
-        return message.url == nil ? "Show" : "Open"
+        return message.url == nil ? "Show text" : "Open link"
     }
 
     /// The text a person reads: who, and either the files (one line each) or the message, cleaned

@@ -63,7 +63,7 @@ struct TextMessageTests {
         // Trusted, and asked all the same: the link, and what opening it does.
         let notify = try #require(server.notifications.first, "a trusted sender's link was not put to the person: \(server.calls)")
         #expect((notify["summary"] as? String)?.hasPrefix("Link from ") == true, "\(notify)")
-        #expect(notify["actions"] as? [String] == ["accept", "Open", "decline", "Decline"], "\(notify)")
+        #expect(notify["actions"] as? [String] == ["accept", "Open link", "decline", "Decline"], "\(notify)")
         #expect((notify["body"] as? String)?.contains(Self.link) == true, "\(notify)")
         #expect((notify["body"] as? String)?.contains("trusted") == true, "\(notify)")
         // The app got it through the broker, with who sent it.
