@@ -7,6 +7,7 @@ import CourierIRI
 public import CourierProtocol
 import CourierURL
 import DBus
+import Glibc
 
 /// Delivery through the broker, exactly as `courier drop` does it: `DropFiles` with the staged
 /// file's descriptor, so the Inbox's rules hold for network drops too (type check against the
@@ -40,7 +41,7 @@ public struct BrokerDelivery: NearbyDelivery {
 
     /// `fsync` of `folder`, so that a name in it survives a crash; nil when done, else why not.
     private static func synchronize(folder: String) -> String? {
-        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         defer { close(fd) }
         return fsync(fd) == 0 ? nil : String(cString: strerror(errno))
