@@ -16,8 +16,18 @@ static inline uint16_t le16(uint32_t x) {
 
 typedef struct {
     uint32_t outside, question, percent, hex;
+    uint32_t high;  // bytes >= 0x80 (the sign bits, one movemask)
     uint32_t notScheme, upper, slash, colon, at;  // only for the head (the first 64 bytes)
 } Block;
+
+/// In IRI mode (a non-null count), bytes >= 0x80 are in the query class: cleared from `outside`
+/// (a '%' before one stays a bad escape: the hexadecimal digits are ASCII) and counted.
+static inline void take_non_ascii(Block *b, size_t *nonASCII) {
+    if (nonASCII) {
+        b->outside &= ~b->high;
+        *nonASCII += (size_t)__builtin_popcount(b->high);
+    }
+}
 
 /// What a block of the head classifies besides the body masks: the scheme masks only in the first
 /// 32 bytes (a longer scheme takes the full parser), the authority's delimiters in all 64.
@@ -52,6 +62,7 @@ static inline Block classify(__m128i v, int head) {
         _mm_or_si128(between(folded, 0x7B, 0x7D),                                                         // [ \ ] { | }
                      _mm_or_si128(eq(v, 0x5E), eq(v, 0x60))));                                           // ^ `
     b.outside = bits(_mm_andnot_si128(excluded, printable)) ^ 0xFFFF;
+    b.high = bits(v);
     b.question = bits(eq(v, '?'));
     b.percent = bits(eq(v, '%'));
     __m128i digit = between(v, '0', '9');
@@ -88,12 +99,13 @@ static inline int in_query(uint8_t c) {
 }
 
 static inline Block classify_at(const uint8_t *p, int head) {
-    Block b = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    Block b = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     for (int k = 0; k < 16; k++) {
         uint8_t c = p[k], f = c | 0x20;
         uint32_t bit = 1u << k;
         int digit = c >= '0' && c <= '9';
         if (!in_query(c)) b.outside |= bit;
+        if (c >= 0x80) b.high |= bit;
         if (c == '?') b.question |= bit;
         if (c == '%') b.percent |= bit;
         if (digit || (f >= 'a' && f <= 'f')) b.hex |= bit;
@@ -116,7 +128,7 @@ static inline Block classify_tail(const uint8_t *p, size_t n, size_t start, int 
     if (n >= 16) {  // the 16 bytes ending at n, shifted down: no copy
         b = classify_at(p + n - 16, head);
         unsigned shift = 16 - r;
-        b.outside >>= shift; b.question >>= shift; b.percent >>= shift; b.hex >>= shift;
+        b.outside >>= shift; b.question >>= shift; b.percent >>= shift; b.hex >>= shift; b.high >>= shift;
         b.notScheme >>= shift; b.upper >>= shift; b.slash >>= shift; b.colon >>= shift; b.at >>= shift;
     } else {
         uint8_t padded[16];
@@ -124,7 +136,7 @@ static inline Block classify_tail(const uint8_t *p, size_t n, size_t start, int 
         memcpy(padded, p + start, r);
         b = classify_at(padded, head);
         uint32_t keep = (1u << r) - 1;
-        b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep;
+        b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep; b.high &= keep;
         b.notScheme &= keep; b.upper &= keep; b.slash &= keep; b.colon &= keep; b.at &= keep;
     }
     return b;
@@ -140,7 +152,7 @@ static inline void add_head(CURLScanHead *h, const Block *k, size_t b) {
     h->at |= (uint64_t)k->at << s;
 }
 
-static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
+static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, size_t *nonASCII) {
     size_t blocks = (n + 15) >> 4, full = n >> 4, total = ((n >> 6) + 1) << 2;
     size_t headBlocks = blocks < 4 ? blocks : 4;
     CURLScanHead h = {0, 0, 0, 0, 0};
@@ -162,15 +174,18 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
     for (; b < headBlocks; b++) {  // the first 64 bytes: all masks
         int kind = b < 2 ? HEAD_ALL : HEAD_DELIMITERS;
         Block k = b < full ? classify_at(p + (b << 4), kind) : classify_tail(p, n, b << 4, kind);
+        take_non_ascii(&k, nonASCII);
         add_head(&h, &k, b);
         CURLSCAN_STORE(b, k);
     }
     for (; b < full; b++) {  // whole blocks
         Block k = classify_at(p + (b << 4), 0);
+        take_non_ascii(&k, nonASCII);
         CURLSCAN_STORE(b, k);
     }
     if (b < blocks) {  // the last 1…15 bytes
         Block k = classify_tail(p, n, b << 4, 0);
+        take_non_ascii(&k, nonASCII);
         CURLSCAN_STORE(b, k);
         b++;
     }
@@ -191,7 +206,7 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
 // The same classification 32 bytes at a time, for CPUs with AVX2 (chosen at run time, so the
 // binary still runs on any x86-64).
 #include <immintrin.h>
-#define CURLSCAN_AVX2 __attribute__((target("avx2")))
+#define CURLSCAN_AVX2 __attribute__((target("avx2,popcnt")))  // every AVX2 CPU has POPCNT
 
 CURLSCAN_AVX2 static inline __m256i eq32(__m256i v, char c) { return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c)); }
 
@@ -255,6 +270,7 @@ CURLSCAN_AVX2 static inline Block classify32(__m256i v, int head) {
     b.hex = ~none32(classes, (char)0xC0);
     b.question = bits32(eq32(v, '?'));
     b.percent = bits32(eq32(v, '%'));
+    b.high = (uint32_t)_mm256_movemask_epi8(v);
     if (head) {
         if (head == HEAD_ALL) {
             __m256i scheme = scheme_bits32(n);
@@ -285,7 +301,7 @@ CURLSCAN_AVX2 static inline Block classify32_tail(const uint8_t *p, size_t n, si
         // and one function per width keeps each loop branch-free (deliberate).
         b = classify32_at(p + n - 32, head);
         unsigned shift = 32 - r;
-        b.outside >>= shift; b.question >>= shift; b.percent >>= shift; b.hex >>= shift;
+        b.outside >>= shift; b.question >>= shift; b.percent >>= shift; b.hex >>= shift; b.high >>= shift;
         b.notScheme >>= shift; b.upper >>= shift; b.slash >>= shift; b.colon >>= shift; b.at >>= shift;
     } else {
         uint8_t padded[32];
@@ -293,7 +309,7 @@ CURLSCAN_AVX2 static inline Block classify32_tail(const uint8_t *p, size_t n, si
         memcpy(padded, p + start, r);
         b = classify32_at(padded, head);
         uint32_t keep = (1u << r) - 1;
-        b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep;
+        b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep; b.high &= keep;
         b.notScheme &= keep; b.upper &= keep; b.slash &= keep; b.colon &= keep; b.at &= keep;
     }
     return b;
@@ -304,7 +320,7 @@ CURLSCAN_AVX2 static inline Block classify32_tail(const uint8_t *p, size_t n, si
 CURLSCAN_AVX2 static inline Block classify32_part(const uint8_t *p, size_t n, size_t start, int head) {
     if (start + 32 <= n) return classify32_at(p + start, head);
     if (start >= n) {
-        Block none = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        Block none = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         return none;
     }
     return classify32_tail(p, n, start, head);
@@ -340,9 +356,11 @@ static inline void store64(uint16_t *slots, size_t word, uint64_t value) {
 /// tail test and a zero fill per block: 395 instructions per URL of the benchmark, callgrind.)
 /// Word 0 is the head: its first block also yields the scheme masks, both its blocks the
 /// delimiters. Every word up to the sentinel's (`n >> 6`) is written, so nothing is zero-filled.
-CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
+CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, size_t *nonASCII) {
     size_t last = n >> 6;  // the sentinel's word
     Block lo = classify32_part(p, n, 0, HEAD_ALL), hi = classify32_part(p, n, 32, HEAD_DELIMITERS);
+    take_non_ascii(&lo, nonASCII);
+    take_non_ascii(&hi, nonASCII);
     CURLScanHead h = {
         lo.notScheme, lo.upper, lo.slash | (uint64_t)hi.slash << 32, lo.colon | (uint64_t)hi.colon << 32,
         lo.at | (uint64_t)hi.at << 32,
@@ -359,6 +377,8 @@ CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *ou
             lo = classify32_part(p, n, w << 6, 0);
             hi = classify32_part(p, n, (w << 6) + 32, 0);
         }
+        take_non_ascii(&lo, nonASCII);
+        take_non_ascii(&hi, nonASCII);
         Word current = word_of(&lo, &hi);
         store64(outside, w - 1, outside_with_escapes(&previous, current.hex));
         store64(question, w, current.question);
@@ -368,16 +388,16 @@ CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *ou
 }
 #endif
 
-void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
+void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, size_t *nonASCII) {
 #if defined(__x86_64__) && defined(__clang__)
     if (__builtin_cpu_supports("avx2")) {
-        classify_avx2(p, n, outside, question, head);
+        classify_avx2(p, n, outside, question, head, nonASCII);
         return;
     }
 #endif
-    classify_sse2(p, n, outside, question, head);
+    classify_sse2(p, n, outside, question, head, nonASCII);
 }
 
-void curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
-    classify_sse2(p, n, outside, question, head);
+void curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, size_t *nonASCII) {
+    classify_sse2(p, n, outside, question, head, nonASCII);
 }

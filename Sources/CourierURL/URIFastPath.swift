@@ -26,8 +26,12 @@ extension URIParser {
     /// input bytes).
     static let fastPathMaximumLength = 16 * 1024
 
+    /// With `nonASCII` (IRI text, ``IRILayout``), bytes ≥ 0x80 are read as characters of the
+    /// query class, so the layout is the one of the URI the text becomes once each of them is
+    /// percent-encoded, in the text's own offsets; their number is added to `nonASCII.pointee`.
+    /// None of them can be in the scheme, a port or an IP literal (those checks are on ASCII).
     @inline(__always)
-    static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int) -> URILayout? {
+    static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int, nonASCII: UnsafeMutablePointer<Int>? = nil) -> URILayout? {
         let n = p.count
         guard n > 0, n <= fastPathMaximumLength, n <= maximumLength, let base = p.baseAddress,
             CharacterClass.isAlpha(base[0])  // no scheme: a relative reference, straight to the full parser
@@ -40,7 +44,7 @@ extension URIParser {
             return withUnsafeMutablePointer(to: &head) { head in
                 curl_scan_classify(
                     base, n, UnsafeMutableRawPointer(outside).assumingMemoryBound(to: UInt16.self),
-                    UnsafeMutableRawPointer(question).assumingMemoryBound(to: UInt16.self), head)
+                    UnsafeMutableRawPointer(question).assumingMemoryBound(to: UInt16.self), head, nonASCII)
                 return FastScanner(p: p, outside: outside, question: question, head: head).parse()
             }
         }

@@ -25,16 +25,6 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
         self = try Self(fullParse: string, options: options)
     }
 
-    /// `string` when the fast path takes it (a valid URI with a scheme and a short authority: the
-    /// common case), else nil — without running the full parser, so nothing is spent on an error
-    /// the caller may not need. Callers that can handle the rest more cheaply than by catching a
-    /// ``URIError`` (the IRI mapping: input outside ASCII) try this first, then ``init(_:options:)``.
-    @inlinable
-    public static func fastPathParse(_ string: String, options: URIParsingOptions = .default) -> URIReference? {
-        guard let layout = fastLayout(string, maximumLength: options.maximumLength) else { return nil }
-        return URIReference(string: string, layout: layout)
-    }
-
     /// The full parser's half of ``init(_:options:)``, out of line: kept in the initializer, its
     /// frame and register saves were paid by every fast parse too (callgrind: 116 -> 111
     /// instructions per fast parse in the initializer itself).
@@ -64,8 +54,8 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
     /// The fast path's layout of `string`, or nil. (The string is borrowed: reading its bytes
     /// here costs no retain and release, which the closure inside the initializer did.)
     @usableFromInline @inline(__always)
-    static func fastLayout(_ string: borrowing String, maximumLength: Int) -> URILayout? {
-        let fast = string.utf8.withContiguousStorageIfAvailable { URIParser.fastParse($0, maximumLength: maximumLength) }
+    static func fastLayout(_ string: borrowing String, maximumLength: Int, nonASCII: UnsafeMutablePointer<Int>? = nil) -> URILayout? {
+        let fast = string.utf8.withContiguousStorageIfAvailable { URIParser.fastParse($0, maximumLength: maximumLength, nonASCII: nonASCII) }
         return fast ?? nil
     }
 
