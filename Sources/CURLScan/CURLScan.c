@@ -20,13 +20,10 @@ typedef struct {
     uint32_t notScheme, upper, slash, colon, at;  // only for the head (the first 64 bytes)
 } Block;
 
-/// In IRI mode (a non-null count), bytes >= 0x80 are in the query class: cleared from `outside`
-/// (a '%' before one stays a bad escape: the hexadecimal digits are ASCII) and counted.
-static inline void take_non_ascii(Block *b, size_t *nonASCII) {
-    if (nonASCII) {
-        b->outside &= ~b->high;
-        *nonASCII += (size_t)__builtin_popcount(b->high);
-    }
+/// In IRI mode (a non-null `high` mask), bytes >= 0x80 are in the query class: cleared from
+/// `outside` (a '%' before one stays a bad escape: the hexadecimal digits are ASCII).
+static inline void take_non_ascii(Block *b, const uint16_t *high) {
+    if (high) b->outside &= ~b->high;
 }
 
 /// What a block of the head classifies besides the body masks: the scheme masks only in the first
@@ -152,7 +149,7 @@ static inline void add_head(CURLScanHead *h, const Block *k, size_t b) {
     h->at |= (uint64_t)k->at << s;
 }
 
-static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, size_t *nonASCII) {
+static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
     size_t blocks = (n + 15) >> 4, full = n >> 4, total = ((n >> 6) + 1) << 2;
     size_t headBlocks = blocks < 4 ? blocks : 4;
     CURLScanHead h = {0, 0, 0, 0, 0};
@@ -166,6 +163,7 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
             outside[(b) - 1] = le16(previousOutside | (previousPercent & ~((hex >> 1) & (hex >> 2))));        \
         }                                                                                             \
         question[b] = le16((k).question);                                                             \
+        if (high) high[b] = le16((k).high);                                                           \
         previousOutside = (k).outside;                                                                \
         previousPercent = (k).percent;                                                                \
         previousHex = (k).hex;                                                                        \
@@ -174,18 +172,18 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
     for (; b < headBlocks; b++) {  // the first 64 bytes: all masks
         int kind = b < 2 ? HEAD_ALL : HEAD_DELIMITERS;
         Block k = b < full ? classify_at(p + (b << 4), kind) : classify_tail(p, n, b << 4, kind);
-        take_non_ascii(&k, nonASCII);
+        take_non_ascii(&k, high);
         add_head(&h, &k, b);
         CURLSCAN_STORE(b, k);
     }
     for (; b < full; b++) {  // whole blocks
         Block k = classify_at(p + (b << 4), 0);
-        take_non_ascii(&k, nonASCII);
+        take_non_ascii(&k, high);
         CURLSCAN_STORE(b, k);
     }
     if (b < blocks) {  // the last 1…15 bytes
         Block k = classify_tail(p, n, b << 4, 0);
-        take_non_ascii(&k, nonASCII);
+        take_non_ascii(&k, high);
         CURLSCAN_STORE(b, k);
         b++;
     }
@@ -196,6 +194,7 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
     for (b = blocks; b < total; b++) {
         outside[b] = 0;
         question[b] = 0;
+        if (high) high[b] = 0;
     }
     outside[n >> 4] |= le16(1u << (n & 15));  // the sentinel
     end_scheme_at_32(&h);
@@ -206,7 +205,7 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
 // The same classification 32 bytes at a time, for CPUs with AVX2 (chosen at run time, so the
 // binary still runs on any x86-64).
 #include <immintrin.h>
-#define CURLSCAN_AVX2 __attribute__((target("avx2,popcnt")))  // every AVX2 CPU has POPCNT
+#define CURLSCAN_AVX2 __attribute__((target("avx2")))
 
 CURLSCAN_AVX2 static inline __m256i eq32(__m256i v, char c) { return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c)); }
 
@@ -356,11 +355,11 @@ static inline void store64(uint16_t *slots, size_t word, uint64_t value) {
 /// tail test and a zero fill per block: 395 instructions per URL of the benchmark, callgrind.)
 /// Word 0 is the head: its first block also yields the scheme masks, both its blocks the
 /// delimiters. Every word up to the sentinel's (`n >> 6`) is written, so nothing is zero-filled.
-CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, size_t *nonASCII) {
+CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
     size_t last = n >> 6;  // the sentinel's word
     Block lo = classify32_part(p, n, 0, HEAD_ALL), hi = classify32_part(p, n, 32, HEAD_DELIMITERS);
-    take_non_ascii(&lo, nonASCII);
-    take_non_ascii(&hi, nonASCII);
+    take_non_ascii(&lo, high);
+    take_non_ascii(&hi, high);
     CURLScanHead h = {
         lo.notScheme, lo.upper, lo.slash | (uint64_t)hi.slash << 32, lo.colon | (uint64_t)hi.colon << 32,
         lo.at | (uint64_t)hi.at << 32,
@@ -369,6 +368,7 @@ CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *ou
     *head = h;
     Word previous = word_of(&lo, &hi);
     store64(question, 0, previous.question);
+    if (high) store64(high, 0, lo.high | (uint64_t)hi.high << 32);
     for (size_t w = 1; w <= last; w++) {
         if (w < last) {  // 64 whole bytes
             lo = classify32_at(p + (w << 6), 0);
@@ -377,27 +377,28 @@ CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *ou
             lo = classify32_part(p, n, w << 6, 0);
             hi = classify32_part(p, n, (w << 6) + 32, 0);
         }
-        take_non_ascii(&lo, nonASCII);
-        take_non_ascii(&hi, nonASCII);
+        take_non_ascii(&lo, high);
+        take_non_ascii(&hi, high);
         Word current = word_of(&lo, &hi);
         store64(outside, w - 1, outside_with_escapes(&previous, current.hex));
         store64(question, w, current.question);
+        if (high) store64(high, w, lo.high | (uint64_t)hi.high << 32);
         previous = current;
     }
     store64(outside, last, outside_with_escapes(&previous, 0) | 1ull << (n & 63));  // with the sentinel
 }
 #endif
 
-void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, size_t *nonASCII) {
+void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
 #if defined(__x86_64__) && defined(__clang__)
     if (__builtin_cpu_supports("avx2")) {
-        classify_avx2(p, n, outside, question, head, nonASCII);
+        classify_avx2(p, n, outside, question, head, high);
         return;
     }
 #endif
-    classify_sse2(p, n, outside, question, head, nonASCII);
+    classify_sse2(p, n, outside, question, head, high);
 }
 
-void curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, size_t *nonASCII) {
-    classify_sse2(p, n, outside, question, head, nonASCII);
+void curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
+    classify_sse2(p, n, outside, question, head, high);
 }

@@ -62,7 +62,7 @@ public enum IRI {
         let escaped: URIReference?? = text.utf8.withContiguousStorageIfAvailable { input in
             if Mapping.convertsHostNames(input, layout, domainNameHost: domainNameHost) { return nil }
             do throws(URIError) {
-                return layout.uri(try Mapping(escaping: input, nonASCIICount: layout.nonASCIICount).uri(), from: input)
+                return layout.uri(try Mapping(escaping: input, nonASCIICount: layout.nonASCIICount).uri())
             } catch {
                 failure = error
                 return nil

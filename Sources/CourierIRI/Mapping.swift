@@ -153,9 +153,12 @@ struct Mapping {
     @inline(__always)
     private func check(_ scalar: Unicode.Scalar, at i: Int) throws(URIError) {
         // Most text needs no more: U+00A0–U+200D but U+061C (a bidi mark), U+2070–U+D7FF (past the
-        // separators and bidi controls of U+2028–U+2069). Both are ucschar and clean.
+        // separators and bidi controls of U+2028–U+2069), U+10000–U+DFFFF but the noncharacters
+        // U+xFFFE and U+xFFFF (emoji among them). All are ucschar and clean.
         let v = scalar.value
-        if v < 0x200E ? v >= 0xA0 && v != 0x061C : v >= 0x2070 && v < 0xD800 { return }
+        if v < 0x200E ? v >= 0xA0 && v != 0x061C : (v >= 0x2070 && v < 0xD800) || (v &- 0x10000 < 0xD0000 && v & 0xFFFE != 0xFFFE) {
+            return
+        }
         if !CleanText.isClean(scalar) { throw Self.unclean(scalar, at: i, in: shape) }
         if IRI.isUCSChar(scalar.value) || ((shape.query?.contains(i) ?? false) && IRI.isPrivate(scalar.value)) { return }
         let name = "U+" + String(scalar.value, radix: 16, uppercase: true)

@@ -3,8 +3,9 @@
 /// is percent-encoded (`é` → `%C3%A9`), in the text's own offsets.
 ///
 /// This is what lets the IRI mapping run the parser once, on the text as given, instead of a
-/// failed fast path on the text and a parse of the mapped output: the mapping writes the output
-/// and ``uri(_:from:)`` moves the offsets. It holds because a percent-encoded byte is valid in
+/// failed fast path on the text and a parse of the mapped output: the mapping writes the output,
+/// and its layout is the text's with each offset moved by two bytes per byte ≥ 0x80 before it
+/// (counted in the classification's mask of them, a word of 64 bytes at a time). It holds because a percent-encoded byte is valid in
 /// every component that may hold one (userinfo, a reg-name host, path, query, fragment) and the
 /// fast path's other checks — scheme, port, IPv4 and IPv6 hosts — refuse bytes ≥ 0x80 as before.
 /// `IRILayoutTests` and the fuzzer hold the result to the full parser's layout of the output.
@@ -12,13 +13,29 @@
 package struct IRILayout: Sendable {
     /// The components, offsets in the text.
     @usableFromInline let layout: URILayout
+    /// The components of the URI the text becomes.
+    let encoded: URILayout
     /// The number of bytes ≥ 0x80 in the text.
-    package let nonASCIICount: Int
+    @usableFromInline package let nonASCIICount: Int
 
-    @usableFromInline
-    init(layout: URILayout, nonASCIICount: Int) {
+    /// `layout` of a text whose bytes ≥ 0x80 are the bits of the `words` 64-bit words at `high`
+    /// (little-endian: bit k of word w is byte 64·w + k).
+    init(layout: URILayout, high: UnsafePointer<UInt64>, words: Int) {
+        func bits(_ w: Int) -> UInt64 { UInt64(littleEndian: high[w]) }
+        var count = 0
+        for w in 0..<words { count &+= bits(w).nonzeroBitCount }
+        var encoded = layout
+        if count > 0 {
+            for lane in 0..<URILayout.offsetLanes where layout.lanes[lane] >= 0 {
+                let offset = Int(layout.lanes[lane])
+                var before = (bits(offset &>> 6) & ((1 &<< UInt64(offset & 63)) &- 1)).nonzeroBitCount
+                for w in 0..<(offset &>> 6) { before &+= bits(w).nonzeroBitCount }
+                encoded.lanes[lane] &+= Int32(truncatingIfNeeded: 2 &* before)
+            }
+        }
         self.layout = layout
-        self.nonASCIICount = nonASCIICount
+        self.encoded = encoded
+        nonASCIICount = count
     }
 
     /// The scheme's bytes (without the ':').
@@ -28,40 +45,11 @@ package struct IRILayout: Sendable {
     package var path: Range<Int> { Int(layout.pathStart)..<Int(layout.pathEnd) }
     package var query: Range<Int>? { layout.queryStart >= 0 ? Int(layout.queryStart)..<Int(layout.queryEnd) : nil }
 
-    /// The URI `output` is, where `output` is `input` (the text this layout was read from) with
-    /// each byte ≥ 0x80 replaced by three bytes (its escape): no parse, the offsets moved by two
-    /// bytes per such byte before them.
-    package func uri(_ output: String, from input: UnsafeBufferPointer<UInt8>) -> URIReference {
-        precondition(output.utf8.count == input.count &+ 2 &* nonASCIICount, "the output is not the input with each byte ≥ 0x80 escaped")
-        var mapped = layout
-        // Counted up to `counted`: the offsets are visited in increasing order, so the input is
-        // counted once in all.
-        var counted = 0
-        var count = 0
-        func moved(_ offset: Int32) -> Int32 {
-            guard offset >= 0 else { return offset }
-            let o = Int(offset)
-            if o < counted {
-                counted = 0
-                count = 0
-            }
-            count &+= Self.nonASCIICount(input, in: counted..<o)
-            counted = o
-            return offset &+ Int32(truncatingIfNeeded: 2 &* count)
-        }
-        mapped.schemeEnd = moved(layout.schemeEnd)
-        mapped.authorityStart = moved(layout.authorityStart)
-        mapped.userinfoColon = moved(layout.userinfoColon)
-        mapped.userinfoEnd = moved(layout.userinfoEnd)
-        mapped.hostStart = moved(layout.hostStart)
-        mapped.hostEnd = moved(layout.hostEnd)
-        mapped.portStart = moved(layout.portStart)
-        mapped.pathStart = moved(layout.pathStart)
-        mapped.pathEnd = moved(layout.pathEnd)
-        mapped.queryStart = moved(layout.queryStart)
-        mapped.fragmentStart = moved(layout.fragmentStart)
-        mapped.end = Int32(truncatingIfNeeded: output.utf8.count)
-        return URIReference(string: output, layout: mapped)
+    /// The URI `output` is, where `output` is the text this layout was read from with each byte
+    /// ≥ 0x80 replaced by three bytes (its escape): no parse.
+    package func uri(_ output: String) -> URIReference {
+        precondition(Int(encoded.end) == output.utf8.count, "the output is not the text with each byte ≥ 0x80 escaped")
+        return URIReference(string: output, layout: encoded)
     }
 
     /// The number of bytes ≥ 0x80 of `input` in `range`, a word at a time.
@@ -96,16 +84,27 @@ extension URIReference {
     /// take it (an error, a relative reference, a long authority: the caller maps and parses).
     @inlinable
     package static func fastPathParse(iri text: String) -> IRIFastParse? {
-        var nonASCII = 0
-        guard let layout = fastLayout(text, maximumLength: URIParsingOptions.default.maximumLength, nonASCII: &nonASCII) else { return nil }
-        if nonASCII == 0 { return .uri(URIReference(string: text, layout: layout)) }
+        guard let iri = iriLayout(text) else { return nil }
+        if iri.nonASCIICount == 0 { return .uri(URIReference(string: text, layout: iri.layout)) }
         // The escapes must fit the parser's limit too (the fast path checked the text's length).
-        guard text.utf8.count &+ 2 &* nonASCII <= URIParsingOptions.default.maximumLength else { return nil }
-        return .iri(IRILayout(layout: layout, nonASCIICount: nonASCII))
+        guard text.utf8.count &+ 2 &* iri.nonASCIICount <= URIParsingOptions.default.maximumLength else { return nil }
+        return .iri(iri)
+    }
+
+    /// The fast path's IRI reading of `string`, or nil.
+    @usableFromInline
+    static func iriLayout(_ string: borrowing String) -> IRILayout? {
+        let fast = string.utf8.withContiguousStorageIfAvailable { bytes -> IRILayout? in
+            withUnsafeTemporaryAllocation(of: IRILayout.self, capacity: 1) { iri in
+                guard URIParser.fastParse(bytes, maximumLength: URIParsingOptions.default.maximumLength, iri: iri.baseAddress!) != nil else { return nil }
+                return iri.baseAddress!.move()
+            }
+        }
+        return fast ?? nil
     }
 
     /// Whether `uri`'s layout is the one the full parser gives its string: for tests and the
-    /// fuzzer, on URIs ``IRILayout/uri(_:from:)`` made.
+    /// fuzzer, on URIs ``IRILayout/uri(_:)`` made.
     @_spi(Testing)
     public static func layoutAgreesWithFullParser(_ uri: URIReference) -> Bool {
         var string = uri.string
@@ -114,16 +113,17 @@ extension URIReference {
         }
     }
 
-    /// `bytes` read as IRI text by the fast path, then moved as ``IRILayout/uri(_:from:)`` moves
-    /// it for `bytes` with each byte ≥ 0x80 percent-encoded; nil when the fast path declines.
+    /// `bytes` read as IRI text by the fast path, as the URI of `bytes` with each byte ≥ 0x80
+    /// percent-encoded (``IRILayout/uri(_:)``); nil when the fast path declines.
     /// Whether that equals the full parser's layout of the encoded bytes is
     /// ``layoutAgreesWithFullParser(_:)``. For tests comparing the C classifications.
     @_spi(Testing)
     public static func fastPathParse(iriBytes bytes: UnsafeBufferPointer<UInt8>) -> URIReference? {
-        var nonASCII = 0
-        guard let layout = URIParser.fastParse(bytes, maximumLength: URIParsingOptions.default.maximumLength, nonASCII: &nonASCII) else {
-            return nil
+        let iri = withUnsafeTemporaryAllocation(of: IRILayout.self, capacity: 1) { iri -> IRILayout? in
+            guard URIParser.fastParse(bytes, maximumLength: URIParsingOptions.default.maximumLength, iri: iri.baseAddress!) != nil else { return nil }
+            return iri.baseAddress!.move()
         }
+        guard let iri else { return nil }
         var encoded: [UInt8] = []
         for byte in bytes {
             if byte < 0x80 {
@@ -133,6 +133,6 @@ extension URIReference {
                 encoded += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
             }
         }
-        return IRILayout(layout: layout, nonASCIICount: nonASCII).uri(String(decoding: encoded, as: UTF8.self), from: bytes)
+        return iri.uri(String(decoding: encoded, as: UTF8.self))
     }
 }

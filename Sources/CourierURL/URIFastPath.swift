@@ -26,26 +26,30 @@ extension URIParser {
     /// input bytes).
     static let fastPathMaximumLength = 16 * 1024
 
-    /// With `nonASCII` (IRI text, ``IRILayout``), bytes ≥ 0x80 are read as characters of the
-    /// query class, so the layout is the one of the URI the text becomes once each of them is
-    /// percent-encoded, in the text's own offsets; their number is added to `nonASCII.pointee`.
+    /// With `iri` (IRI text, ``IRILayout``), bytes ≥ 0x80 are read as characters of the query
+    /// class, so the layout is the one of the URI the text becomes once each of them is
+    /// percent-encoded, in the text's own offsets; `iri` receives it with where those bytes are.
     /// None of them can be in the scheme, a port or an IP literal (those checks are on ASCII).
     @inline(__always)
-    static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int, nonASCII: UnsafeMutablePointer<Int>? = nil) -> URILayout? {
+    static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int, iri: UnsafeMutablePointer<IRILayout>? = nil) -> URILayout? {
         let n = p.count
         guard n > 0, n <= fastPathMaximumLength, n <= maximumLength, let base = p.baseAddress,
             CharacterClass.isAlpha(base[0])  // no scheme: a relative reference, straight to the full parser
         else { return nil }
         let words = (n &>> 6) &+ 1
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 &* words) { masks in
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 3 &* words) { masks in
             let outside = masks.baseAddress!
             let question = outside + words
+            let high = question + words
             var head = CURLScanHead()
             return withUnsafeMutablePointer(to: &head) { head in
                 curl_scan_classify(
                     base, n, UnsafeMutableRawPointer(outside).assumingMemoryBound(to: UInt16.self),
-                    UnsafeMutableRawPointer(question).assumingMemoryBound(to: UInt16.self), head, nonASCII)
-                return FastScanner(p: p, outside: outside, question: question, head: head).parse()
+                    UnsafeMutableRawPointer(question).assumingMemoryBound(to: UInt16.self), head,
+                    iri == nil ? nil : UnsafeMutableRawPointer(high).assumingMemoryBound(to: UInt16.self))
+                guard let layout = FastScanner(p: p, outside: outside, question: question, head: head).parse() else { return nil }
+                iri?.initialize(to: IRILayout(layout: layout, high: high, words: words))
+                return layout
             }
         }
     }

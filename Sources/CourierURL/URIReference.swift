@@ -54,8 +54,8 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
     /// The fast path's layout of `string`, or nil. (The string is borrowed: reading its bytes
     /// here costs no retain and release, which the closure inside the initializer did.)
     @usableFromInline @inline(__always)
-    static func fastLayout(_ string: borrowing String, maximumLength: Int, nonASCII: UnsafeMutablePointer<Int>? = nil) -> URILayout? {
-        let fast = string.utf8.withContiguousStorageIfAvailable { URIParser.fastParse($0, maximumLength: maximumLength, nonASCII: nonASCII) }
+    static func fastLayout(_ string: borrowing String, maximumLength: Int) -> URILayout? {
+        let fast = string.utf8.withContiguousStorageIfAvailable { URIParser.fastParse($0, maximumLength: maximumLength) }
         return fast ?? nil
     }
 

@@ -72,23 +72,23 @@ import URIParserOracle
         var outside: [UInt16]
         var question: [UInt16]
         var head: [UInt64]
-        /// The count of bytes ≥ 0x80, in IRI mode.
-        var nonASCII: Int?
+        /// The bytes ≥ 0x80, in IRI mode.
+        var high: [UInt16]?
     }
 
     static func classify(
         _ bytes: [UInt8], iri: Bool = false,
-        with function: (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt16>?, UnsafeMutablePointer<UInt16>?, UnsafeMutablePointer<CURLScanHead>?, UnsafeMutablePointer<Int>?) -> Void
+        with function: (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt16>?, UnsafeMutablePointer<UInt16>?, UnsafeMutablePointer<CURLScanHead>?, UnsafeMutablePointer<UInt16>?) -> Void
     ) -> Masks {
         let slots = ((bytes.count >> 6) + 1) << 2
         var outside = [UInt16](repeating: 0xAAAA, count: slots)
         var question = [UInt16](repeating: 0x5555, count: slots)
         var head = CURLScanHead()
-        var nonASCII = 0
+        var high = [UInt16](repeating: 0x3333, count: slots)
         bytes.withUnsafeBufferPointer { p in
-            if iri { function(p.baseAddress, p.count, &outside, &question, &head, &nonASCII) } else { function(p.baseAddress, p.count, &outside, &question, &head, nil) }
+            if iri { function(p.baseAddress, p.count, &outside, &question, &head, &high) } else { function(p.baseAddress, p.count, &outside, &question, &head, nil) }
         }
-        return Masks(outside: outside, question: question, head: [head.notScheme, head.upper, head.slash, head.colon, head.at], nonASCII: iri ? nonASCII : nil)
+        return Masks(outside: outside, question: question, head: [head.notScheme, head.upper, head.slash, head.colon, head.at], high: iri ? high : nil)
     }
 
     @Test func dispatchedAndBaselineClassificationsAgree() {
@@ -104,16 +104,19 @@ import URIParserOracle
             #expect(Self.classify(bytes, with: curl_scan_classify) == Self.classify(bytes, with: curl_scan_classify_baseline), "\(bytes)")
             let iri = Self.classify(bytes, iri: true, with: curl_scan_classify)
             #expect(iri == Self.classify(bytes, iri: true, with: curl_scan_classify_baseline), "\(bytes)")
-            // IRI mode: the bytes ≥ 0x80 leave `outside` (nothing else changes) and are counted.
+            // IRI mode: the bytes ≥ 0x80 leave `outside` (nothing else changes) and are the `high`
+            // mask, every block of it written.
             let plain = Self.classify(bytes, with: curl_scan_classify)
-            #expect(iri.nonASCII == bytes.count { $0 >= 0x80 }, "\(bytes)")
             #expect(iri.question == plain.question && iri.head == plain.head, "\(bytes)")
+            var expectedHigh = [UInt16](repeating: 0, count: plain.outside.count)
             for (offset, byte) in bytes.enumerated() {
                 let bit = plain.outside[offset >> 4] >> (offset & 15) & 1
                 let iriBit = iri.outside[offset >> 4] >> (offset & 15) & 1
                 // A '%' keeps its bit: before a byte ≥ 0x80 it is a bad escape in both modes.
                 #expect(iriBit == (byte >= 0x80 ? 0 : bit), "\(bytes) at \(offset)")
+                if byte >= 0x80 { expectedHigh[offset >> 4] |= 1 << (offset & 15) }
             }
+            #expect(iri.high == expectedHigh, "\(bytes)")
         }
     }
 }
