@@ -66,10 +66,8 @@ struct Mapping {
     /// is not the text with each byte ≥ 0x80 escaped): a DNS scheme's host with bytes ≥ 0x80, or
     /// a `mailto` path with them (its domains, conservatively).
     static func convertsHostNames(_ input: UnsafeBufferPointer<UInt8>, _ layout: IRILayout, domainNameHost: (String) -> Bool) -> Bool {
-        let scheme = layout.scheme
-        if IRIShape.isMailto(input, scheme), IRILayout.nonASCIICount(input, in: layout.path) > 0 { return true }
-        guard let host = layout.host, IRILayout.nonASCIICount(input, in: host) > 0 else { return false }
-        return domainNameHost(IRIShape.lowercased(input, scheme))
+        if layout.pathHasNonASCII, IRIShape.isMailto(input, layout.scheme) { return true }
+        return layout.hostHasNonASCII && domainNameHost(IRIShape.lowercased(input, layout.scheme))
     }
 
     /// Where the components lie (found again when the initializer did not need it).

@@ -1,49 +1,82 @@
 /// IRI text as the fast path reads it, for CourierIRI: each byte ≥ 0x80 taken as a character of
-/// the query class, so that the layout is the one of the URI the text becomes when every such byte
-/// is percent-encoded (`é` → `%C3%A9`), in the text's own offsets.
+/// the query class, the layout is the one of the URI the text becomes when every such byte is
+/// percent-encoded (`é` → `%C3%A9`).
 ///
 /// This is what lets the IRI mapping run the parser once, on the text as given, instead of a
 /// failed fast path on the text and a parse of the mapped output: the mapping writes the output,
 /// and its layout is the text's with each offset moved by two bytes per byte ≥ 0x80 before it
-/// (counted in the classification's mask of them, a word of 64 bytes at a time). It holds because a percent-encoded byte is valid in
-/// every component that may hold one (userinfo, a reg-name host, path, query, fragment) and the
-/// fast path's other checks — scheme, port, IPv4 and IPv6 hosts — refuse bytes ≥ 0x80 as before.
-/// `IRILayoutTests` and the fuzzer hold the result to the full parser's layout of the output.
+/// (counted in the classification's mask of them). It holds because a percent-encoded byte is
+/// valid in every component that may hold one (userinfo, a reg-name host, path, query, fragment)
+/// and the fast path's other checks — scheme, port, IPv4 and IPv6 hosts — refuse bytes ≥ 0x80 as
+/// before. `IRILayoutTests` and the fuzzer hold the result to the full parser's layout of the
+/// output.
 @usableFromInline
 package struct IRILayout: Sendable {
-    /// The components, offsets in the text.
-    @usableFromInline let layout: URILayout
-    /// The components of the URI the text becomes.
-    let encoded: URILayout
+    /// The components of the URI the text becomes (for text all ASCII, the text's).
+    @usableFromInline var encoded: URILayout
     /// The number of bytes ≥ 0x80 in the text.
-    @usableFromInline package let nonASCIICount: Int
+    @usableFromInline package var nonASCIICount: Int
+    /// Whether the host, or the path, holds bytes ≥ 0x80 (so that a DNS host name or a `mailto`
+    /// address may need IDNA).
+    package var hostHasNonASCII: Bool
+    package var pathHasNonASCII: Bool
+
+    /// Nothing read yet: for the fast path to fill in.
+    @usableFromInline
+    init() {
+        encoded = URILayout()
+        nonASCIICount = 0
+        hostHasNonASCII = false
+        pathHasNonASCII = false
+    }
 
     /// `layout` of a text whose bytes ≥ 0x80 are the bits of the `words` 64-bit words at `high`
     /// (little-endian: bit k of word w is byte 64·w + k).
     init(layout: URILayout, high: UnsafePointer<UInt64>, words: Int) {
         func bits(_ w: Int) -> UInt64 { UInt64(littleEndian: high[w]) }
         var count = 0
-        for w in 0..<words { count &+= bits(w).nonzeroBitCount }
-        var encoded = layout
-        if count > 0 {
-            for lane in 0..<URILayout.offsetLanes where layout.lanes[lane] >= 0 {
-                let offset = Int(layout.lanes[lane])
-                var before = (bits(offset &>> 6) & ((1 &<< UInt64(offset & 63)) &- 1)).nonzeroBitCount
-                for w in 0..<(offset &>> 6) { before &+= bits(w).nonzeroBitCount }
-                encoded.lanes[lane] &+= Int32(truncatingIfNeeded: 2 &* before)
-            }
+        // The offsets of the first and the last byte ≥ 0x80: an offset up to the first moves by
+        // nothing and one past the last by all, without counting.
+        var first = -1
+        var last = -1
+        for w in 0..<words {
+            let b = bits(w)
+            guard b != 0 else { continue }
+            count &+= b.nonzeroBitCount
+            if first < 0 { first = w &<< 6 &+ b.trailingZeroBitCount }
+            last = w &<< 6 &+ 63 &- b.leadingZeroBitCount
         }
-        self.layout = layout
-        self.encoded = encoded
+        /// The number of bytes ≥ 0x80 before `offset` (≥ 0).
+        func before(_ offset: Int32) -> Int {
+            let o = Int(offset)
+            if o <= first { return 0 }
+            if o > last { return count }
+            var n = (bits(o &>> 6) & ((1 &<< UInt64(o & 63)) &- 1)).nonzeroBitCount
+            for w in 0..<(o &>> 6) { n &+= bits(w).nonzeroBitCount }
+            return n
+        }
+        func moved(_ offset: Int32) -> Int32 { offset < 0 ? offset : offset &+ Int32(truncatingIfNeeded: 2 &* before(offset)) }
+        encoded = layout
         nonASCIICount = count
+        hostHasNonASCII = layout.hostStart >= 0 && before(layout.hostEnd) > before(layout.hostStart)
+        pathHasNonASCII = before(layout.pathEnd) > before(layout.pathStart)
+        guard count > 0 else { return }
+        // The scheme is ASCII and first: `schemeEnd` does not move.
+        encoded.authorityStart = moved(layout.authorityStart)
+        encoded.userinfoEnd = moved(layout.userinfoEnd)
+        encoded.userinfoColon = moved(layout.userinfoColon)
+        encoded.hostStart = moved(layout.hostStart)
+        encoded.hostEnd = moved(layout.hostEnd)
+        encoded.portStart = moved(layout.portStart)
+        encoded.pathStart = moved(layout.pathStart)
+        encoded.pathEnd = moved(layout.pathEnd)
+        encoded.queryStart = moved(layout.queryStart)
+        encoded.fragmentStart = moved(layout.fragmentStart)
+        encoded.end = moved(layout.end)
     }
 
-    /// The scheme's bytes (without the ':').
-    package var scheme: Range<Int> { 0..<Int(layout.schemeEnd) }
-    /// The host's bytes, when there is an authority.
-    package var host: Range<Int>? { layout.hostStart >= 0 ? Int(layout.hostStart)..<Int(layout.hostEnd) : nil }
-    package var path: Range<Int> { Int(layout.pathStart)..<Int(layout.pathEnd) }
-    package var query: Range<Int>? { layout.queryStart >= 0 ? Int(layout.queryStart)..<Int(layout.queryEnd) : nil }
+    /// The scheme's bytes (without the ':'), in the text and in the URI alike.
+    package var scheme: Range<Int> { 0..<Int(encoded.schemeEnd) }
 
     /// The URI `output` is, where `output` is the text this layout was read from with each byte
     /// ≥ 0x80 replaced by three bytes (its escape): no parse.
@@ -84,21 +117,21 @@ extension URIReference {
     /// take it (an error, a relative reference, a long authority: the caller maps and parses).
     @inlinable
     package static func fastPathParse(iri text: String) -> IRIFastParse? {
-        guard let iri = iriLayout(text) else { return nil }
-        if iri.nonASCIICount == 0 { return .uri(URIReference(string: text, layout: iri.layout)) }
+        var iri = IRILayout()
+        guard let layout = iriLayout(text, into: &iri) else { return nil }
+        if iri.nonASCIICount == 0 { return .uri(URIReference(string: text, layout: layout)) }
         // The escapes must fit the parser's limit too (the fast path checked the text's length).
         guard text.utf8.count &+ 2 &* iri.nonASCIICount <= URIParsingOptions.default.maximumLength else { return nil }
         return .iri(iri)
     }
 
-    /// The fast path's IRI reading of `string`, or nil.
+    /// The fast path's layout of `string` read as IRI text, and into `iri` what it is as IRI
+    /// text; nil when the fast path declines. (Filled in place: the reading is not copied out
+    /// through the closures.)
     @usableFromInline
-    static func iriLayout(_ string: borrowing String) -> IRILayout? {
-        let fast = string.utf8.withContiguousStorageIfAvailable { bytes -> IRILayout? in
-            withUnsafeTemporaryAllocation(of: IRILayout.self, capacity: 1) { iri in
-                guard URIParser.fastParse(bytes, maximumLength: URIParsingOptions.default.maximumLength, iri: iri.baseAddress!) != nil else { return nil }
-                return iri.baseAddress!.move()
-            }
+    static func iriLayout(_ string: borrowing String, into iri: inout IRILayout) -> URILayout? {
+        let fast = string.utf8.withContiguousStorageIfAvailable {
+            URIParser.fastParse($0, maximumLength: URIParsingOptions.default.maximumLength, iri: &iri)
         }
         return fast ?? nil
     }
@@ -119,11 +152,8 @@ extension URIReference {
     /// ``layoutAgreesWithFullParser(_:)``. For tests comparing the C classifications.
     @_spi(Testing)
     public static func fastPathParse(iriBytes bytes: UnsafeBufferPointer<UInt8>) -> URIReference? {
-        let iri = withUnsafeTemporaryAllocation(of: IRILayout.self, capacity: 1) { iri -> IRILayout? in
-            guard URIParser.fastParse(bytes, maximumLength: URIParsingOptions.default.maximumLength, iri: iri.baseAddress!) != nil else { return nil }
-            return iri.baseAddress!.move()
-        }
-        guard let iri else { return nil }
+        var iri = IRILayout()
+        guard URIParser.fastParse(bytes, maximumLength: URIParsingOptions.default.maximumLength, iri: &iri) != nil else { return nil }
         var encoded: [UInt8] = []
         for byte in bytes {
             if byte < 0x80 {

@@ -48,7 +48,7 @@ extension URIParser {
                     UnsafeMutableRawPointer(question).assumingMemoryBound(to: UInt16.self), head,
                     iri == nil ? nil : UnsafeMutableRawPointer(high).assumingMemoryBound(to: UInt16.self))
                 guard let layout = FastScanner(p: p, outside: outside, question: question, head: head).parse() else { return nil }
-                iri?.initialize(to: IRILayout(layout: layout, high: high, words: words))
+                iri?.pointee = IRILayout(layout: layout, high: high, words: words)
                 return layout
             }
         }

@@ -66,8 +66,4 @@ struct URILayout: Sendable, Hashable {
     @inlinable var schemeHasUppercase: Bool { get { lanes[14] != 0 } set { lanes[14] = newValue ? 1 : 0 } }
 
     @inlinable var queryEnd: Int32 { fragmentStart >= 0 ? fragmentStart - 1 : end }
-
-    /// Lanes `0..<offsetLanes` are byte offsets (or -1), `schemeEnd` to `end`; the port's value,
-    /// the host kind and the flag follow.
-    @inlinable static var offsetLanes: Int { 12 }
 }
