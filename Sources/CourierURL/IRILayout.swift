@@ -21,7 +21,7 @@ package struct IRILayout: Sendable {
     package var hostHasNonASCII: Bool
     package var pathHasNonASCII: Bool
 
-    /// Nothing read yet: for the fast path to fill in.
+    /// Nothing read yet, or text all ASCII (the fast path fills it in only for other text).
     @usableFromInline
     init() {
         encoded = URILayout()

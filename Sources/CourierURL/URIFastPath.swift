@@ -48,7 +48,12 @@ extension URIParser {
                     UnsafeMutableRawPointer(question).assumingMemoryBound(to: UInt16.self), head,
                     iri == nil ? nil : UnsafeMutableRawPointer(high).assumingMemoryBound(to: UInt16.self))
                 guard let layout = FastScanner(p: p, outside: outside, question: question, head: head).parse() else { return nil }
-                iri?.pointee = IRILayout(layout: layout, high: high, words: words)
+                if let iri {
+                    // All ASCII (the common case): `iri` stays as it is, nothing to move.
+                    var any: UInt64 = 0
+                    for w in 0..<words { any |= high[w] }
+                    if any != 0 { iri.pointee = IRILayout(layout: layout, high: high, words: words) }
+                }
                 return layout
             }
         }
