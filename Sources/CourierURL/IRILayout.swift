@@ -153,7 +153,8 @@ extension URIReference {
     @_spi(Testing)
     public static func fastPathParse(iriBytes bytes: UnsafeBufferPointer<UInt8>) -> URIReference? {
         var iri = IRILayout()
-        guard URIParser.fastParse(bytes, maximumLength: URIParsingOptions.default.maximumLength, iri: &iri) != nil else { return nil }
+        guard let layout = URIParser.fastParse(bytes, maximumLength: URIParsingOptions.default.maximumLength, iri: &iri) else { return nil }
+        if iri.nonASCIICount == 0 { return URIReference(string: String(decoding: bytes, as: UTF8.self), layout: layout) }
         var encoded: [UInt8] = []
         for byte in bytes {
             if byte < 0x80 {
