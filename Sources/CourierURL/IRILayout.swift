@@ -21,15 +21,6 @@ package struct IRILayout: Sendable {
     package var hostHasNonASCII: Bool
     package var pathHasNonASCII: Bool
 
-    /// Nothing read yet, or text all ASCII (the fast path fills it in only for other text).
-    @usableFromInline
-    init() {
-        encoded = URILayout()
-        nonASCIICount = 0
-        hostHasNonASCII = false
-        pathHasNonASCII = false
-    }
-
     /// `layout` of a text whose bytes ≥ 0x80 are the bits of the `words` 64-bit words at `high`
     /// (little-endian: bit k of word w is byte 64·w + k).
     init(layout: URILayout, high: UnsafePointer<UInt64>, words: Int) {
@@ -117,19 +108,19 @@ extension URIReference {
     /// take it (an error, a relative reference, a long authority: the caller maps and parses).
     @inlinable
     package static func fastPathParse(iri text: String) -> IRIFastParse? {
-        var iri = IRILayout()
-        guard let layout = iriLayout(text, into: &iri) else { return nil }
-        if iri.nonASCIICount == 0 { return .uri(URIReference(string: text, layout: layout)) }
+        var reading: IRILayout? = nil
+        guard let layout = iriLayout(text, into: &reading) else { return nil }
+        guard let iri = reading else { return .uri(URIReference(string: text, layout: layout)) }
         // The escapes must fit the parser's limit too (the fast path checked the text's length).
         guard text.utf8.count &+ 2 &* iri.nonASCIICount <= URIParsingOptions.default.maximumLength else { return nil }
         return .iri(iri)
     }
 
     /// The fast path's layout of `string` read as IRI text, and into `iri` what it is as IRI
-    /// text; nil when the fast path declines. (Filled in place: the reading is not copied out
-    /// through the closures.)
+    /// text when it holds bytes ≥ 0x80 (else `iri` stays nil); nil when the fast path declines.
+    /// (Filled in place: the reading is not copied out through the closures.)
     @usableFromInline
-    static func iriLayout(_ string: borrowing String, into iri: inout IRILayout) -> URILayout? {
+    static func iriLayout(_ string: borrowing String, into iri: inout IRILayout?) -> URILayout? {
         let fast = string.utf8.withContiguousStorageIfAvailable {
             URIParser.fastParse($0, maximumLength: URIParsingOptions.default.maximumLength, iri: &iri)
         }
@@ -152,9 +143,9 @@ extension URIReference {
     /// ``layoutAgreesWithFullParser(_:)``. For tests comparing the C classifications.
     @_spi(Testing)
     public static func fastPathParse(iriBytes bytes: UnsafeBufferPointer<UInt8>) -> URIReference? {
-        var iri = IRILayout()
-        guard let layout = URIParser.fastParse(bytes, maximumLength: URIParsingOptions.default.maximumLength, iri: &iri) else { return nil }
-        if iri.nonASCIICount == 0 { return URIReference(string: String(decoding: bytes, as: UTF8.self), layout: layout) }
+        var reading: IRILayout? = nil
+        guard let layout = URIParser.fastParse(bytes, maximumLength: URIParsingOptions.default.maximumLength, iri: &reading) else { return nil }
+        guard let iri = reading else { return URIReference(string: String(decoding: bytes, as: UTF8.self), layout: layout) }
         var encoded: [UInt8] = []
         for byte in bytes {
             if byte < 0x80 {

@@ -28,10 +28,11 @@ extension URIParser {
 
     /// With `iri` (IRI text, ``IRILayout``), bytes ≥ 0x80 are read as characters of the query
     /// class, so the layout is the one of the URI the text becomes once each of them is
-    /// percent-encoded, in the text's own offsets; `iri` receives it with where those bytes are.
+    /// percent-encoded, in the text's own offsets; when there are any, `iri` receives that URI's
+    /// layout (else it is left as it is).
     /// None of them can be in the scheme, a port or an IP literal (those checks are on ASCII).
     @inline(__always)
-    static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int, iri: UnsafeMutablePointer<IRILayout>? = nil) -> URILayout? {
+    static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int, iri: UnsafeMutablePointer<IRILayout?>? = nil) -> URILayout? {
         let n = p.count
         guard n > 0, n <= fastPathMaximumLength, n <= maximumLength, let base = p.baseAddress,
             CharacterClass.isAlpha(base[0])  // no scheme: a relative reference, straight to the full parser
@@ -49,7 +50,7 @@ extension URIParser {
                     iri == nil ? nil : UnsafeMutableRawPointer(high).assumingMemoryBound(to: UInt16.self))
                 guard let layout = FastScanner(p: p, outside: outside, question: question, head: head).parse() else { return nil }
                 if let iri {
-                    // All ASCII (the common case): `iri` stays as it is, nothing to move.
+                    // All ASCII (the common case): nothing to move.
                     var any: UInt64 = 0
                     for w in 0..<words { any |= high[w] }
                     if any != 0 { iri.pointee = IRILayout(layout: layout, high: high, words: words) }
