@@ -12,14 +12,15 @@
 /// output.
 @usableFromInline
 package struct IRILayout: Sendable {
-    /// The components of the URI the text becomes (for text all ASCII, the text's).
-    @usableFromInline var encoded: URILayout
-    /// The number of bytes ≥ 0x80 in the text.
-    @usableFromInline package var nonASCIICount: Int
+    /// The components of the URI the text becomes.
+    @usableFromInline let encoded: URILayout
+    /// The number of bytes ≥ 0x80 in the text (at least one: the fast path makes no IRILayout for
+    /// text all ASCII).
+    @usableFromInline package let nonASCIICount: Int
     /// Whether the host, or the path, holds bytes ≥ 0x80 (so that a DNS host name or a `mailto`
     /// address may need IDNA).
-    package var hostHasNonASCII: Bool
-    package var pathHasNonASCII: Bool
+    package let hostHasNonASCII: Bool
+    package let pathHasNonASCII: Bool
 
     /// `layout` of a text whose bytes ≥ 0x80 are the bits of the `words` 64-bit words at `high`
     /// (little-endian: bit k of word w is byte 64·w + k).
@@ -47,12 +48,11 @@ package struct IRILayout: Sendable {
             return n
         }
         func moved(_ offset: Int32) -> Int32 { offset < 0 ? offset : offset &+ Int32(truncatingIfNeeded: 2 &* before(offset)) }
-        encoded = layout
         nonASCIICount = count
         hostHasNonASCII = layout.hostStart >= 0 && before(layout.hostEnd) > before(layout.hostStart)
         pathHasNonASCII = before(layout.pathEnd) > before(layout.pathStart)
-        guard count > 0 else { return }
         // The scheme is ASCII and first: `schemeEnd` does not move.
+        var encoded = layout
         encoded.authorityStart = moved(layout.authorityStart)
         encoded.userinfoEnd = moved(layout.userinfoEnd)
         encoded.userinfoColon = moved(layout.userinfoColon)
@@ -64,6 +64,7 @@ package struct IRILayout: Sendable {
         encoded.queryStart = moved(layout.queryStart)
         encoded.fragmentStart = moved(layout.fragmentStart)
         encoded.end = moved(layout.end)
+        self.encoded = encoded
     }
 
     /// The scheme's bytes (without the ':'), in the text and in the URI alike.
