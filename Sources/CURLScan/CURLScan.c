@@ -16,8 +16,15 @@ static inline uint16_t le16(uint32_t x) {
 
 typedef struct {
     uint32_t outside, question, percent, hex;
+    uint32_t high;  // bytes >= 0x80 (the sign bits, one movemask)
     uint32_t notScheme, upper, slash, colon, at;  // only for the head (the first 64 bytes)
 } Block;
+
+/// In IRI mode (a non-null `high` mask), bytes >= 0x80 are in the query class: cleared from
+/// `outside` (a '%' before one stays a bad escape: the hexadecimal digits are ASCII).
+static inline void take_non_ascii(Block *b, const uint16_t *high) {
+    if (high) b->outside &= ~b->high;
+}
 
 /// What a block of the head classifies besides the body masks: the scheme masks only in the first
 /// 32 bytes (a longer scheme takes the full parser), the authority's delimiters in all 64.
@@ -52,6 +59,7 @@ static inline Block classify(__m128i v, int head) {
         _mm_or_si128(between(folded, 0x7B, 0x7D),                                                         // [ \ ] { | }
                      _mm_or_si128(eq(v, 0x5E), eq(v, 0x60))));                                           // ^ `
     b.outside = bits(_mm_andnot_si128(excluded, printable)) ^ 0xFFFF;
+    b.high = bits(v);
     b.question = bits(eq(v, '?'));
     b.percent = bits(eq(v, '%'));
     __m128i digit = between(v, '0', '9');
@@ -88,12 +96,13 @@ static inline int in_query(uint8_t c) {
 }
 
 static inline Block classify_at(const uint8_t *p, int head) {
-    Block b = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    Block b = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     for (int k = 0; k < 16; k++) {
         uint8_t c = p[k], f = c | 0x20;
         uint32_t bit = 1u << k;
         int digit = c >= '0' && c <= '9';
         if (!in_query(c)) b.outside |= bit;
+        if (c >= 0x80) b.high |= bit;
         if (c == '?') b.question |= bit;
         if (c == '%') b.percent |= bit;
         if (digit || (f >= 'a' && f <= 'f')) b.hex |= bit;
@@ -116,7 +125,7 @@ static inline Block classify_tail(const uint8_t *p, size_t n, size_t start, int 
     if (n >= 16) {  // the 16 bytes ending at n, shifted down: no copy
         b = classify_at(p + n - 16, head);
         unsigned shift = 16 - r;
-        b.outside >>= shift; b.question >>= shift; b.percent >>= shift; b.hex >>= shift;
+        b.outside >>= shift; b.question >>= shift; b.percent >>= shift; b.hex >>= shift; b.high >>= shift;
         b.notScheme >>= shift; b.upper >>= shift; b.slash >>= shift; b.colon >>= shift; b.at >>= shift;
     } else {
         uint8_t padded[16];
@@ -124,7 +133,7 @@ static inline Block classify_tail(const uint8_t *p, size_t n, size_t start, int 
         memcpy(padded, p + start, r);
         b = classify_at(padded, head);
         uint32_t keep = (1u << r) - 1;
-        b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep;
+        b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep; b.high &= keep;
         b.notScheme &= keep; b.upper &= keep; b.slash &= keep; b.colon &= keep; b.at &= keep;
     }
     return b;
@@ -140,7 +149,7 @@ static inline void add_head(CURLScanHead *h, const Block *k, size_t b) {
     h->at |= (uint64_t)k->at << s;
 }
 
-static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
+static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
     size_t blocks = (n + 15) >> 4, full = n >> 4, total = ((n >> 6) + 1) << 2;
     size_t headBlocks = blocks < 4 ? blocks : 4;
     CURLScanHead h = {0, 0, 0, 0, 0};
@@ -154,6 +163,7 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
             outside[(b) - 1] = le16(previousOutside | (previousPercent & ~((hex >> 1) & (hex >> 2))));        \
         }                                                                                             \
         question[b] = le16((k).question);                                                             \
+        if (high) high[b] = le16((k).high);                                                           \
         previousOutside = (k).outside;                                                                \
         previousPercent = (k).percent;                                                                \
         previousHex = (k).hex;                                                                        \
@@ -162,15 +172,18 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
     for (; b < headBlocks; b++) {  // the first 64 bytes: all masks
         int kind = b < 2 ? HEAD_ALL : HEAD_DELIMITERS;
         Block k = b < full ? classify_at(p + (b << 4), kind) : classify_tail(p, n, b << 4, kind);
+        take_non_ascii(&k, high);
         add_head(&h, &k, b);
         CURLSCAN_STORE(b, k);
     }
     for (; b < full; b++) {  // whole blocks
         Block k = classify_at(p + (b << 4), 0);
+        take_non_ascii(&k, high);
         CURLSCAN_STORE(b, k);
     }
     if (b < blocks) {  // the last 1…15 bytes
         Block k = classify_tail(p, n, b << 4, 0);
+        take_non_ascii(&k, high);
         CURLSCAN_STORE(b, k);
         b++;
     }
@@ -181,6 +194,7 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
     for (b = blocks; b < total; b++) {
         outside[b] = 0;
         question[b] = 0;
+        if (high) high[b] = 0;
     }
     outside[n >> 4] |= le16(1u << (n & 15));  // the sentinel
     end_scheme_at_32(&h);
@@ -255,6 +269,7 @@ CURLSCAN_AVX2 static inline Block classify32(__m256i v, int head) {
     b.hex = ~none32(classes, (char)0xC0);
     b.question = bits32(eq32(v, '?'));
     b.percent = bits32(eq32(v, '%'));
+    b.high = (uint32_t)_mm256_movemask_epi8(v);
     if (head) {
         if (head == HEAD_ALL) {
             __m256i scheme = scheme_bits32(n);
@@ -285,7 +300,7 @@ CURLSCAN_AVX2 static inline Block classify32_tail(const uint8_t *p, size_t n, si
         // and one function per width keeps each loop branch-free (deliberate).
         b = classify32_at(p + n - 32, head);
         unsigned shift = 32 - r;
-        b.outside >>= shift; b.question >>= shift; b.percent >>= shift; b.hex >>= shift;
+        b.outside >>= shift; b.question >>= shift; b.percent >>= shift; b.hex >>= shift; b.high >>= shift;
         b.notScheme >>= shift; b.upper >>= shift; b.slash >>= shift; b.colon >>= shift; b.at >>= shift;
     } else {
         uint8_t padded[32];
@@ -293,7 +308,7 @@ CURLSCAN_AVX2 static inline Block classify32_tail(const uint8_t *p, size_t n, si
         memcpy(padded, p + start, r);
         b = classify32_at(padded, head);
         uint32_t keep = (1u << r) - 1;
-        b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep;
+        b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep; b.high &= keep;
         b.notScheme &= keep; b.upper &= keep; b.slash &= keep; b.colon &= keep; b.at &= keep;
     }
     return b;
@@ -304,7 +319,7 @@ CURLSCAN_AVX2 static inline Block classify32_tail(const uint8_t *p, size_t n, si
 CURLSCAN_AVX2 static inline Block classify32_part(const uint8_t *p, size_t n, size_t start, int head) {
     if (start + 32 <= n) return classify32_at(p + start, head);
     if (start >= n) {
-        Block none = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        Block none = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         return none;
     }
     return classify32_tail(p, n, start, head);
@@ -340,9 +355,11 @@ static inline void store64(uint16_t *slots, size_t word, uint64_t value) {
 /// tail test and a zero fill per block: 395 instructions per URL of the benchmark, callgrind.)
 /// Word 0 is the head: its first block also yields the scheme masks, both its blocks the
 /// delimiters. Every word up to the sentinel's (`n >> 6`) is written, so nothing is zero-filled.
-CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
+CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
     size_t last = n >> 6;  // the sentinel's word
     Block lo = classify32_part(p, n, 0, HEAD_ALL), hi = classify32_part(p, n, 32, HEAD_DELIMITERS);
+    take_non_ascii(&lo, high);
+    take_non_ascii(&hi, high);
     CURLScanHead h = {
         lo.notScheme, lo.upper, lo.slash | (uint64_t)hi.slash << 32, lo.colon | (uint64_t)hi.colon << 32,
         lo.at | (uint64_t)hi.at << 32,
@@ -351,6 +368,7 @@ CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *ou
     *head = h;
     Word previous = word_of(&lo, &hi);
     store64(question, 0, previous.question);
+    if (high) store64(high, 0, lo.high | (uint64_t)hi.high << 32);
     for (size_t w = 1; w <= last; w++) {
         if (w < last) {  // 64 whole bytes
             lo = classify32_at(p + (w << 6), 0);
@@ -359,25 +377,28 @@ CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *ou
             lo = classify32_part(p, n, w << 6, 0);
             hi = classify32_part(p, n, (w << 6) + 32, 0);
         }
+        take_non_ascii(&lo, high);
+        take_non_ascii(&hi, high);
         Word current = word_of(&lo, &hi);
         store64(outside, w - 1, outside_with_escapes(&previous, current.hex));
         store64(question, w, current.question);
+        if (high) store64(high, w, lo.high | (uint64_t)hi.high << 32);
         previous = current;
     }
     store64(outside, last, outside_with_escapes(&previous, 0) | 1ull << (n & 63));  // with the sentinel
 }
 #endif
 
-void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
+void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
 #if defined(__x86_64__) && defined(__clang__)
     if (__builtin_cpu_supports("avx2")) {
-        classify_avx2(p, n, outside, question, head);
+        classify_avx2(p, n, outside, question, head, high);
         return;
     }
 #endif
-    classify_sse2(p, n, outside, question, head);
+    classify_sse2(p, n, outside, question, head, high);
 }
 
-void curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head) {
-    classify_sse2(p, n, outside, question, head);
+void curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
+    classify_sse2(p, n, outside, question, head, high);
 }

@@ -7,9 +7,11 @@ import Foundation
 /// back to the form a person reads (section 3.2).
 ///
 /// The mapping:
-/// - a valid URI is returned as it is (the parser's fast path, nothing else runs), and other
-///   text that is all ASCII goes to the RFC 3986 parser as it is (after a scan for bytes outside
-///   ASCII);
+/// - the parser's fast path reads the text first, taking bytes outside ASCII as characters to
+///   encode (`IRILayout` in CourierURL): a valid URI is returned as it is (nothing else runs), and
+///   an IRI whose ASCII is a valid URI is encoded in one pass and its layout moved, not parsed
+///   again (unless a host name needs IDNA); other text that is all ASCII goes to the RFC 3986
+///   parser as it is;
 /// - every other character outside ASCII becomes its UTF-8 bytes percent-encoded, except in the
 ///   host of a scheme whose host is a DNS name (``domainNameSchemes``, the domains of a `mailto`
 ///   address, an app scheme whose URL format says `DNSHost`), which IDNA converts (``DomainName``:
@@ -42,16 +44,38 @@ public enum IRI {
     public static func uri(
         from text: String, domainNameHost: (String) -> Bool = isDomainNameScheme
     ) throws(URIError) -> IRIConversion {
-        // A URI is its own IRI: the parser's fast path, inlined here, takes it and nothing else
-        // runs. (A scan for bytes outside ASCII before it, out of line, spares an IRI the failed
-        // fast path but costs the ASCII corpus 1.8× the parser's time: `courier-bench iri`.)
-        if let uri = URIReference.fastPathParse(text) { return IRIConversion(uri: uri, original: nil) }
+        // One fast parse for both: it classifies the bytes outside ASCII in the same pass as the
+        // rest, so a URI costs what the parser costs and an IRI is not parsed twice.
+        switch URIReference.fastPathParse(iri: text) {
+        case .uri(let uri): return IRIConversion(uri: uri, original: nil)
+        case .iri(let layout): return try escaping(text, layout: layout, domainNameHost: domainNameHost)
+        case nil: return try mapping(text, domainNameHost: domainNameHost)
+        }
+    }
+
+    /// ``uri(from:domainNameHost:)`` for text the fast path took as an IRI: each character
+    /// outside ASCII checked and escaped, and the URI's layout moved from the text's. A host name
+    /// IDNA converts changes more than escapes do: that text goes to ``mapping(_:domainNameHost:)``.
+    @usableFromInline
+    static func escaping(_ text: String, layout: IRILayout, domainNameHost: (String) -> Bool) throws(URIError) -> IRIConversion {
+        var failure: URIError? = nil
+        let escaped: URIReference?? = text.utf8.withContiguousStorageIfAvailable { input in
+            if Mapping.convertsHostNames(input, layout, domainNameHost: domainNameHost) { return nil }
+            do throws(URIError) {
+                return layout.uri(try Mapping(escaping: input, nonASCIICount: layout.nonASCIICount).uri())
+            } catch {
+                failure = error
+                return nil
+            }
+        }
+        if let failure { throw failure }
+        if case .some(.some(let uri)) = escaped { return IRIConversion(uri: uri, original: text) }
         return try mapping(text, domainNameHost: domainNameHost)
     }
 
     /// The rest of ``uri(from:domainNameHost:)``, on the string's own UTF-8 bytes: text that is
     /// all ASCII (a scan a word at a time tells) goes to the parser as it is; other text is mapped
-    /// in one pass and the output parsed.
+    /// in one pass and the output parsed (and a refusal placed in the text as given).
     @usableFromInline
     static func mapping(_ text: String, domainNameHost: (String) -> Bool) throws(URIError) -> IRIConversion {
         var failure: URIError? = nil

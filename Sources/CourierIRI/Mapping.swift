@@ -9,13 +9,17 @@ import Glibc
 /// character is checked and written as its percent-encoded UTF-8, and a DNS host name with
 /// characters outside ASCII is replaced by its IDNA form. Only those host names reach libidn2.
 ///
+/// Where the components lie (``IRIShape``) is found only when a host name needs IDNA, or on
+/// reaching a character whose rule depends on its component (rare) or that is refused.
+///
 /// The pass records nothing about where the output came from: when the RFC 3986 parser refuses
 /// the output, ``inInput(_:)`` walks the input again to tell the error at its offset in the text
 /// as given.
 struct Mapping {
     /// The IRI's UTF-8 bytes (well-formed: the bytes of a `String`).
     let input: UnsafeBufferPointer<UInt8>
-    let shape: IRIShape
+    /// The shape, when the initializer needed it.
+    private let knownShape: IRIShape?
     /// The DNS host names that hold characters outside ASCII, in input order.
     let domains: [Domain]
     /// The exact length of the output when every character maps.
@@ -34,20 +38,40 @@ struct Mapping {
         let first = Self.firstNonASCII(input)
         guard first < input.count else { return nil }
         let shape = IRIShape(input)
-        var count = input.count &+ 2 &* Self.nonASCIICount(input, in: first..<input.count)
+        var count = input.count &+ 2 &* IRILayout.nonASCIICount(input, in: first..<input.count)
         var domains: [Domain] = []
-        shape.forEachDomain(in: input, domainNameHost: domainNameHost, where: { Self.nonASCIICount(input, in: $0) > 0 }) { range in
+        shape.forEachDomain(in: input, domainNameHost: domainNameHost, where: { IRILayout.nonASCIICount(input, in: $0) > 0 }) { range in
             let domain = Domain(range: range, ascii: Self.idna(input, range, shape: shape))
             if case .success(let ascii) = domain.ascii {
-                count += ascii.utf8.count &- range.count &- 2 &* Self.nonASCIICount(input, in: range)
+                count += ascii.utf8.count &- range.count &- 2 &* IRILayout.nonASCIICount(input, in: range)
             }
             domains.append(domain)
         }
         self.input = input
-        self.shape = shape
+        knownShape = shape
         self.domains = domains
         outputCount = count
     }
+
+    /// Prepares the pass over `input`, which holds `nonASCIICount` bytes ≥ 0x80 and no host name
+    /// that IDNA converts: every such byte becomes its escape.
+    init(escaping input: UnsafeBufferPointer<UInt8>, nonASCIICount: Int) {
+        self.input = input
+        knownShape = nil
+        domains = []
+        outputCount = input.count &+ 2 &* nonASCIICount
+    }
+
+    /// Whether the text `layout` was read from has a host name that IDNA converts (so the output
+    /// is not the text with each byte ≥ 0x80 escaped): a DNS scheme's host with bytes ≥ 0x80, or
+    /// a `mailto` path with them (its domains, conservatively).
+    static func convertsHostNames(_ input: UnsafeBufferPointer<UInt8>, _ layout: IRILayout, domainNameHost: (String) -> Bool) -> Bool {
+        if layout.pathHasNonASCII, IRIShape.isMailto(input, layout.scheme) { return true }
+        return layout.hostHasNonASCII && domainNameHost(IRIShape.lowercased(input, layout.scheme))
+    }
+
+    /// Where the components lie (found again when the initializer did not need it).
+    private var shape: IRIShape { knownShape ?? IRIShape(input) }
 
     /// The URI text the IRI maps to.
     /// - Throws: ``URIError`` at the offset in the input of the first character that does not map.
@@ -69,18 +93,13 @@ struct Mapping {
     private func write(into out: UnsafeMutablePointer<UInt8>) throws(URIError) -> Int {
         let p = input.baseAddress!
         let n = input.count
+        let source = UnsafeRawPointer(p)
+        let target = UnsafeMutableRawPointer(out)
         var i = 0
         var w = 0
         var nextDomain = 0
         var domainStart = domains.first?.range.lowerBound ?? n
         while i < n {
-            let end = Self.asciiRunEnd(p, from: i, to: domainStart)
-            if end > i {
-                (out + w).update(from: p + i, count: end &- i)
-                w &+= end &- i
-                i = end
-                continue
-            }
             if i == domainStart {
                 let domain = domains[nextDomain]
                 nextDomain &+= 1
@@ -92,6 +111,29 @@ struct Mapping {
                 }
                 i = domain.range.upperBound
                 domainStart = nextDomain < domains.count ? domains[nextDomain].range.lowerBound : n
+                continue
+            }
+            // ASCII, 8 bytes a step: each word is stored as it is loaded (where the output has room
+            // for all 8), and the position moves past its ASCII bytes only.
+            while i &+ 8 <= domainStart, w &+ 8 <= outputCount {
+                let word = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                target.storeBytes(of: word, toByteOffset: w, as: UInt64.self)
+                let high = UInt64(littleEndian: word) & 0x8080_8080_8080_8080
+                if high != 0 {
+                    let ascii = high.trailingZeroBitCount &>> 3
+                    i &+= ascii
+                    w &+= ascii
+                    break
+                }
+                i &+= 8
+                w &+= 8
+            }
+            guard i < domainStart else { continue }
+            let byte = p[i]
+            if byte < 0x80 {
+                out[w] = byte
+                i &+= 1
+                w &+= 1
                 continue
             }
             let (scalar, length) = Self.scalar(at: i, in: p)
@@ -109,9 +151,12 @@ struct Mapping {
     @inline(__always)
     private func check(_ scalar: Unicode.Scalar, at i: Int) throws(URIError) {
         // Most text needs no more: U+00A0–U+200D but U+061C (a bidi mark), U+2070–U+D7FF (past the
-        // separators and bidi controls of U+2028–U+2069). Both are ucschar and clean.
+        // separators and bidi controls of U+2028–U+2069), U+10000–U+DFFFF but the noncharacters
+        // U+xFFFE and U+xFFFF (emoji among them). All are ucschar and clean.
         let v = scalar.value
-        if v < 0x200E ? v >= 0xA0 && v != 0x061C : v >= 0x2070 && v < 0xD800 { return }
+        if v < 0x200E ? v >= 0xA0 && v != 0x061C : (v >= 0x2070 && v < 0xD800) || (v &- 0x10000 < 0xD0000 && v & 0xFFFE != 0xFFFE) {
+            return
+        }
         if !CleanText.isClean(scalar) { throw Self.unclean(scalar, at: i, in: shape) }
         if IRI.isUCSChar(scalar.value) || ((shape.query?.contains(i) ?? false) && IRI.isPrivate(scalar.value)) { return }
         let name = "U+" + String(scalar.value, radix: 16, uppercase: true)
@@ -212,22 +257,6 @@ struct Mapping {
 
     // MARK: - Bytes
 
-    /// The number of bytes ≥ 0x80 in `range`, a word at a time.
-    static func nonASCIICount(_ input: UnsafeBufferPointer<UInt8>, in range: Range<Int>) -> Int {
-        let raw = UnsafeRawPointer(input.baseAddress!)
-        var i = range.lowerBound
-        var count = 0
-        while i &+ 8 <= range.upperBound {
-            count &+= (raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080).nonzeroBitCount
-            i &+= 8
-        }
-        while i < range.upperBound {
-            count &+= Int(input[i] &>> 7)
-            i &+= 1
-        }
-        return count
-    }
-
     /// The first byte ≥ 0x80 at or after `start` and before `limit`, or `limit`, a word at a time.
     @inline(__always)
     static func asciiRunEnd(_ p: UnsafePointer<UInt8>, from start: Int, to limit: Int) -> Int {
@@ -318,7 +347,7 @@ struct IRIShape {
                 || p[j] == UInt8(ascii: "+") || p[j] == UInt8(ascii: "-") || p[j] == UInt8(ascii: ".") { j += 1 }
             if j < n, p[j] == UInt8(ascii: ":") {
                 scheme = 0..<j
-                isMailto = j == 6 && zip(p[0..<6], "mailto".utf8).allSatisfy { $0 | 0x20 == $1 }
+                isMailto = j == 6 && Self.isMailto(p, 0..<j)
                 i = j + 1
             }
         }
@@ -372,13 +401,22 @@ struct IRIShape {
         if isMailto {
             for domain in mailDomains where needsIDNA(domain) { body(domain) }
         } else if let host, needsIDNA(host) {
-            // ASCII letters, digits and "+-.": lowercase is `| 0x20` on the letters.
-            let name = String(unsafeUninitializedCapacity: scheme.count) { out in
-                for k in scheme { out[k] = Self.isAlpha(p[k]) ? p[k] | 0x20 : p[k] }
-                return scheme.count
-            }
-            if domainNameHost(name) { body(host) }
+            if domainNameHost(Self.lowercased(p, scheme)) { body(host) }
         }
+    }
+
+    /// The scheme in `range` of `p`, lowercased (ASCII letters, digits and "+-.": lowercase is
+    /// `| 0x20` on the letters).
+    static func lowercased(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        String(unsafeUninitializedCapacity: range.count) { out in
+            for k in range { out[k &- range.lowerBound] = isAlpha(p[k]) ? p[k] | 0x20 : p[k] }
+            return range.count
+        }
+    }
+
+    /// Whether the six bytes of `range` spell `mailto`, in any case.
+    static func isMailto(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        range.count == 6 && zip(p[range], "mailto".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
     /// The component the byte at `offset` belongs to.

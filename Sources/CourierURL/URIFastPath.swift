@@ -26,22 +26,36 @@ extension URIParser {
     /// input bytes).
     static let fastPathMaximumLength = 16 * 1024
 
+    /// With `iri` (IRI text, ``IRILayout``), bytes ≥ 0x80 are read as characters of the query
+    /// class, so the layout is the one of the URI the text becomes once each of them is
+    /// percent-encoded, in the text's own offsets; when there are any, `iri` receives that URI's
+    /// layout (else it is left as it is).
+    /// None of them can be in the scheme, a port or an IP literal (those checks are on ASCII).
     @inline(__always)
-    static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int) -> URILayout? {
+    static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int, iri: UnsafeMutablePointer<IRILayout?>? = nil) -> URILayout? {
         let n = p.count
         guard n > 0, n <= fastPathMaximumLength, n <= maximumLength, let base = p.baseAddress,
             CharacterClass.isAlpha(base[0])  // no scheme: a relative reference, straight to the full parser
         else { return nil }
         let words = (n &>> 6) &+ 1
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 &* words) { masks in
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 3 &* words) { masks in
             let outside = masks.baseAddress!
             let question = outside + words
+            let high = question + words
             var head = CURLScanHead()
             return withUnsafeMutablePointer(to: &head) { head in
                 curl_scan_classify(
                     base, n, UnsafeMutableRawPointer(outside).assumingMemoryBound(to: UInt16.self),
-                    UnsafeMutableRawPointer(question).assumingMemoryBound(to: UInt16.self), head)
-                return FastScanner(p: p, outside: outside, question: question, head: head).parse()
+                    UnsafeMutableRawPointer(question).assumingMemoryBound(to: UInt16.self), head,
+                    iri == nil ? nil : UnsafeMutableRawPointer(high).assumingMemoryBound(to: UInt16.self))
+                guard let layout = FastScanner(p: p, outside: outside, question: question, head: head).parse() else { return nil }
+                if let iri {
+                    // All ASCII (the common case): nothing to move.
+                    var any: UInt64 = 0
+                    for w in 0..<words { any |= high[w] }
+                    if any != 0 { iri.pointee = IRILayout(layout: layout, high: high, words: words) }
+                }
+                return layout
             }
         }
     }

@@ -25,16 +25,6 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
         self = try Self(fullParse: string, options: options)
     }
 
-    /// `string` when the fast path takes it (a valid URI with a scheme and a short authority: the
-    /// common case), else nil — without running the full parser, so nothing is spent on an error
-    /// the caller may not need. Callers that can handle the rest more cheaply than by catching a
-    /// ``URIError`` (the IRI mapping: input outside ASCII) try this first, then ``init(_:options:)``.
-    @inlinable
-    public static func fastPathParse(_ string: String, options: URIParsingOptions = .default) -> URIReference? {
-        guard let layout = fastLayout(string, maximumLength: options.maximumLength) else { return nil }
-        return URIReference(string: string, layout: layout)
-    }
-
     /// The full parser's half of ``init(_:options:)``, out of line: kept in the initializer, its
     /// frame and register saves were paid by every fast parse too (callgrind: 116 -> 111
     /// instructions per fast parse in the initializer itself).

@@ -1,13 +1,17 @@
 import CourierIRI
-import CourierURL
+@_spi(Testing) import CourierURL
 import Foundation
 import Testing
 import URIParserOracle
 
 /// RFC 3987 section 3.1 (IRI → URI) and 3.2 (URI → display form), with libidn2 for host names.
 @Suite struct IRIMappingTests {
+    /// The URI `text` maps to; its layout (moved from the text's, or parsed) must be the one the
+    /// full parser gives its string.
     func uri(_ text: String, dns: ((String) -> Bool)? = nil) throws -> String {
-        try IRI.uri(from: text, domainNameHost: dns ?? IRI.isDomainNameScheme).uri.string
+        let uri = try IRI.uri(from: text, domainNameHost: dns ?? IRI.isDomainNameScheme).uri
+        #expect(URIReference.layoutAgreesWithFullParser(uri), "\(text.debugDescription) → \(uri)")
+        return uri.string
     }
 
     func refusal(_ text: String, dns: ((String) -> Bool)? = nil) -> URIError? {
@@ -148,6 +152,7 @@ import URIParserOracle
             switch (expected, got) {
             case (.success(let expected), .success(let got)):
                 #expect(expected == got, "\(text.debugDescription)")
+                #expect(URIReference.layoutAgreesWithFullParser(got), "\(text.debugDescription)")
                 mapped += 1
             case (.failure(let expected), .failure(let got)):
                 #expect(expected.code == got.code, "\(text.debugDescription): \(got)")
@@ -157,6 +162,35 @@ import URIParserOracle
             }
         }
         #expect(mapped > 500)
+    }
+
+    /// The fast path reads the text once, bytes outside ASCII included, and the URI's layout is
+    /// moved from the text's (`uri` checks it against the full parser): a character outside ASCII
+    /// at offset 0 (no scheme: the general mapping), at the end, on each side of the 32-byte
+    /// blocks, in each component; a host name IDNA converts takes the general mapping.
+    @Test func theTextIsReadOnceAtEveryBoundary() throws {
+        #expect(try uri("é/p") == "%C3%A9/p")
+        #expect(try uri("x-app://h/pé") == "x-app://h/p%C3%A9")
+        for offset in [30, 31, 32, 33, 63, 64, 65] {
+            let text = "x-app:" + String(repeating: "a", count: offset - 6) + "é" + String(repeating: "b", count: 40)
+            #expect(try uri(text) == plainly(text), "at \(offset)")
+            let query = "x-app://h?" + String(repeating: "a", count: offset - 10) + "例" + "#😀"
+            #expect(try uri(query) == plainly(query), "at \(offset)")
+        }
+        let components = "x-app://üser:pä@hö:80/pä?qé#fé"
+        #expect(try uri(components) == plainly(components))
+        #expect(try uri("https://例え.jp/é") == "https://xn--r8jz45g.jp/%C3%A9")
+        #expect(try uri("mailto:zoë@例え.jp?subject=Café") == "mailto:zo%C3%AB@xn--r8jz45g.jp?subject=Caf%C3%A9")
+        #expect(try uri("x-app://[::1]:8080/é") == "x-app://[::1]:8080/%C3%A9")
+        // A refusal on this route names the component, at the offset in the text as given.
+        let refused: [(String, URIComponent, Int)] = [
+            ("x-app://ü\u{202E}@h/", .userinfo, 10), ("x-app://hé\u{202E}/", .host, 11), ("x-app://h/é\u{202E}", .path, 12),
+            ("x-app://h/?é\u{202E}", .query, 13), ("x-app://h/#é\u{202E}", .fragment, 13), ("x-app://h/\u{E000}?\u{E000}", .path, 10),
+        ]
+        for (text, component, offset) in refused {
+            let error = try #require(refusal(text), "\(text.debugDescription)")
+            #expect(error.component == component && error.offset == offset, "\(text.debugDescription): \(error)")
+        }
     }
 
     /// A `String` made from bytes that are not UTF-8 holds U+FFFD where they stood: a

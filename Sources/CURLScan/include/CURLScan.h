@@ -27,10 +27,14 @@ typedef struct {
 ///   sentinel bit at offset n;
 /// - `question`: the '?' bytes.
 ///
+/// With a non-null `high` (IRI text: CourierIRI percent-encodes each byte >= 0x80), those bytes
+/// are in the query class, so not in `outside`, and `high` receives their mask (as many blocks as
+/// `outside`, no sentinel); with null they are outside.
+///
 /// Uses AVX2 (32 bytes at a time) when the CPU has it, else SSE2 (or a portable loop off x86-64).
-void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head);
+void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high);
 
 /// The same with the SSE2 (or portable) implementation whatever the CPU: for tests comparing the two.
-void curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head);
+void curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high);
 
 #endif

@@ -34,6 +34,9 @@ func checkBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
     // liburiparser: the same verdict and components, or a difference docs/url-format.md lists.
     if case .disagree(let what) = URIParserOracle.compare(bytes) { fatalError("CourierURL and uriparser disagree: \(what)") }
     require(URIReference.fastPathAgreesWithFullParser(bytes), "the fast path and the full parser disagree on \(Array(bytes))")
+    if let iri = URIReference.fastPathParse(iriBytes: bytes) {
+        require(URIReference.layoutAgreesWithFullParser(iri), "the fast path's IRI reading of \(Array(bytes)) and the full parser of \(iri) disagree")
+    }
     guard let uri = try? URIReference(utf8: bytes) else { return }
     require(bytes.allSatisfy { $0 < 0x80 && $0 > 0x20 && $0 != 0x7F }, "accepted a byte outside the grammar: \(Array(bytes))")
     require(Array(uri.string.utf8) == Array(bytes), "string differs from input")
@@ -88,7 +91,7 @@ func checkText(_ text: String) {
 }
 
 /// The IRI mapping (RFC 3987): a refusal is positioned inside the input; a mapped URI is ASCII
-/// and passes the strict parser unchanged; URI → display form → URI gives the same URI; the check
+/// and passes the strict parser unchanged, with the full parser's layout; URI → display form → URI gives the same URI; the check
 /// of what goes to the desktop never traps.
 func checkIRI(_ text: String) {
     let conversion: IRIConversion
@@ -101,12 +104,14 @@ func checkIRI(_ text: String) {
     let uri = conversion.uri
     require(uri.string.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "mapped \(text.debugDescription) to a URI outside ASCII: \(uri)")
     require((try? URIReference(uri.string)) == uri, "the mapped URI \(uri) fails the strict parser")
+    require(URIReference.layoutAgreesWithFullParser(uri), "the mapped URI \(uri) has another layout than the full parser's")
     let display = IRI.displayForm(of: uri)
     let again = try? IRI.uri(from: display).uri
     require(again == uri, "URI \(uri) → display form \(display.debugDescription) → \(again?.string ?? "refused")")
     // With every scheme's host a DNS name: the IDNA paths of the same input.
     if let dns = try? IRI.uri(from: text, domainNameHost: { _ in true }).uri {
         require((try? URIReference(dns.string)) == dns, "the mapped URI \(dns) fails the strict parser")
+        require(URIReference.layoutAgreesWithFullParser(dns), "the mapped URI \(dns) has another layout than the full parser's")
         let shown = IRI.displayForm(of: dns, domainNameHost: { _ in true })
         let back = try? IRI.uri(from: shown, domainNameHost: { _ in true }).uri
         require(back == dns, "URI \(dns) → display form \(shown.debugDescription) → \(back?.string ?? "refused") (DNS hosts)")
