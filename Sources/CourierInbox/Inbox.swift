@@ -248,6 +248,24 @@ public struct Inbox: Sendable {
         }
     }
 
+    /// Makes the names in the Inbox of `bundleIdentifier` durable: `fsync` of the folder, reached
+    /// as `drop` reaches it (no link followed). For a file linked into place whose drop's answer
+    /// was lost (the link is there; its name must survive a crash before anyone hears success).
+    /// - Throws: `InboxError` (`ioFailure`) when the Inbox cannot be reached or synchronised; the
+    ///   files in it stay.
+    public func synchronizeInbox(of bundleIdentifier: String) throws(InboxError) {
+        let app = try ContainerPath.validate(bundleIdentifier: bundleIdentifier)
+        let path = inboxPath(for: bundleIdentifier)
+        guard let inbox = try ContainerPath.openInbox(root: containersRoot, bundleIdentifier: app, create: false) else {
+            throw InboxError(code: .ioFailure, message: "the Inbox \(path.debugDescription) is not there to be synchronised.")
+        }
+        do {
+            try Sys.synchronize(inbox.rawValue)
+        } catch {
+            throw InboxError(code: .ioFailure, message: "fsync of \(path.debugDescription) failed: \(error) (errno \(error.rawValue))", errno: error.rawValue)
+        }
+    }
+
     /// Removes files this Inbox delivered to `bundleIdentifier` (a drop that spans several apps
     /// undoing the part already placed when a later part fails). The Inbox is reached as `drop`
     /// reaches it (no link followed) and each name is unlinked in it; a file already gone is fine.

@@ -7,7 +7,6 @@ import CourierIRI
 public import CourierProtocol
 import CourierURL
 import DBus
-import Glibc
 
 /// Delivery through the broker, exactly as `courier drop` does it: `DropFiles` with the staged
 /// file's descriptor, so the Inbox's rules hold for network drops too (type check against the
@@ -37,14 +36,6 @@ public struct BrokerDelivery: NearbyDelivery {
         self.client = client
         self.bundleID = bundleID
         self.inboxes = inboxes
-    }
-
-    /// `fsync` of `folder`, so that a name in it survives a crash; nil when done, else why not.
-    private static func synchronize(folder: String) -> String? {
-        let fd = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return String(cString: strerror(errno)) }
-        defer { close(fd) }
-        return fsync(fd) == 0 ? nil : String(cString: strerror(errno))
     }
 
     /// The name in `folder` of the file `status` describes (its inode), if it is there.
@@ -158,8 +149,10 @@ public struct BrokerDelivery: NearbyDelivery {
             var after = stat()
             if wasUnnamed, fstat(descriptor, &after) == 0, after.st_nlink > 0, let inboxes {
                 let folder = inboxes.inboxPath(for: bundleID)
-                if let failure = Self.synchronize(folder: folder) {
-                    throw NearbyError(500, "\(name.debugDescription) is in \(folder) but cannot be made durable there (fsync: \(failure)); the broker said: \(courier.message)")
+                do throws(InboxError) {
+                    try inboxes.synchronizeInbox(of: bundleID)
+                } catch {
+                    throw NearbyError(500, "\(name.debugDescription) is in \(folder) but cannot be made durable there (\(error.message)); the broker said: \(courier.message)")
                 }
                 return NearbyDelivered(path: Self.inboxPath(of: after, in: folder) ?? folder, unconfirmed: courier.message)
             }
