@@ -7,7 +7,7 @@ import Foundation
 import Glibc
 #endif
 
-/// `courier-test-app load`: the load run of issue #8 against a real `courierd` process on a private
+/// `courier-test-app load`: the broker's load run against a real `courierd` process on a private
 /// dbus-daemon (options and defaults in `LoadOptions`).
 ///
 /// 1. Warm-up round: the warm apps (the last `apps − cold`) are launched and exercised by the

@@ -2,7 +2,7 @@ import BusTestSupport
 import Foundation
 import Testing
 
-/// Every bad input of issue #14 against a real receiver (PIN mode, loopback, real broker), sent
+/// Every refusal docs/nearby.md describes for a request that breaks the protocol, sent against a real receiver (PIN mode, loopback, real broker), sent
 /// with `curl` and Python's `ssl` module: each gets the protocol's status and a log line, nothing
 /// partial is left in the Inbox or the staging folder, and the receiver keeps serving.
 @Suite("Nearby: bad input gets the protocol's answer and loses nothing", .serialized)

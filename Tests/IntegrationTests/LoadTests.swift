@@ -3,7 +3,7 @@ import CourierProcess
 import Foundation
 import Testing
 
-/// The load run of issue #8 (`courier-test-app load`, docs/broker.md "Load and leaks"), full size:
+/// The broker's load run (`courier-test-app load`, docs/broker.md "Load and leaks"), full size:
 /// a real courierd on a private dbus-daemon, 16 client processes sending 10,000 OpenURLs (then 10
 /// DropFiles each) over 50 recorder apps, half of them cold, while 4 more clients are SIGKILLed with
 /// requests in flight (what they sent may be lost; nothing twice, nothing out of order). About 15 s

@@ -130,7 +130,7 @@ public struct ReceiverVerifier: Sendable {
     /// `handle`, the process's `/proc/PID` opened when it was admitted (`ProcessHandle`), is the
     /// check for `.sameExecutable`: it sees only that very process, so a pid reused by another
     /// process running the same executable is refused, and it costs one `fstatat`. Without one
-    /// (no descriptor was left at admission) the pid's `/proc/PID/exe` is read by path, as before.
+    /// (no descriptor was left at admission) the pid's `/proc/PID/exe` is read by path.
     public func stillHolds(_ verdict: ReceiverVerdict, bundleID: String, handle: ProcessHandle? = nil) -> Bool {
         switch verdict {
         case .launchedChild(let pid):
