@@ -9,7 +9,7 @@ import Foundation
 /// `courier default` writes its choices, then re-read by a running broker (`ReloadDefaults`).
 enum RoutingSwitch {
     static func set(_ bundleID: String, disabled: Bool, manifests: ManifestFolderOptions) async throws {
-        let broker = manifests.folders.isEmpty ? await runningBroker() : nil
+        let broker = manifests.folders.isEmpty ? await BrokerToolClient.running() : nil
         let service = manifests.service()
         var registry = service.snapshot
         // The broker's registry when one runs (apps it registered at run time included), else the files.
@@ -39,7 +39,7 @@ enum RoutingSwitch {
         var reloaded = false
         if let broker {
             do {
-                _ = try await RegistryQueries(client: broker).reloadDefaults()
+                _ = try await broker.reloadDefaults()
                 reloaded = true
             } catch {
                 reportRegistryError("courier: saved, but the running broker did not re-read its defaults (\(error.message)); it applies when it restarts")
@@ -51,7 +51,7 @@ enum RoutingSwitch {
             var next: [String] = []
             for scheme in schemes {
                 let chosen = reloaded
-                    ? (try? await RegistryQueries(client: broker!).handlers(forURL: scheme + ":"))?.bundleIDs.first
+                    ? (try? await broker!.handlers(forURL: scheme + ":"))?.bundleIDs.first
                     : registry.handlers(forScheme: scheme).chosen?.bundleIdentifier
                 next.append("\(scheme): \(chosen ?? "no app")")
             }
@@ -64,11 +64,5 @@ enum RoutingSwitch {
     private static func unknown(_ bundleID: String) -> ExitCode {
         reportRegistryError("courier: no app with bundle identifier \(bundleID) is registered; `courier dump` lists them")
         return CourierExitCode.unknownApp.exitCode
-    }
-
-    /// The running broker's client, nil when none runs (never starts one).
-    static func runningBroker() async -> BrokerToolClient? {
-        guard let client = try? BrokerToolClient.session(), await client.brokerIsRunning() else { return nil }
-        return client
     }
 }
