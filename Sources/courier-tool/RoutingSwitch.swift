@@ -5,10 +5,16 @@ import CourierNames
 import CourierProtocol
 import Foundation
 
-/// `courier disable` and `enable`: the user's `disabled` list in defaults.json, written as
-/// `courier default` writes its choices, then re-read by a running broker (`ReloadDefaults`).
-enum RoutingSwitch {
-    static func set(_ bundleID: String, disabled: Bool, manifests: ManifestFolderOptions) async throws {
+/// What `courier disable` and `enable` take, and what they do: the user's `disabled` list in
+/// defaults.json, written as `courier default` writes its choices, then re-read by a running
+/// broker (`ReloadDefaults`).
+struct RoutingSwitch: ParsableArguments {
+    @OptionGroup var manifests: ManifestFolderOptions
+
+    @Argument(help: "The bundle id of the app.", completion: .custom(RegisteredNames.bundleIdentifiers))
+    var bundleID: String
+
+    func set(disabled: Bool) async throws {
         let broker = manifests.folders.isEmpty ? await BrokerToolClient.running() : nil
         let service = manifests.service()
         var registry = service.snapshot
@@ -16,10 +22,10 @@ enum RoutingSwitch {
         let schemes: [String]
         if let broker {
             let apps = (try? await broker.listApplications()) ?? []
-            guard let app = apps.first(where: { $0[CourierKey.bundleID] == bundleID }) else { throw unknown(bundleID) }
+            guard let app = apps.first(where: { $0[CourierKey.bundleID] == bundleID }) else { throw unknown() }
             schemes = app[CourierKey.schemes] ?? []
         } else {
-            guard let app = registry.application(bundleIdentifier: bundleID) else { throw unknown(bundleID) }
+            guard let app = registry.application(bundleIdentifier: bundleID) else { throw unknown() }
             schemes = app.schemes
         }
         guard let store = service.configuration.stateFolder.map(RegistryStateStore.init(folder:)) else {
@@ -61,7 +67,7 @@ enum RoutingSwitch {
         }
     }
 
-    private static func unknown(_ bundleID: String) -> ExitCode {
+    private func unknown() -> ExitCode {
         reportRegistryError("courier: no app with bundle identifier \(bundleID) is registered; `courier dump` lists them")
         return CourierExitCode.unknownApp.exitCode
     }
