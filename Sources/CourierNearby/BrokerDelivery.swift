@@ -50,7 +50,7 @@ public struct BrokerDelivery: NearbyDelivery {
     public func target(for file: NearbyFile) async throws(NearbyError) -> String {
         let answer: FileHandlersReply
         do {
-            answer = try await RegistryQueries(client: client).handlers(forFileNamed: file.fileName, mimeType: file.fileType, bundleID: bundleID)
+            answer = try await client.handlers(forFileNamed: file.fileName, mimeType: file.fileType, bundleID: bundleID)
         } catch where error.code == .noHandler || error.code == .notPermitted {
             throw .rejected(error.message)
         } catch {

@@ -9,6 +9,13 @@ public import DBus
 public typealias BrokerToolClient = Broker1Client
 
 extension Broker1Client {
+    /// The running broker's client on the session bus; nil when there is no session bus or nobody
+    /// owns `org.courier.Broker` (never starts one).
+    public static func running() async -> Broker1Client? {
+        guard let client = try? session(), await client.brokerIsRunning() else { return nil }
+        return client
+    }
+
     /// Registers the manifest open as `file` (`RegisterManifestFile`): the broker reads the
     /// descriptor, so it reads only what this process could open, and answers with the manifest's
     /// diagnostics; `path` (absolute) must name the same file, and is what the registry knows it by.

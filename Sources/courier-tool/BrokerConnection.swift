@@ -42,6 +42,14 @@ enum BrokerConnection {
         }
     }
 
+    /// The running broker, or nil after a note on standard error (no session bus, or nobody owns
+    /// `org.courier.Broker`): `command` then answers from the manifest folders on disk.
+    static func runningRegistry(for command: String) async -> BrokerToolClient? {
+        if let client = await BrokerToolClient.running() { return client }
+        reportRegistryError("courier \(command): no broker is running; answering from the manifest folders on disk")
+        return nil
+    }
+
     static func startDaemon(_ client: BrokerToolClient) async throws(CourierError) {
         guard let executable = daemonExecutable() else {
             throw CourierError(.brokerUnavailable, "no broker runs on this bus and courierd was found neither next to courier nor on PATH; start courierd yourself")

@@ -65,7 +65,7 @@ struct DefaultCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let broker = manifests.folders.isEmpty ? await Self.runningBroker() : nil
+        let broker = manifests.folders.isEmpty ? await BrokerToolClient.running() : nil
         if !show, !unset, arguments.last?.hasSuffix(".desktop") == true {
             // Only an argument that looks like a desktop file id costs a read of the manifests here.
             let service = manifests.service()
@@ -110,7 +110,7 @@ struct DefaultCommand: AsyncParsableCommand {
 
     /// With a broker running: the broker checks, saves and applies (`SetDefault`); `--show` reads
     /// the saved defaults and asks the broker which app it chooses for each.
-    private func run(with broker: RegistryQueries) async throws {
+    private func run(with broker: BrokerToolClient) async throws {
         do {
             if show {
                 let folder = manifests.service().configuration.stateFolder
@@ -239,7 +239,7 @@ struct DefaultCommand: AsyncParsableCommand {
 
     /// Makes the desktop application `desktopID` the default (``chooseDesktopApplication(_:_:)``),
     /// saves the defaults, and has a running broker re-read them.
-    private func chooseDesktop(_ desktopID: String, service: RegistryService, broker: RegistryQueries?) async throws {
+    private func chooseDesktop(_ desktopID: String, service: RegistryService, broker: BrokerToolClient?) async throws {
         var registry = service.snapshot
         let store = service.configuration.stateFolder.map(RegistryStateStore.init(folder:))
         registry.replacePreferences(store?.load().preferences ?? registry.preferences)
@@ -297,17 +297,11 @@ struct DefaultCommand: AsyncParsableCommand {
     }
 
     /// Has the running broker re-read the saved defaults (`ReloadDefaults`).
-    private func reload(_ broker: RegistryQueries) async {
+    private func reload(_ broker: BrokerToolClient) async {
         do {
             _ = try await broker.reloadDefaults()
         } catch {
             reportRegistryError("courier: saved, but the running broker did not re-read its defaults (\(error.message)); they apply when it restarts")
         }
-    }
-
-    /// The running broker, nil when none runs (never starts one).
-    private static func runningBroker() async -> RegistryQueries? {
-        guard let client = try? BrokerToolClient.session(), await client.brokerIsRunning() else { return nil }
-        return RegistryQueries(client: client)
     }
 }

@@ -12,12 +12,9 @@ struct DisableCommand: AsyncParsableCommand {
         discussion: "Saved in $XDG_CONFIG_HOME/courier/defaults.json and applied at once by a running broker; a running instance is not stopped (courier quit). `courier handlers --explain` shows it as disabled. Exit status: 0 done (also when it already was); 3 no such app; 73 cannot be saved."
     )
 
-    @OptionGroup var manifests: ManifestFolderOptions
-
-    @Argument(help: "The bundle id of the app.", completion: .custom(RegisteredNames.bundleIdentifiers))
-    var bundleID: String
+    @OptionGroup var app: RoutingSwitch
 
     func run() async throws {
-        try await RoutingSwitch.set(bundleID, disabled: true, manifests: manifests)
+        try await app.set(disabled: true)
     }
 }

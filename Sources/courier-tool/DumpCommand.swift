@@ -20,7 +20,7 @@ struct DumpCommand: AsyncParsableCommand {
     func run() async throws {
         var changes: [String] = []
         let text: String
-        if manifests.folders.isEmpty, let broker = await RegistryQueries.running(command: "dump") {
+        if manifests.folders.isEmpty, let broker = await BrokerConnection.runningRegistry(for: "dump") {
             do {
                 text = try await broker.dump(json: json)
                 changes = try await broker.recentChanges()

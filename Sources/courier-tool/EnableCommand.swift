@@ -8,12 +8,9 @@ struct EnableCommand: AsyncParsableCommand {
         discussion: "Exit status: 0 done (also when it was not disabled); 3 no such app; 73 cannot be saved."
     )
 
-    @OptionGroup var manifests: ManifestFolderOptions
-
-    @Argument(help: "The bundle id of the app.", completion: .custom(RegisteredNames.bundleIdentifiers))
-    var bundleID: String
+    @OptionGroup var app: RoutingSwitch
 
     func run() async throws {
-        try await RoutingSwitch.set(bundleID, disabled: false, manifests: manifests)
+        try await app.set(disabled: false)
     }
 }

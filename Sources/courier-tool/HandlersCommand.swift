@@ -68,7 +68,7 @@ struct HandlersCommand: AsyncParsableCommand {
 
     func run() async throws {
         // Without --manifests, the running broker's answer (never starting one); else the files.
-        let broker = manifests.folders.isEmpty ? await RegistryQueries.running(command: "handlers") : nil
+        let broker = manifests.folders.isEmpty ? await BrokerConnection.runningRegistry(for: "handlers") : nil
         let answer: CourierAnswer
         if let type {
             answer = try await typeAnswer(type, from: broker)
@@ -205,7 +205,7 @@ extension HandlersCommand {
     }
 
     /// The broker's answer for the scheme (`ExplainHandlersForURL`).
-    private func ask(_ broker: RegistryQueries) async throws -> CourierAnswer {
+    private func ask(_ broker: BrokerToolClient) async throws -> CourierAnswer {
         let scheme = try scheme()
         let text = urlOrScheme!
         let answer = try await refusingInvalid { () async throws(CourierError) in try await broker.handlers(forURL: text.contains(":") ? text : scheme + ":") }
@@ -218,7 +218,7 @@ extension HandlersCommand {
     /// descriptor; a folder is `public.folder`; else the argument is a MIME type or a type
     /// identifier. The broker answers (`HandlersForFile`) when one runs; else the same decision is
     /// made here over the manifest folders (`Registry.fileHandlers`), so both print alike.
-    private func typeAnswer(_ argument: String, from broker: RegistryQueries?) async throws -> CourierAnswer {
+    private func typeAnswer(_ argument: String, from broker: BrokerToolClient?) async throws -> CourierAnswer {
         var status = stat()
         let exists = stat(argument, &status) == 0
         if exists && status.st_mode & S_IFMT == S_IFDIR {
@@ -247,7 +247,7 @@ extension HandlersCommand {
 
     /// `HandlersForFile` of the broker, or with none the same answer from the manifest folders.
     private func fileHandlers(named name: String, file: UnixFD? = nil, type: String? = nil, mimeType: String? = nil,
-                              from broker: RegistryQueries?) async throws -> FileHandlersReply {
+                              from broker: BrokerToolClient?) async throws -> FileHandlersReply {
         try await refusingInvalid { () async throws(CourierError) in
             if let broker { return try await broker.handlers(forFileNamed: name, file: file, type: type, mimeType: mimeType) }
             let registry = manifests.service().snapshot

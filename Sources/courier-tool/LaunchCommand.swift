@@ -18,9 +18,7 @@ struct LaunchCommand: AsyncParsableCommand {
     @OptionGroup var control: LaunchControlOptions
 
     func run() async throws {
-        let answer = try await control.call("launch") { client throws(CourierError) in
-            try await client.launch(bundleID: control.bundleID, options: control.options)
-        }
+        let answer = try await control.send(.launch)
         let pid = answer.pid.map { " (pid \($0))" } ?? ""
         if answer.alreadyRunning {
             print("\(control.bundleID) is already running\(pid); nothing was launched\(control.arguments.isEmpty && !control.fresh ? "" : " and --args/--fresh were not applied (courier restart applies them)")")

@@ -15,16 +15,24 @@ struct LaunchControlOptions: ParsableArguments {
     @Option(name: .customLong("args"), parsing: .remaining, help: ArgumentHelp("Everything after --args goes to the app, after its CourierLaunchArguments.", valueName: "arg"))
     var arguments: [String] = []
 
-    /// What the broker is asked to launch the app with.
-    var options: LaunchRequestOptions { LaunchRequestOptions(arguments: arguments, fresh: fresh) }
+    /// The command, and what it asks of the broker.
+    enum Request: String {
+        case launch, restart
+    }
 
-    /// Calls the broker (`launch` or `restart`), starting one when none runs; a failure is reported
-    /// as `courier COMMAND: message` with its exit status.
-    func call(_ command: String, _ body: (BrokerToolClient) async throws(CourierError) -> LaunchReply) async throws -> LaunchReply {
+    /// Asks the broker to launch or restart the app, starting a broker when none runs; a failure is
+    /// reported as `courier launch: message` (or `restart`) with its exit status.
+    func send(_ request: Request) async throws -> LaunchReply {
+        let options = LaunchRequestOptions(arguments: arguments, fresh: fresh)
         do {
-            return try await BrokerConnection.withBroker { client throws(CourierError) in try await body(client) }
+            return try await BrokerConnection.withBroker { client throws(CourierError) in
+                switch request {
+                case .launch: return try await client.launch(bundleID: bundleID, options: options)
+                case .restart: return try await client.restart(bundleID: bundleID, options: options)
+                }
+            }
         } catch {
-            throw error.reported("courier \(command)")
+            throw error.reported("courier \(request.rawValue)")
         }
     }
 }

@@ -53,7 +53,7 @@ struct RegisterCommand: AsyncParsableCommand {
         let copy = try InstalledManifest.install(source: loaded.path, bundleID: app.bundleIdentifier.rawValue, executable: review.recordedExecutable)
         let launch = review.recordedExecutable.map { " (launch: \($0))" } ?? ""
         // No session bus or no broker: the copy is the registration; the next broker loads it.
-        guard let client = try? BrokerToolClient.session(), await client.brokerIsRunning() else {
+        guard let client = await BrokerToolClient.running() else {
             print("registered \(app.bundleIdentifier) from \(loaded.path)\(launch); no broker is running, the next one loads \(copy.destination.path)")
             print(OfflineDesktopEntries.synchronize())
             return

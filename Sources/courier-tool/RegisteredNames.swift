@@ -31,7 +31,7 @@ enum RegisteredNames {
     /// Whether `bundleID` is registered: with the running broker when one runs (never starting
     /// one), else by a manifest on disk.
     static func isRegistered(_ bundleID: String) async -> Bool {
-        if let client = try? BrokerToolClient.session(), await client.brokerIsRunning(), let apps = try? await client.listApplications() {
+        if let client = await BrokerToolClient.running(), let apps = try? await client.listApplications() {
             return apps.contains { $0[CourierKey.bundleID] == bundleID }
         }
         return registry().sortedApplications.contains { $0.bundleIdentifier.rawValue == bundleID }

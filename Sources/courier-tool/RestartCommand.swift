@@ -16,9 +16,7 @@ struct RestartCommand: AsyncParsableCommand {
     @OptionGroup var control: LaunchControlOptions
 
     func run() async throws {
-        let answer = try await control.call("restart") { client throws(CourierError) in
-            try await client.restart(bundleID: control.bundleID, options: control.options)
-        }
+        let answer = try await control.send(.restart)
         print("\(control.bundleID) is running again\(answer.pid.map { " (pid \($0))" } ?? "")")
     }
 }

@@ -5,21 +5,27 @@ import CourierNames
 import CourierProtocol
 import Foundation
 
-/// `courier disable` and `enable`: the user's `disabled` list in defaults.json, written as
-/// `courier default` writes its choices, then re-read by a running broker (`ReloadDefaults`).
-enum RoutingSwitch {
-    static func set(_ bundleID: String, disabled: Bool, manifests: ManifestFolderOptions) async throws {
-        let broker = manifests.folders.isEmpty ? await runningBroker() : nil
+/// What `courier disable` and `enable` take, and what they do: the user's `disabled` list in
+/// defaults.json, written as `courier default` writes its choices, then re-read by a running
+/// broker (`ReloadDefaults`).
+struct RoutingSwitch: ParsableArguments {
+    @OptionGroup var manifests: ManifestFolderOptions
+
+    @Argument(help: "The bundle id of the app.", completion: .custom(RegisteredNames.bundleIdentifiers))
+    var bundleID: String
+
+    func set(disabled: Bool) async throws {
+        let broker = manifests.folders.isEmpty ? await BrokerToolClient.running() : nil
         let service = manifests.service()
         var registry = service.snapshot
         // The broker's registry when one runs (apps it registered at run time included), else the files.
         let schemes: [String]
         if let broker {
             let apps = (try? await broker.listApplications()) ?? []
-            guard let app = apps.first(where: { $0[CourierKey.bundleID] == bundleID }) else { throw unknown(bundleID) }
+            guard let app = apps.first(where: { $0[CourierKey.bundleID] == bundleID }) else { throw unknown() }
             schemes = app[CourierKey.schemes] ?? []
         } else {
-            guard let app = registry.application(bundleIdentifier: bundleID) else { throw unknown(bundleID) }
+            guard let app = registry.application(bundleIdentifier: bundleID) else { throw unknown() }
             schemes = app.schemes
         }
         guard let store = service.configuration.stateFolder.map(RegistryStateStore.init(folder:)) else {
@@ -39,7 +45,7 @@ enum RoutingSwitch {
         var reloaded = false
         if let broker {
             do {
-                _ = try await RegistryQueries(client: broker).reloadDefaults()
+                _ = try await broker.reloadDefaults()
                 reloaded = true
             } catch {
                 reportRegistryError("courier: saved, but the running broker did not re-read its defaults (\(error.message)); it applies when it restarts")
@@ -51,7 +57,7 @@ enum RoutingSwitch {
             var next: [String] = []
             for scheme in schemes {
                 let chosen = reloaded
-                    ? (try? await RegistryQueries(client: broker!).handlers(forURL: scheme + ":"))?.bundleIDs.first
+                    ? (try? await broker!.handlers(forURL: scheme + ":"))?.bundleIDs.first
                     : registry.handlers(forScheme: scheme).chosen?.bundleIdentifier
                 next.append("\(scheme): \(chosen ?? "no app")")
             }
@@ -61,14 +67,8 @@ enum RoutingSwitch {
         }
     }
 
-    private static func unknown(_ bundleID: String) -> ExitCode {
+    private func unknown() -> ExitCode {
         reportRegistryError("courier: no app with bundle identifier \(bundleID) is registered; `courier dump` lists them")
         return CourierExitCode.unknownApp.exitCode
-    }
-
-    /// The running broker's client, nil when none runs (never starts one).
-    static func runningBroker() async -> BrokerToolClient? {
-        guard let client = try? BrokerToolClient.session(), await client.brokerIsRunning() else { return nil }
-        return client
     }
 }

@@ -45,7 +45,7 @@ struct StatusCommand: AsyncParsableCommand {
                 let schemes = (app[CourierKey.schemes] ?? []).joined(separator: ",")
                 let launchable = app[CourierKey.launchable] == true ? "" : " (not launchable)"
                 let disabled = app[CourierKey.disabled] == true ? " (disabled)" : ""
-                print("\(id)\t\(state)\t\(schemes)\(launchable)\(disabled)\(RegistryQueries.squat(app))")
+                print("\(id)\t\(state)\t\(schemes)\(launchable)\(disabled)\(BrokerToolClient.squat(app))")
             }
         }
     }

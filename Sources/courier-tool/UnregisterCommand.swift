@@ -21,7 +21,7 @@ struct UnregisterCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            if let client = try? BrokerToolClient.session(), await client.brokerIsRunning() {
+            if let client = await BrokerToolClient.running() {
                 let path = try await client.listApplications().first { $0[CourierKey.bundleID] == bundleID }?[CourierKey.path]
                 try await client.unregister(bundleID: bundleID)
                 if let path, path.hasPrefix(UserManifests.folder.path + "/") {

@@ -41,14 +41,7 @@ struct CourierDaemonCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Requests (OpenURL, DropFiles, CanOpenURL, HandlersForURL) one client connection may have in flight; beyond it they are refused with org.courier.Error.LimitsExceeded.")
     var maxRequestsPerSender: Int = SenderQuota.defaultLimit
 
-    @Option(name: .long, help: "Terminate an app Courier launched once it has been idle this many seconds (default: off; also idle-timeout in $XDG_CONFIG_HOME/courier/courierd.conf). A manifest opts out with CourierTerminatesWhenIdle = false.")
-    var idleTimeout: Double?
-
-    @Option(name: .long, help: "Under memory pressure (PSI 'some avg10' in /proc/pressure/memory at or above this percent), terminate the least recently used idle apps (default: off; also memory-pressure in courierd.conf).")
-    var memoryPressure: Double?
-
-    @Option(name: .long, help: "Seconds an app has to answer WillTerminate (and save its state) before SIGTERM (default 5; also termination-notice in courierd.conf).")
-    var terminationNotice: Double?
+    @OptionGroup var termination: TerminationOptions
 
     @Option(name: .long, help: "Milliseconds a launch for a URL may take before the app's launch image (UILaunchImageFile, docs/manifest.md) is shown as a desktop notification; 0 shows no launch images.")
     var launchImageDelay: Int = 150
@@ -61,11 +54,6 @@ struct CourierDaemonCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard launchImageDelay >= 0 else { throw ValidationError("--launch-image-delay: \(launchImageDelay) is negative; give milliseconds (150 by default), or 0 for no launch images") }
-        for (name, value) in [("--idle-timeout", idleTimeout), ("--memory-pressure", memoryPressure), ("--termination-notice", terminationNotice)] {
-            if let value, !(value >= 0 && value.isFinite) {
-                throw ValidationError("\(name) must be a number ≥ 0 (got \(value))")
-            }
-        }
         guard maxRequestsPerSender >= 1 else {
             throw ValidationError("--max-requests-per-sender must be at least 1 (got \(maxRequestsPerSender)); the default is \(SenderQuota.defaultLimit)")
         }
@@ -122,10 +110,7 @@ struct CourierDaemonCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        var termination = TerminationPolicy()
-        if let seconds = idleTimeout ?? configFile.idleTimeout, seconds > 0 { termination.idleTimeout = .milliseconds(Int64(seconds * 1000)) }
-        if let percent = memoryPressure ?? configFile.memoryPressure { termination.memoryPressure = MemoryPressurePolicy(threshold: percent) }
-        if let seconds = terminationNotice ?? configFile.terminationNotice { termination.noticeDeadline = .milliseconds(Int64(seconds * 1000)) }
+        let termination = self.termination.policy(over: configFile)
         if let pressure = termination.memoryPressure {
             do {
                 _ = try pressure.source.read()

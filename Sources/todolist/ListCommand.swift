@@ -1,5 +1,4 @@
 import ArgumentParser
-import Courier
 import FoundationEssentials
 
 /// `todolist list`: prints the stored items, one line each, from the same container the app uses
@@ -14,9 +13,7 @@ struct ListCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let id = ProcessInfo.processInfo.environment["COURIER_BUNDLE_ID"] ?? TodoListCommand.bundleID
-        let documents = Application.defaultContainer(bundleID: id).appendingPathComponent("Documents", isDirectory: true)
-        let store = TodoStore(documents: documents)
+        let store = TodoStore(bundleID: TodoListCommand.currentBundleID)
         if json {
             let data = FileManager.default.contents(atPath: store.fileURL.path) ?? Data("[]\n".utf8)
             writeOut(Array(data))

@@ -24,9 +24,8 @@ struct RunCommand: AsyncParsableCommand {
     static func serve(bundleID: String?) async -> Bool {
         // A closed stdout (bus activation, a detached broker) must not kill the app mid-request.
         signal(SIGPIPE, SIG_IGN)
-        let id = bundleID ?? getenv("COURIER_BUNDLE_ID").map { String(cString: $0) } ?? TodoListCommand.bundleID
-        let documents = Application.defaultContainer(bundleID: id).appendingPathComponent("Documents", isDirectory: true)
-        let delegate = TodoAppDelegate(store: TodoStore(documents: documents))
+        let id = bundleID ?? TodoListCommand.currentBundleID
+        let delegate = TodoAppDelegate(store: TodoStore(bundleID: id))
         do {
             try await Application(bundleID: id, version: TodoListCommand.version, delegate: delegate).run()
             return true

@@ -39,8 +39,8 @@ struct ShareCommand: AsyncParsableCommand {
     struct Sharer: ApplicationDelegate {}
 
     func run() async throws {
-        let id = ProcessInfo.processInfo.environment["COURIER_BUNDLE_ID"] ?? TodoListCommand.bundleID
-        let store = TodoStore(documents: Application.defaultContainer(bundleID: id).appendingPathComponent("Documents", isDirectory: true))
+        let id = TodoListCommand.currentBundleID
+        let store = TodoStore(bundleID: id)
         var item = ShareItem.source(TaskList(store: store))
         if let task {
             let items = try await store.items()

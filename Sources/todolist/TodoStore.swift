@@ -1,3 +1,4 @@
+import Courier
 import FoundationEssentials
 
 /// The todolist's items, as JSON in `Documents/todolist.json` of its container. Every change is
@@ -6,7 +7,9 @@ import FoundationEssentials
 actor TodoStore {
     let fileURL: URL
 
-    init(documents: URL) {
+    /// The store in the container of the app `bundleID` (`Application.defaultContainer`).
+    init(bundleID: String) {
+        let documents = Application.defaultContainer(bundleID: bundleID).appendingPathComponent("Documents", isDirectory: true)
         fileURL = documents.appendingPathComponent("todolist.json")
     }
 

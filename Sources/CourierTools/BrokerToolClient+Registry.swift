@@ -6,16 +6,10 @@ public import CourierProtocol
 /// the broker's registry, the one there is: they never rebuild it in their own process, so what
 /// they print or choose is what the broker routes by — apps registered at run time included, apps
 /// it unregistered left out. An app links `Courier` alone and has no use for these.
-public struct RegistryQueries: Sendable {
-    public let client: BrokerToolClient
-
-    public init(client: BrokerToolClient) {
-        self.client = client
-    }
-
+extension Broker1Client {
     /// The apps that can open `url`, the chosen one first, with why (`ExplainHandlersForURL`).
     public func handlers(forURL url: String) async throws(CourierError) -> URLHandlersReply {
-        try URLHandlersReply(await Broker1.call(Broker1.explainHandlersForURL, on: client.connection, [.string(url)]))
+        try URLHandlersReply(await call(Broker1.explainHandlersForURL, [.string(url)]))
     }
 
     /// The type of a file and the apps that take it, the chosen one first (`HandlersForFile`): by
@@ -29,30 +23,28 @@ public struct RegistryQueries: Sendable {
         options[CourierKey.type] = type
         options[CourierKey.mimeType] = mimeType
         options[CourierKey.bundleID] = bundleID
-        return try FileHandlersReply(await Broker1.call(Broker1.handlersForFile, on: client.connection,
-                                                        [.string(name), .fds(file.map { [$0] } ?? []), .vardict(options)]))
+        return try FileHandlersReply(await call(Broker1.handlersForFile, [.string(name), .fds(file.map { [$0] } ?? []), .vardict(options)]))
     }
 
     /// The broker's registry as `courier dump` prints it (`Dump`), as text or JSON.
     public func dump(json: Bool) async throws(CourierError) -> String {
-        try await Broker1.call(Broker1.dump, on: client.connection, [.vardict([String: DBusValue](CourierKey.json(json)))]).first?.stringValue ?? ""
+        try await call(Broker1.dump, [.vardict([String: DBusValue](CourierKey.json(json)))]).first?.stringValue ?? ""
     }
 
     /// Sets (or, with `bundleID` nil, forgets) the user's default for a scheme or type (`SetDefault`).
     public func setDefault(_ bundleID: String?, for key: String, isType: Bool) async throws(CourierError) -> DefaultChangeReply {
-        try DefaultChangeReply(await Broker1.call(Broker1.setDefault, on: client.connection,
-                                                  [.string(key), .string(bundleID ?? ""), .vardict([String: DBusValue](CourierKey.forType(isType)))]))
+        try DefaultChangeReply(await call(Broker1.setDefault, [.string(key), .string(bundleID ?? ""), .vardict([String: DBusValue](CourierKey.forType(isType)))]))
     }
 
     /// Has the broker re-read the user's defaults from `defaults.json` (`ReloadDefaults`); returns
     /// the apps whose routing changed.
     public func reloadDefaults() async throws(CourierError) -> [String] {
-        try await Broker1.call(Broker1.reloadDefaults, on: client.connection).first?.stringArrayValue ?? []
+        try await call(Broker1.reloadDefaults).first?.stringArrayValue ?? []
     }
 
     /// The broker's last registry changes, each with who made it (`GetStatus` `registry-changes`).
     public func recentChanges() async throws(CourierError) -> [String] {
-        try await client.status()[CourierKey.registryChanges] ?? []
+        try await status()[CourierKey.registryChanges] ?? []
     }
 
     /// " — squatted by pid N (EXE)…" when an impostor holds the app's bus name (a `ListApplications` row).
