@@ -26,18 +26,9 @@ public enum FreedesktopNotifications {
     public static let interface = ProtocolInterface(
         name, methods: [getCapabilities, notify, closeNotification], signals: [actionInvoked, notificationClosed])
 
-    /// `text` for a notification's body, which is markup to many servers: `&`, `<` and `>` escaped.
+    /// `text` for a notification's body, which is markup to many servers: XML-escaped.
     public static func markupEscaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.append(character)
-            }
-        }
-        return out
+        XMLText.escaped(text)
     }
 
     /// The hints Courier sets (the specification's "Hints").
