@@ -18,8 +18,8 @@ public struct URLFormatError: Error, Sendable, Hashable, CustomStringConvertible
         self.advice = advice
     }
 
-    public var description: String {
-        let text = advice.isEmpty ? message : "\(message); \(advice)"
-        return keyPath.isEmpty ? text : "\(keyPath): \(text)"
-    }
+    /// What is wrong and what to do, without the key path.
+    public var explanation: String { withAdvice(message, advice) }
+
+    public var description: String { keyPath.isEmpty ? explanation : "\(keyPath): \(explanation)" }
 }
