@@ -12,12 +12,6 @@ public struct URLFormatError: Error, Sendable, Hashable, CustomStringConvertible
     /// What to do.
     public let advice: String
 
-    public init(keyPath: String, message: String, advice: String) {
-        self.keyPath = keyPath
-        self.message = message
-        self.advice = advice
-    }
-
     /// What is wrong and what to do, without the key path.
     public var explanation: String { withAdvice(message, advice) }
 
