@@ -20,28 +20,21 @@ typedef struct {
     uint32_t notScheme, upper, slash, colon, at;  // only for the head (the first 64 bytes)
 } Block;
 
-/// The `width` bytes a tail block (the last `n - start` bytes, fewer than `width`) is classified
-/// from: the last `width` bytes of the input when it has that many (no copy), else the tail copied
-/// into `padded` with zeros after it.
-static inline const uint8_t *tail_bytes(const uint8_t *p, size_t n, size_t start, size_t width, uint8_t *padded) {
-    if (n >= width) return p + n - width;
-    memset(padded, 0, width);
-    memcpy(padded, p + start, n - start);
-    return padded;
+/// `b` cut to the last `r` of the `width` bytes it was classified from (the bytes ending at the
+/// input's end), moved down to bits 0..<r.
+static inline Block shifted_tail(Block b, unsigned width, unsigned r) {
+    unsigned s = width - r;
+    b.outside >>= s; b.question >>= s; b.percent >>= s; b.hex >>= s; b.high >>= s;
+    b.notScheme >>= s; b.upper >>= s; b.slash >>= s; b.colon >>= s; b.at >>= s;
+    return b;
 }
 
-/// Cuts the block classified from `tail_bytes` to the tail, in bits 0..<(n - start).
-static inline void cut_tail(Block *b, size_t n, size_t start, size_t width) {
-    unsigned r = (unsigned)(n - start);
-    if (n >= width) {  // the bytes ending at n: shifted down
-        unsigned s = (unsigned)width - r;
-        b->outside >>= s; b->question >>= s; b->percent >>= s; b->hex >>= s; b->high >>= s;
-        b->notScheme >>= s; b->upper >>= s; b->slash >>= s; b->colon >>= s; b->at >>= s;
-    } else {  // a zero-padded copy: only the bytes copied
-        uint32_t keep = (1u << r) - 1;
-        b->outside &= keep; b->question &= keep; b->percent &= keep; b->hex &= keep; b->high &= keep;
-        b->notScheme &= keep; b->upper &= keep; b->slash &= keep; b->colon &= keep; b->at &= keep;
-    }
+/// `b` cut to its first `r` bytes (classified from a zero-padded copy of them).
+static inline Block padded_tail(Block b, unsigned r) {
+    uint32_t keep = (1u << r) - 1;
+    b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep; b.high &= keep;
+    b.notScheme &= keep; b.upper &= keep; b.slash &= keep; b.colon &= keep; b.at &= keep;
+    return b;
 }
 
 /// In IRI mode (a non-null `high` mask), bytes >= 0x80 are in the query class: cleared from
@@ -140,10 +133,11 @@ static inline Block classify_at(const uint8_t *p, int head) {
 
 /// The block of the last `n - start` (1…15) bytes, in bits 0..<(n - start).
 static inline Block classify_tail(const uint8_t *p, size_t n, size_t start, int head) {
-    uint8_t padded[16];
-    Block b = classify_at(tail_bytes(p, n, start, 16, padded), head);
-    cut_tail(&b, n, start, 16);
-    return b;
+    unsigned r = (unsigned)(n - start);
+    if (n >= 16) return shifted_tail(classify_at(p + n - 16, head), 16, r);  // no copy
+    uint8_t padded[16] = {0};
+    memcpy(padded, p + start, r);
+    return padded_tail(classify_at(padded, head), r);
 }
 
 /// Accumulates block `b` (16·b < 64) into the head masks.
@@ -296,10 +290,11 @@ CURLSCAN_AVX2 static inline Block classify32_at(const uint8_t *p, int head) {
 
 /// The block of the last `n - start` (1…31) bytes, in bits 0..<(n - start).
 CURLSCAN_AVX2 static inline Block classify32_tail(const uint8_t *p, size_t n, size_t start, int head) {
-    uint8_t padded[32];
-    Block b = classify32_at(tail_bytes(p, n, start, 32, padded), head);
-    cut_tail(&b, n, start, 32);
-    return b;
+    unsigned r = (unsigned)(n - start);
+    if (n >= 32) return shifted_tail(classify32_at(p + n - 32, head), 32, r);
+    uint8_t padded[32] = {0};
+    memcpy(padded, p + start, r);
+    return padded_tail(classify32_at(padded, head), r);
 }
 
 /// Bytes `start..<min(start + 32, n)` in bits 0..<32 (bits past the end are 0); all 0 when
