@@ -26,7 +26,8 @@ public enum FreedesktopNotifications {
     public static let interface = ProtocolInterface(
         name, methods: [getCapabilities, notify, closeNotification], signals: [actionInvoked, notificationClosed])
 
-    /// `text` for a notification's body, which is markup to many servers: XML-escaped.
+    /// `text` for a notification's body, which is markup (a subset of XML) to many servers: the
+    /// five XML special characters as entities (``XMLText``).
     public static func markupEscaped(_ text: String) -> String {
         XMLText.escaped(text)
     }
