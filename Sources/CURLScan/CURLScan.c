@@ -20,6 +20,23 @@ typedef struct {
     uint32_t notScheme, upper, slash, colon, at;  // only for the head (the first 64 bytes)
 } Block;
 
+/// `b` cut to the last `r` of the `width` bytes it was classified from (the bytes ending at the
+/// input's end), moved down to bits 0..<r.
+static inline Block shifted_tail(Block b, unsigned width, unsigned r) {
+    unsigned s = width - r;
+    b.outside >>= s; b.question >>= s; b.percent >>= s; b.hex >>= s; b.high >>= s;
+    b.notScheme >>= s; b.upper >>= s; b.slash >>= s; b.colon >>= s; b.at >>= s;
+    return b;
+}
+
+/// `b` cut to its first `r` bytes (classified from a zero-padded copy of them).
+static inline Block padded_tail(Block b, unsigned r) {
+    uint32_t keep = (1u << r) - 1;
+    b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep; b.high &= keep;
+    b.notScheme &= keep; b.upper &= keep; b.slash &= keep; b.colon &= keep; b.at &= keep;
+    return b;
+}
+
 /// In IRI mode (a non-null `high` mask), bytes >= 0x80 are in the query class: cleared from
 /// `outside` (a '%' before one stays a bad escape: the hexadecimal digits are ASCII).
 static inline void take_non_ascii(Block *b, const uint16_t *high) {
@@ -50,7 +67,7 @@ static inline __m128i between(__m128i v, char lo, char hi) {
 static inline uint32_t bits(__m128i m) { return (uint32_t)_mm_movemask_epi8(m); }
 
 static inline Block classify(__m128i v, int head) {
-    Block b;
+    Block b = {0};  // the head masks stay 0 when not asked for
     __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
     __m128i printable = between(v, 0x21, 0x7E);
     __m128i excluded = _mm_or_si128(
@@ -64,20 +81,16 @@ static inline Block classify(__m128i v, int head) {
     b.percent = bits(eq(v, '%'));
     __m128i digit = between(v, '0', '9');
     b.hex = bits(_mm_or_si128(digit, between(folded, 'a', 'f')));
-    if (head) {
-        if (head == HEAD_ALL) {
-            __m128i scheme = _mm_or_si128(_mm_or_si128(digit, between(folded, 'a', 'z')),
-                                          _mm_or_si128(eq(v, '+'), between(v, '-', '.')));
-            b.notScheme = bits(scheme) ^ 0xFFFF;
-            b.upper = bits(between(v, 'A', 'Z'));
-        } else {
-            b.notScheme = b.upper = 0;
-        }
+    if (head == HEAD_ALL) {
+        __m128i scheme = _mm_or_si128(_mm_or_si128(digit, between(folded, 'a', 'z')),
+                                      _mm_or_si128(eq(v, '+'), between(v, '-', '.')));
+        b.notScheme = bits(scheme) ^ 0xFFFF;
+        b.upper = bits(between(v, 'A', 'Z'));
+    }
+    if (head != HEAD_NONE) {
         b.slash = bits(eq(v, '/'));
         b.colon = bits(eq(v, ':'));
         b.at = bits(eq(v, '@'));
-    } else {
-        b.notScheme = b.upper = b.slash = b.colon = b.at = 0;
     }
     return b;
 }
@@ -121,22 +134,10 @@ static inline Block classify_at(const uint8_t *p, int head) {
 /// The block of the last `n - start` (1…15) bytes, in bits 0..<(n - start).
 static inline Block classify_tail(const uint8_t *p, size_t n, size_t start, int head) {
     unsigned r = (unsigned)(n - start);
-    Block b;
-    if (n >= 16) {  // the 16 bytes ending at n, shifted down: no copy
-        b = classify_at(p + n - 16, head);
-        unsigned shift = 16 - r;
-        b.outside >>= shift; b.question >>= shift; b.percent >>= shift; b.hex >>= shift; b.high >>= shift;
-        b.notScheme >>= shift; b.upper >>= shift; b.slash >>= shift; b.colon >>= shift; b.at >>= shift;
-    } else {
-        uint8_t padded[16];
-        memset(padded, 0, sizeof padded);
-        memcpy(padded, p + start, r);
-        b = classify_at(padded, head);
-        uint32_t keep = (1u << r) - 1;
-        b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep; b.high &= keep;
-        b.notScheme &= keep; b.upper &= keep; b.slash &= keep; b.colon &= keep; b.at &= keep;
-    }
-    return b;
+    if (n >= 16) return shifted_tail(classify_at(p + n - 16, head), 16, r);  // no copy
+    uint8_t padded[16] = {0};
+    memcpy(padded, p + start, r);
+    return padded_tail(classify_at(padded, head), r);
 }
 
 /// Accumulates block `b` (16·b < 64) into the head masks.
@@ -262,7 +263,7 @@ CURLSCAN_AVX2 static inline uint32_t none32(__m256i bits, char mask) {
 }
 
 CURLSCAN_AVX2 static inline Block classify32(__m256i v, int head) {
-    Block b;
+    Block b = {0};  // the head masks stay 0 when not asked for
     Nibbles n = nibbles32(v);
     __m256i classes = class_bits32(n);
     b.outside = none32(classes, 0x3F);
@@ -270,19 +271,15 @@ CURLSCAN_AVX2 static inline Block classify32(__m256i v, int head) {
     b.question = bits32(eq32(v, '?'));
     b.percent = bits32(eq32(v, '%'));
     b.high = (uint32_t)_mm256_movemask_epi8(v);
-    if (head) {
-        if (head == HEAD_ALL) {
-            __m256i scheme = scheme_bits32(n);
-            b.notScheme = none32(scheme, 0x0F);
-            b.upper = ~none32(scheme, 0x30);
-        } else {
-            b.notScheme = b.upper = 0;
-        }
+    if (head == HEAD_ALL) {
+        __m256i scheme = scheme_bits32(n);
+        b.notScheme = none32(scheme, 0x0F);
+        b.upper = ~none32(scheme, 0x30);
+    }
+    if (head != HEAD_NONE) {
         b.slash = bits32(eq32(v, '/'));
         b.colon = bits32(eq32(v, ':'));
         b.at = bits32(eq32(v, '@'));
-    } else {
-        b.notScheme = b.upper = b.slash = b.colon = b.at = 0;
     }
     return b;
 }
@@ -294,24 +291,10 @@ CURLSCAN_AVX2 static inline Block classify32_at(const uint8_t *p, int head) {
 /// The block of the last `n - start` (1…31) bytes, in bits 0..<(n - start).
 CURLSCAN_AVX2 static inline Block classify32_tail(const uint8_t *p, size_t n, size_t start, int head) {
     unsigned r = (unsigned)(n - start);
-    Block b;
-    if (n >= 32) {
-        // The 32-byte (AVX2) twin of the 16-byte tail above: C has no generic over vector width,
-        // and one function per width keeps each loop branch-free (deliberate).
-        b = classify32_at(p + n - 32, head);
-        unsigned shift = 32 - r;
-        b.outside >>= shift; b.question >>= shift; b.percent >>= shift; b.hex >>= shift; b.high >>= shift;
-        b.notScheme >>= shift; b.upper >>= shift; b.slash >>= shift; b.colon >>= shift; b.at >>= shift;
-    } else {
-        uint8_t padded[32];
-        memset(padded, 0, sizeof padded);
-        memcpy(padded, p + start, r);
-        b = classify32_at(padded, head);
-        uint32_t keep = (1u << r) - 1;
-        b.outside &= keep; b.question &= keep; b.percent &= keep; b.hex &= keep; b.high &= keep;
-        b.notScheme &= keep; b.upper &= keep; b.slash &= keep; b.colon &= keep; b.at &= keep;
-    }
-    return b;
+    if (n >= 32) return shifted_tail(classify32_at(p + n - 32, head), 32, r);
+    uint8_t padded[32] = {0};
+    memcpy(padded, p + start, r);
+    return padded_tail(classify32_at(padded, head), r);
 }
 
 /// Bytes `start..<min(start + 32, n)` in bits 0..<32 (bits past the end are 0); all 0 when

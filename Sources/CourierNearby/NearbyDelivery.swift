@@ -46,14 +46,6 @@ public struct NearbySender: Sendable, Equatable, CustomStringConvertible {
         case trusted, pin, asked
     }
 
-    public init(alias: String, fingerprint: String, fingerprintVerified: Bool, address: String, admission: Admission) {
-        self.alias = alias
-        self.fingerprint = fingerprint
-        self.fingerprintVerified = fingerprintVerified
-        self.address = address
-        self.admission = admission
-    }
-
     public var description: String {
         "\(alias.debugDescription) (fingerprint \(fingerprint.prefix(16))…\(fingerprintVerified ? " verified" : " declared"), \(address)) admitted by \(admission.rawValue)"
     }

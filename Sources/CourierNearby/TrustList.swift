@@ -8,11 +8,6 @@ public struct TrustList: Sendable, Equatable {
         /// Lowercase hex SHA-256 (64 characters); compared without case.
         public var fingerprint: String
         public var alias: String
-
-        public init(fingerprint: String, alias: String) {
-            self.fingerprint = fingerprint
-            self.alias = alias
-        }
     }
 
     public private(set) var entries: [Entry]

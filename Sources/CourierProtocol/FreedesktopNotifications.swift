@@ -26,18 +26,10 @@ public enum FreedesktopNotifications {
     public static let interface = ProtocolInterface(
         name, methods: [getCapabilities, notify, closeNotification], signals: [actionInvoked, notificationClosed])
 
-    /// `text` for a notification's body, which is markup to many servers: `&`, `<` and `>` escaped.
+    /// `text` for a notification's body, which is markup (a subset of XML) to many servers: the
+    /// five XML special characters as entities (``XMLText``).
     public static func markupEscaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.append(character)
-            }
-        }
-        return out
+        XMLText.escaped(text)
     }
 
     /// The hints Courier sets (the specification's "Hints").

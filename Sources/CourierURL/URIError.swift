@@ -56,7 +56,12 @@ public struct URIError: Error, Sendable, Hashable, CustomStringConvertible {
         self.advice = advice
     }
 
-    public var description: String { advice.isEmpty ? message : "\(message); \(advice)" }
+    public var description: String { withAdvice(message, advice) }
+}
+
+/// `problem; advice`, or `problem` alone when there is no advice: how the module's errors read.
+func withAdvice(_ problem: String, _ advice: String) -> String {
+    advice.isEmpty ? problem : "\(problem); \(advice)"
 }
 
 extension URIError {

@@ -12,14 +12,8 @@ public struct URLFormatError: Error, Sendable, Hashable, CustomStringConvertible
     /// What to do.
     public let advice: String
 
-    public init(keyPath: String, message: String, advice: String) {
-        self.keyPath = keyPath
-        self.message = message
-        self.advice = advice
-    }
+    /// What is wrong and what to do, without the key path.
+    public var explanation: String { withAdvice(message, advice) }
 
-    public var description: String {
-        let text = advice.isEmpty ? message : "\(message); \(advice)"
-        return keyPath.isEmpty ? text : "\(keyPath): \(text)"
-    }
+    public var description: String { keyPath.isEmpty ? explanation : "\(keyPath): \(explanation)" }
 }

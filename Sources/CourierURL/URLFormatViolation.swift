@@ -22,5 +22,5 @@ public struct URLFormatViolation: Error, Sendable, Hashable, CustomStringConvert
         self.advice = advice
     }
 
-    public var description: String { advice.isEmpty ? reason : "\(reason); \(advice)" }
+    public var description: String { withAdvice(reason, advice) }
 }

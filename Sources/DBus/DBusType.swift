@@ -16,23 +16,10 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
     /// The type's signature text, e.g. `a{sv}`.
     public var signature: String {
         switch self {
-        case .byte: "y"
-        case .boolean: "b"
-        case .int16: "n"
-        case .uint16: "q"
-        case .int32: "i"
-        case .uint32: "u"
-        case .int64: "x"
-        case .uint64: "t"
-        case .double: "d"
-        case .string: "s"
-        case .objectPath: "o"
-        case .signature: "g"
-        case .unixFD: "h"
-        case .variant: "v"
         case .array(let e): "a" + e.signature
         case .dictionary(let k, let v): "a{" + k.signature + v.signature + "}"
         case .structure(let fields): "(" + fields.map(\.signature).joined() + ")"
+        default: String(Unicode.Scalar(UInt8(code)))
         }
     }
 
@@ -46,7 +33,8 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The libdbus type code of this type's first signature character.
+    /// The libdbus type code of this type's first signature character: for the basic types and
+    /// `variant`, their whole signature.
     var code: Int32 {
         switch self {
         case .byte: Int32(UInt8(ascii: "y"))
@@ -76,20 +64,6 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
         let c = chars[index]
         index += 1
         switch c {
-        case UInt8(ascii: "y"): return .byte
-        case UInt8(ascii: "b"): return .boolean
-        case UInt8(ascii: "n"): return .int16
-        case UInt8(ascii: "q"): return .uint16
-        case UInt8(ascii: "i"): return .int32
-        case UInt8(ascii: "u"): return .uint32
-        case UInt8(ascii: "x"): return .int64
-        case UInt8(ascii: "t"): return .uint64
-        case UInt8(ascii: "d"): return .double
-        case UInt8(ascii: "s"): return .string
-        case UInt8(ascii: "o"): return .objectPath
-        case UInt8(ascii: "g"): return .signature
-        case UInt8(ascii: "h"): return .unixFD
-        case UInt8(ascii: "v"): return .variant
         case UInt8(ascii: "a"):
             if index < chars.count, chars[index] == UInt8(ascii: "{") {
                 index += 1
@@ -111,7 +85,24 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
             index += 1
             return .structure(fields)
         default:
-            return nil
+            return DBusType(code: c)
         }
     }
+
+    /// The type whose whole signature is the one character `code` (a basic type or `v`); nil for
+    /// anything else.
+    init?(code: UInt8) {
+        guard code < 128, let type = Self.byCode[Int(code)] else { return nil }
+        self = type
+    }
+
+    /// The types written with one character, at the index of their code.
+    private static let byCode: [DBusType?] = {
+        var table = [DBusType?](repeating: nil, count: 128)
+        for type in [DBusType.byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double,
+                     .string, .objectPath, .signature, .unixFD, .variant] {
+            table[Int(type.code)] = type
+        }
+        return table
+    }()
 }

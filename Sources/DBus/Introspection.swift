@@ -45,26 +45,11 @@ enum Introspection {
 
         """
 
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for c in s {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
-
     static func args(_ sig: Signature, _ names: [String], direction: String?, indent: String) -> String {
         var out = ""
         for (i, t) in sig.types.enumerated() {
-            out += "\(indent)<arg type=\"\(escape(t.signature))\""
-            if i < names.count, !names[i].isEmpty { out += " name=\"\(escape(names[i]))\"" }
+            out += "\(indent)<arg type=\"\(XMLText.escaped(t.signature))\""
+            if i < names.count, !names[i].isEmpty { out += " name=\"\(XMLText.escaped(names[i]))\"" }
             if let direction { out += " direction=\"\(direction)\"" }
             out += "/>\n"
         }
@@ -87,11 +72,11 @@ enum Introspection {
             }
             for p in i.properties {
                 let access = p.set == nil ? "read" : "readwrite"
-                out += "    <property name=\"\(p.name)\" type=\"\(escape(p.type.signature))\" access=\"\(access)\"/>\n"
+                out += "    <property name=\"\(p.name)\" type=\"\(XMLText.escaped(p.type.signature))\" access=\"\(access)\"/>\n"
             }
             out += "  </interface>\n"
         }
-        for c in children { out += "  <node name=\"\(escape(c))\"/>\n" }
+        for c in children { out += "  <node name=\"\(XMLText.escaped(c))\"/>\n" }
         return out + "</node>\n"
     }
 }

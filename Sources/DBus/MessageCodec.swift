@@ -243,37 +243,17 @@ enum MessageCodec {
         return b
     }
 
-    /// The type of the array at `iter`. Arrays of a basic type and `a{sv}` (the usual options
-    /// dictionary) are recognised without building and parsing a signature string.
+    /// The type of the array at `iter`. Arrays of a basic type or of variants, and `a{sv}` (the
+    /// usual options dictionary), are recognised without building and parsing a signature string.
     private static func currentType(_ iter: UnsafeMutablePointer<DBusMessageIter>) -> DBusType? {
         let element = dbus_message_iter_get_element_type(iter)
-        if element > 0, element < 128, let basic = basicType(UInt8(element)) { return .array(basic) }
+        if element > 0, element < 128, let single = DBusType(code: UInt8(element)) { return .array(single) }
         guard let cs = dbus_message_iter_get_signature(iter) else { return nil }
         defer { dbus_free(cs) }
         if strcmp(cs, "a{sv}") == 0 { return .dictionary(key: .string, value: .variant) }
         let chars = Array(String(cString: cs).utf8)
         var i = 0
         return DBusType.parse(chars, &i)
-    }
-
-    /// The basic type of a type code (nil for containers and anything else).
-    private static func basicType(_ code: UInt8) -> DBusType? {
-        switch code {
-        case UInt8(ascii: "y"): .byte
-        case UInt8(ascii: "b"): .boolean
-        case UInt8(ascii: "n"): .int16
-        case UInt8(ascii: "q"): .uint16
-        case UInt8(ascii: "i"): .int32
-        case UInt8(ascii: "u"): .uint32
-        case UInt8(ascii: "x"): .int64
-        case UInt8(ascii: "t"): .uint64
-        case UInt8(ascii: "d"): .double
-        case UInt8(ascii: "s"): .string
-        case UInt8(ascii: "o"): .objectPath
-        case UInt8(ascii: "g"): .signature
-        case UInt8(ascii: "h"): .unixFD
-        default: nil
-        }
     }
 
     private static func read(_ iter: UnsafeMutablePointer<DBusMessageIter>) -> DBusValue? {

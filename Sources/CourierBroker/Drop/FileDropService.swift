@@ -174,7 +174,7 @@ public struct FileDropService: Sendable {
         let delivered = try await place(request.files, along: routes, registry: registry, shareActivity: request.options.shareActivity, progress: progress)
 
         // One batch per app: submitted back to back, so they queue together and in order.
-        let (answers, answer) = AsyncStream<(Int, Result<OpenOutcome, CourierError>)>.makeStream()
+        let (answers, answer) = OpenAnswers.makeStream()
         for (file, route) in zip(delivered, routes) {
             let open = OpenRequest(url: file.url.absoluteString, bundleID: route.bundleID, caller: request.caller, options: request.options,
                                    facts: BrokerFacts(sourceApplication: request.sourceApplication, droppedFile: true))
@@ -184,14 +184,7 @@ public struct FileDropService: Sendable {
         guard request.waitsForAnswers else {
             let whenAnswered = request.whenAnswered
             Task {
-                var results = [Result<OpenOutcome, CourierError>?](repeating: nil, count: delivered.count)
-                var received = 0
-                for await (index, result) in answers {
-                    results[index] = result
-                    received += 1
-                    if received == delivered.count { break }
-                }
-                answer.finish()
+                let results = await Self.collect(answers, count: delivered.count, then: answer)
                 whenAnswered?(zip(delivered, zip(routes, results)).map { file, routed in
                     Answer(file: file, bundleID: routed.0.bundleID,
                            result: routed.1 ?? .failure(CourierError(.appFailed, "no answer came for \(file.name)")))
@@ -199,14 +192,7 @@ public struct FileDropService: Sendable {
             }
             return Outcome(routes: routes, delivered: delivered, launched: false)
         }
-        var results = [Result<OpenOutcome, CourierError>?](repeating: nil, count: delivered.count)
-        var received = 0
-        for await (index, result) in answers {
-            results[index] = result
-            received += 1
-            if received == delivered.count { break }
-        }
-        answer.finish()
+        let results = await Self.collect(answers, count: delivered.count, then: answer)
 
         var launched = false
         for (file, (route, result)) in zip(delivered, zip(routes, results)) {
@@ -224,6 +210,24 @@ public struct FileDropService: Sendable {
             }
         }
         return Outcome(routes: routes, delivered: delivered, launched: launched)
+    }
+
+    /// Each file's index in the drop with its app's answer to `OpenURL`.
+    private typealias OpenAnswers = AsyncStream<(Int, Result<OpenOutcome, CourierError>)>
+
+    /// The apps' answers in file order, once all `count` came (or the stream ended: nil for a file
+    /// without one); then ends the stream through `continuation`.
+    private static func collect(_ answers: OpenAnswers, count: Int, then continuation: OpenAnswers.Continuation)
+        async -> [Result<OpenOutcome, CourierError>?] {
+        var results = [Result<OpenOutcome, CourierError>?](repeating: nil, count: count)
+        var received = 0
+        for await (index, result) in answers {
+            results[index] = result
+            received += 1
+            if received == count { break }
+        }
+        continuation.finish()
+        return results
     }
 
     /// Step 2: each app's files into its Inbox, app after app; a failure withdraws what the earlier

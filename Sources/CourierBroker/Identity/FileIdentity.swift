@@ -12,17 +12,14 @@ public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
     public var device: UInt64
     public var inode: UInt64
 
-    public init(device: UInt64, inode: UInt64) {
-        self.device = device
-        self.inode = inode
-    }
+    public var description: String { "dev \(device) inode \(inode)" }
+}
 
+extension FileIdentity {
     /// The identity of the file at `path` (links followed); nil when it cannot be `stat`ed.
     public init?(path: String) {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         self.init(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
     }
-
-    public var description: String { "dev \(device) inode \(inode)" }
 }

@@ -1,5 +1,6 @@
 public import CourierTypes
 import CourierNames
+public import CourierURL
 
 /// Turns a decoded property list into a ``Manifest`` plus diagnostics. Pure: no file system.
 ///
@@ -24,15 +25,14 @@ public struct ManifestParser: Sendable {
     /// The base name of the app's launch images (``LaunchImages``).
     public static let launchImageFileKey = "UILaunchImageFile"
 
-    /// Checks `CourierURLFormat`; returns a message when the value is not a valid format.
-    /// Installed by the module that knows the format type (kept a closure so this module does not
-    /// depend on its details).
-    public var urlFormatValidator: (@Sendable (PropertyListValue) -> ManifestURLFormat.Problem?)?
+    /// Checks `CourierURLFormat`; returns what is wrong when the value is not a valid format (nil:
+    /// the value is kept unchecked).
+    public var urlFormatValidator: (@Sendable (PropertyListValue) -> URLFormatError?)?
     /// Where the legacy `CFBundleTypeExtensions` and `CFBundleTypeMIMETypes` are looked up
     /// (``LegacyDocumentTypes``); only read for manifests that use them.
     public var mimeDatabase: MIMEDatabase
 
-    public init(urlFormatValidator: (@Sendable (PropertyListValue) -> ManifestURLFormat.Problem?)? = ManifestURLFormat.validate,
+    public init(urlFormatValidator: (@Sendable (PropertyListValue) -> URLFormatError?)? = ManifestURLFormat.validate,
                 mimeDatabase: MIMEDatabase = .system) {
         self.urlFormatValidator = urlFormatValidator
         self.mimeDatabase = mimeDatabase
@@ -94,7 +94,7 @@ public struct ManifestParser: Sendable {
         if let format = plist[Self.urlFormatKey] {
             if let problem = urlFormatValidator?(format) {
                 let key = problem.keyPath.isEmpty ? Self.urlFormatKey : Self.urlFormatKey + "." + problem.keyPath
-                context.warning(.invalidURLFormat, key, "the URL format is invalid: \(problem.message) (see docs/url-format.md) — the app is registered without a URL format, so URLs are not checked against it before launch")
+                context.warning(.invalidURLFormat, key, "the URL format is invalid: \(problem.explanation) (see docs/url-format.md) — the app is registered without a URL format, so URLs are not checked against it before launch")
             } else {
                 manifest.urlFormat = format
             }

@@ -5,25 +5,13 @@ public import CourierURL
 /// (docs/url-format.md): the loader checks the value with `URLFormat(propertyList:)`, so an invalid
 /// format is a diagnostic naming its key path, and consumers (the broker) get the typed format.
 public enum ManifestURLFormat {
-    /// What is wrong with a format: where inside `CourierURLFormat` (empty for the value itself)
-    /// and what to do.
-    public struct Problem: Sendable, Hashable {
-        public var keyPath: String
-        public var message: String
-        public init(keyPath: String, message: String) {
-            self.keyPath = keyPath
-            self.message = message
-        }
-    }
-
     /// nil when `value` is a valid URL format, else what is wrong.
-    @Sendable public static func validate(_ value: PropertyListValue) -> Problem? {
+    @Sendable public static func validate(_ value: PropertyListValue) -> URLFormatError? {
         do {
             _ = try URLFormat(propertyList: value.foundationValue)
             return nil
         } catch {
-            let text = error.advice.isEmpty ? error.message : "\(error.message); \(error.advice)"
-            return Problem(keyPath: error.keyPath, message: text)
+            return error
         }
     }
 }
