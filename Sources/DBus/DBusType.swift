@@ -19,7 +19,7 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
         case .array(let e): "a" + e.signature
         case .dictionary(let k, let v): "a{" + k.signature + v.signature + "}"
         case .structure(let fields): "(" + fields.map(\.signature).joined() + ")"
-        default: String(Unicode.Scalar(UInt8(code)))
+        default: Self.oneCharacterSignatures[Int(code)]
         }
     }
 
@@ -95,6 +95,10 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
         guard code < 128, let type = Self.byCode[Int(code)] else { return nil }
         self = type
     }
+
+    /// Every one-character signature, at the index of its code: `signature` is read for each
+    /// variant and array a message carries, so a basic type's text is looked up, not built.
+    private static let oneCharacterSignatures: [String] = (0..<128).map { String(Unicode.Scalar(UInt8($0))) }
 
     /// The types written with one character, at the index of their code.
     private static let byCode: [DBusType?] = {
