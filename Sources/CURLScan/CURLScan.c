@@ -150,7 +150,8 @@ static inline void add_head(CURLScanHead *h, const Block *k, size_t b) {
     h->at |= (uint64_t)k->at << s;
 }
 
-static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
+static int classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
+    uint32_t nonASCII = 0;
     size_t blocks = (n + 15) >> 4, full = n >> 4, total = ((n >> 6) + 1) << 2;
     size_t headBlocks = blocks < 4 ? blocks : 4;
     CURLScanHead h = {0, 0, 0, 0, 0};
@@ -164,7 +165,10 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
             outside[(b) - 1] = le16(previousOutside | (previousPercent & ~((hex >> 1) & (hex >> 2))));        \
         }                                                                                             \
         question[b] = le16((k).question);                                                             \
-        if (high) high[b] = le16((k).high);                                                           \
+        if (high) {                                                                                   \
+            high[b] = le16((k).high);                                                                 \
+            nonASCII |= (k).high;                                                                     \
+        }                                                                                             \
         previousOutside = (k).outside;                                                                \
         previousPercent = (k).percent;                                                                \
         previousHex = (k).hex;                                                                        \
@@ -200,6 +204,7 @@ static void classify_sse2(const uint8_t *p, size_t n, uint16_t *outside, uint16_
     outside[n >> 4] |= le16(1u << (n & 15));  // the sentinel
     end_scheme_at_32(&h);
     *head = h;
+    return nonASCII != 0;
 }
 
 #if defined(__x86_64__) && defined(__clang__)
@@ -338,7 +343,8 @@ static inline void store64(uint16_t *slots, size_t word, uint64_t value) {
 /// tail test and a zero fill per block: 395 instructions per URL of the benchmark, callgrind.)
 /// Word 0 is the head: its first block also yields the scheme masks, both its blocks the
 /// delimiters. Every word up to the sentinel's (`n >> 6`) is written, so nothing is zero-filled.
-CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
+CURLSCAN_AVX2 static int classify_avx2(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
+    uint32_t nonASCII = 0;
     size_t last = n >> 6;  // the sentinel's word
     Block lo = classify32_part(p, n, 0, HEAD_ALL), hi = classify32_part(p, n, 32, HEAD_DELIMITERS);
     take_non_ascii(&lo, high);
@@ -351,7 +357,10 @@ CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *ou
     *head = h;
     Word previous = word_of(&lo, &hi);
     store64(question, 0, previous.question);
-    if (high) store64(high, 0, lo.high | (uint64_t)hi.high << 32);
+    if (high) {
+        store64(high, 0, lo.high | (uint64_t)hi.high << 32);
+        nonASCII |= lo.high | hi.high;
+    }
     for (size_t w = 1; w <= last; w++) {
         if (w < last) {  // 64 whole bytes
             lo = classify32_at(p + (w << 6), 0);
@@ -365,23 +374,24 @@ CURLSCAN_AVX2 static void classify_avx2(const uint8_t *p, size_t n, uint16_t *ou
         Word current = word_of(&lo, &hi);
         store64(outside, w - 1, outside_with_escapes(&previous, current.hex));
         store64(question, w, current.question);
-        if (high) store64(high, w, lo.high | (uint64_t)hi.high << 32);
+        if (high) {
+            store64(high, w, lo.high | (uint64_t)hi.high << 32);
+            nonASCII |= lo.high | hi.high;
+        }
         previous = current;
     }
     store64(outside, last, outside_with_escapes(&previous, 0) | 1ull << (n & 63));  // with the sentinel
+    return nonASCII != 0;
 }
 #endif
 
-void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
+int curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
 #if defined(__x86_64__) && defined(__clang__)
-    if (__builtin_cpu_supports("avx2")) {
-        classify_avx2(p, n, outside, question, head, high);
-        return;
-    }
+    if (__builtin_cpu_supports("avx2")) return classify_avx2(p, n, outside, question, head, high);
 #endif
-    classify_sse2(p, n, outside, question, head, high);
+    return classify_sse2(p, n, outside, question, head, high);
 }
 
-void curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
-    classify_sse2(p, n, outside, question, head, high);
+int curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high) {
+    return classify_sse2(p, n, outside, question, head, high);
 }

@@ -46,11 +46,10 @@ public enum IRI {
     ) throws(URIError) -> IRIConversion {
         // One fast parse for both: it classifies the bytes outside ASCII in the same pass as the
         // rest, so a URI costs what the parser costs and an IRI is not parsed twice.
-        switch URIReference.fastPathParse(iri: text) {
-        case .uri(let uri): return IRIConversion(uri: uri, original: nil)
-        case .iri(let layout): return try escaping(text, layout: layout, domainNameHost: domainNameHost)
-        case nil: return try mapping(text, domainNameHost: domainNameHost)
-        }
+        var reading: IRILayout? = nil
+        if let uri = URIReference(iriText: text, reading: &reading) { return IRIConversion(uri: uri, original: nil) }
+        if let reading { return try escaping(text, layout: reading, domainNameHost: domainNameHost) }
+        return try mapping(text, domainNameHost: domainNameHost)
     }
 
     /// ``uri(from:domainNameHost:)`` for text the fast path took as an IRI: each character
@@ -98,7 +97,8 @@ public enum IRI {
         if let failure { throw failure }
         switch mapped {
         case .some(.some(let uri)): return IRIConversion(uri: uri, original: text)
-        case .some(.none): return IRIConversion(uri: try URIReference(text), original: nil)
+        // All ASCII, and the fast path declined it: the full parser, which says why if it refuses.
+        case .some(.none): return IRIConversion(uri: try URIReference(fullParse: text, options: .default), original: nil)
         case .none:
             // A bridged string without contiguous UTF-8: map a native copy.
             var native = text
@@ -240,7 +240,7 @@ public struct IRIConversion: Sendable, Hashable {
     /// The text as given when it is not the URI (one string less to hold for a URI given as one).
     @usableFromInline let original: String?
 
-    @usableFromInline
+    @inlinable
     init(uri: URIReference, original: String?) {
         self.uri = uri
         self.original = original

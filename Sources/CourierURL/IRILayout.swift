@@ -95,37 +95,32 @@ package struct IRILayout: Sendable {
     }
 }
 
-/// What the fast path makes of IRI text.
-@usableFromInline
-package enum IRIFastParse: Sendable {
-    /// The text is all ASCII and this URI.
-    case uri(URIReference)
-    /// The text holds bytes ≥ 0x80 and is a URI once they are percent-encoded.
-    case iri(IRILayout)
-}
-
 extension URIReference {
-    /// `text` read by the fast path as IRI text (``IRILayout``); nil when the fast path does not
-    /// take it (an error, a relative reference, a long authority: the caller maps and parses).
-    @inlinable
-    package static func fastPathParse(iri text: String) -> IRIFastParse? {
-        var reading: IRILayout? = nil
-        guard let layout = iriLayout(text, into: &reading) else { return nil }
-        guard let iri = reading else { return .uri(URIReference(string: text, layout: layout)) }
-        // The escapes must fit the parser's limit too (the fast path checked the text's length).
-        guard text.utf8.count &+ 2 &* iri.nonASCIICount <= URIParsingOptions.default.maximumLength else { return nil }
-        return .iri(iri)
-    }
-
-    /// The fast path's layout of `string` read as IRI text, and into `iri` what it is as IRI
-    /// text when it holds bytes ≥ 0x80 (else `iri` stays nil); nil when the fast path declines.
-    /// (Filled in place: the reading is not copied out through the closures.)
+    /// `text` read by the fast path as IRI text (``IRILayout``): the URI when the text is all
+    /// ASCII and the fast path takes it; else nil, and `reading` (nil on entry) receives what the
+    /// text is as IRI text when it holds bytes ≥ 0x80 and the fast path takes it. Both nil: the
+    /// fast path declined (an error, a relative reference, a long authority), the caller maps and
+    /// parses.
+    ///
+    /// Shaped as the parser's own initializer, one call from the string to the value with the
+    /// layout written into it, so that a URI given to `IRI.uri(from:)` costs the parser's fast
+    /// path and little more. (An enum of the two outcomes as the result copies the layout through
+    /// memory in words of other widths than it is stored in: store-forwarding stalls.)
     @usableFromInline
-    static func iriLayout(_ string: borrowing String, into iri: inout IRILayout?) -> URILayout? {
-        let fast = string.utf8.withContiguousStorageIfAvailable {
-            URIParser.fastParse($0, maximumLength: URIParsingOptions.default.maximumLength, iri: &iri)
+    package init?(iriText text: borrowing String, reading: inout IRILayout?) {
+        let fast = text.utf8.withContiguousStorageIfAvailable {
+            URIParser.fastParse(iriText: $0, maximumLength: URIParsingOptions.default.maximumLength, into: &reading)
         }
-        return fast ?? nil
+        guard let fast, let layout = fast else { return nil }
+        if let iri = reading {
+            // The escapes must fit the parser's limit too (the fast path checked the text's length).
+            if text.utf8.count &+ 2 &* iri.nonASCIICount > URIParsingOptions.default.maximumLength { reading = nil }
+            return nil
+        }
+        // Borrowed, copied here: one retain, for the value. (Taken as owned, the caller would
+        // retain it for the call and every other way out of here release it.)
+        self.string = copy text
+        self.layout = layout
     }
 
     /// Whether `uri`'s layout is the one the full parser gives its string: for tests and the
@@ -145,7 +140,7 @@ extension URIReference {
     @_spi(Testing)
     public static func fastPathParse(iriBytes bytes: UnsafeBufferPointer<UInt8>) -> URIReference? {
         var reading: IRILayout? = nil
-        guard let layout = URIParser.fastParse(bytes, maximumLength: URIParsingOptions.default.maximumLength, iri: &reading) else { return nil }
+        guard let layout = URIParser.fastParse(iriText: bytes, maximumLength: URIParsingOptions.default.maximumLength, into: &reading) else { return nil }
         guard let iri = reading else { return URIReference(string: String(decoding: bytes, as: UTF8.self), layout: layout) }
         var encoded: [UInt8] = []
         for byte in bytes {

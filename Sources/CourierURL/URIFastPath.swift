@@ -26,13 +26,33 @@ extension URIParser {
     /// input bytes).
     static let fastPathMaximumLength = 16 * 1024
 
-    /// With `iri` (IRI text, ``IRILayout``), bytes ≥ 0x80 are read as characters of the query
-    /// class, so the layout is the one of the URI the text becomes once each of them is
-    /// percent-encoded, in the text's own offsets; when there are any, `iri` receives that URI's
-    /// layout (else it is left as it is).
-    /// None of them can be in the scheme, a port or an IP literal (those checks are on ASCII).
+    /// The fast path of the parser: the layout of `p`, or nil (see the type's contract).
+    ///
+    /// One of the two instances of ``fastParse(_:maximumLength:iri:)``, each compiled on its own
+    /// with the whole parse inlined in it: here `iri` is the constant nil, so the IRI reading is
+    /// compiled out and a URI pays nothing for it. (One instance for both, taking `iri` at run
+    /// time, is not inlined into its callers, and the parser pays for the reading's branches.)
+    @inline(never)
+    static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int) -> URILayout? {
+        fastParse(p, maximumLength: maximumLength, iri: nil)
+    }
+
+    /// The fast path on IRI text (``IRILayout``): the layout of `p` read with each byte ≥ 0x80
+    /// as a character of the query class, and into `iri` that of the URI the text becomes once
+    /// they are percent-encoded when there are any (else `iri` is left as it is). The other
+    /// instance of ``fastParse(_:maximumLength:iri:)``.
+    @inline(never)
+    static func fastParse(iriText p: UnsafeBufferPointer<UInt8>, maximumLength: Int, into iri: UnsafeMutablePointer<IRILayout?>) -> URILayout? {
+        fastParse(p, maximumLength: maximumLength, iri: iri)
+    }
+
+    /// The body of both fast paths, inlined into each with `iri` known: with `iri` (IRI text,
+    /// ``IRILayout``), bytes ≥ 0x80 are read as characters of the query class, so the layout is
+    /// the one of the URI the text becomes once each of them is percent-encoded, in the text's
+    /// own offsets; when there are any, `iri` receives that URI's layout (else it is left as it
+    /// is). None of them can be in the scheme, a port or an IP literal (those checks are on ASCII).
     @inline(__always)
-    static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int, iri: UnsafeMutablePointer<IRILayout?>? = nil) -> URILayout? {
+    private static func fastParse(_ p: UnsafeBufferPointer<UInt8>, maximumLength: Int, iri: UnsafeMutablePointer<IRILayout?>?) -> URILayout? {
         let n = p.count
         guard n > 0, n <= fastPathMaximumLength, n <= maximumLength, let base = p.baseAddress,
             CharacterClass.isAlpha(base[0])  // no scheme: a relative reference, straight to the full parser
@@ -44,17 +64,13 @@ extension URIParser {
             let high = question + words
             var head = CURLScanHead()
             return withUnsafeMutablePointer(to: &head) { head in
-                curl_scan_classify(
+                let nonASCII = curl_scan_classify(
                     base, n, UnsafeMutableRawPointer(outside).assumingMemoryBound(to: UInt16.self),
                     UnsafeMutableRawPointer(question).assumingMemoryBound(to: UInt16.self), head,
                     iri == nil ? nil : UnsafeMutableRawPointer(high).assumingMemoryBound(to: UInt16.self))
                 guard let layout = FastScanner(p: p, outside: outside, question: question, head: head).parse() else { return nil }
-                if let iri {
-                    // All ASCII (the common case): nothing to move.
-                    var any: UInt64 = 0
-                    for w in 0..<words { any |= high[w] }
-                    if any != 0 { iri.pointee = IRILayout(layout: layout, high: high, words: words) }
-                }
+                // All ASCII (the common case): nothing to move.
+                if let iri, nonASCII != 0 { iri.pointee = IRILayout(layout: layout, high: high, words: words) }
                 return layout
             }
         }

@@ -27,9 +27,10 @@ public struct URIReference: Sendable, Hashable, CustomStringConvertible {
 
     /// The full parser's half of ``init(_:options:)``, out of line: kept in the initializer, its
     /// frame and register saves were paid by every fast parse too (callgrind: 116 -> 111
-    /// instructions per fast parse in the initializer itself).
+    /// instructions per fast parse in the initializer itself). Also the IRI mapping's parser for
+    /// text all ASCII that the fast path declined (it has run already).
     @inline(never)
-    init(fullParse string: String, options: URIParsingOptions) throws(URIError) {
+    package init(fullParse string: String, options: URIParsingOptions) throws(URIError) {
         var failure: URIError? = nil
         let parsed = string.utf8.withContiguousStorageIfAvailable { bytes -> URILayout? in
             do throws(URIError) {

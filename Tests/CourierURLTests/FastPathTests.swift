@@ -74,21 +74,25 @@ import URIParserOracle
         var head: [UInt64]
         /// The bytes ≥ 0x80, in IRI mode.
         var high: [UInt16]?
+        /// What the classification returned: whether there are any (in IRI mode).
+        var nonASCII: Int32
     }
 
     static func classify(
         _ bytes: [UInt8], iri: Bool = false,
-        with function: (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt16>?, UnsafeMutablePointer<UInt16>?, UnsafeMutablePointer<CURLScanHead>?, UnsafeMutablePointer<UInt16>?) -> Void
+        with function: (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt16>?, UnsafeMutablePointer<UInt16>?, UnsafeMutablePointer<CURLScanHead>?, UnsafeMutablePointer<UInt16>?) -> Int32
     ) -> Masks {
         let slots = ((bytes.count >> 6) + 1) << 2
         var outside = [UInt16](repeating: 0xAAAA, count: slots)
         var question = [UInt16](repeating: 0x5555, count: slots)
         var head = CURLScanHead()
         var high = [UInt16](repeating: 0x3333, count: slots)
-        bytes.withUnsafeBufferPointer { p in
-            if iri { function(p.baseAddress, p.count, &outside, &question, &head, &high) } else { function(p.baseAddress, p.count, &outside, &question, &head, nil) }
+        let nonASCII = bytes.withUnsafeBufferPointer { p in
+            iri ? function(p.baseAddress, p.count, &outside, &question, &head, &high) : function(p.baseAddress, p.count, &outside, &question, &head, nil)
         }
-        return Masks(outside: outside, question: question, head: [head.notScheme, head.upper, head.slash, head.colon, head.at], high: iri ? high : nil)
+        return Masks(
+            outside: outside, question: question, head: [head.notScheme, head.upper, head.slash, head.colon, head.at], high: iri ? high : nil,
+            nonASCII: nonASCII)
     }
 
     @Test func dispatchedAndBaselineClassificationsAgree() {
@@ -117,6 +121,7 @@ import URIParserOracle
                 if byte >= 0x80 { expectedHigh[offset >> 4] |= 1 << (offset & 15) }
             }
             #expect(iri.high == expectedHigh, "\(bytes)")
+            #expect(iri.nonASCII == (bytes.contains { $0 >= 0x80 } ? 1 : 0) && plain.nonASCII == 0, "\(bytes)")
         }
     }
 }

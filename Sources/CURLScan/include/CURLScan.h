@@ -31,10 +31,13 @@ typedef struct {
 /// are in the query class, so not in `outside`, and `high` receives their mask (as many blocks as
 /// `outside`, no sentinel); with null they are outside.
 ///
+/// Returns, with a non-null `high`, whether any byte is >= 0x80 (so that text all ASCII is known
+/// without reading `high` back); 0 with null.
+///
 /// Uses AVX2 (32 bytes at a time) when the CPU has it, else SSE2 (or a portable loop off x86-64).
-void curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high);
+int curl_scan_classify(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high);
 
 /// The same with the SSE2 (or portable) implementation whatever the CPU: for tests comparing the two.
-void curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high);
+int curl_scan_classify_baseline(const uint8_t *p, size_t n, uint16_t *outside, uint16_t *question, CURLScanHead *head, uint16_t *high);
 
 #endif
