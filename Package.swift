@@ -199,7 +199,7 @@ let package = Package(
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierNames"]),
         .testTarget(name: "CourierProtocolTests", dependencies: ["CourierProtocol", "DBus", "CourierNames", "BusTestSupport"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest", "CourierTypes", "CourierNames", "BusTestSupport"]),
-        .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL", "URIParserOracle"]),
+        .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL", "CourierManifest", "URIParserOracle"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "Courier", "CourierProcess"]),
         .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierNames", "BusTestSupport"]),
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames", "CourierProcess"]),

@@ -2,9 +2,9 @@
 /// required or forbidden, how they are decoded, their patterns and types.
 ///
 /// The same description works in Swift (``init(schemes:components:queryItems:allowsOtherQueryItems:dnsHost:)``)
-/// and as data in the app's manifest (``init(propertyList:)``, key `CourierURLFormat`, see
-/// docs/url-format.md), so the broker can refuse a malformed URL before launching the app, and the
-/// app decodes the same URL into typed values with ``decode(_:)``.
+/// and as data in the app's manifest (key `CourierURLFormat`, read by CourierManifest's
+/// `URLFormat(propertyList:)`; see docs/url-format.md), so the broker can refuse a malformed URL
+/// before launching the app, and the app decodes the same URL into typed values with ``decode(_:)``.
 ///
 /// Components the format does not mention are not checked (beyond RFC 3986).
 public struct URLFormat: Sendable, Hashable {
