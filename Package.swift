@@ -7,6 +7,18 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// How every Swift target reaches the metadata of a concrete generic type (`[UInt32: PendingCall]`,
+/// `UnsafeContinuation<DBusMessage, any Error>`): through an accessor that hands the runtime the
+/// conformances the type needs (`UInt32: Hashable`), not through its mangled name, which the runtime
+/// decodes and checks by searching every protocol-conformance record of the executable for each
+/// first (type, protocol) pair — about half of an app's start-up until `CheckIn` and of its first
+/// URL (docs/PERFORMANCE.md, "Cold open"). An unsafe flag: SwiftPM accepts this package as a
+/// dependency by path, branch or revision (the README's quick start depends on it by path), not by
+/// version.
+let metadataAccessSettings: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
+]
+
 /// How a Courier app is linked to start like a native tool (docs/PERFORMANCE.md, "Cold open"):
 /// fully static (`-static-executable`), so no dynamic loader runs at launch — no libswiftCore,
 /// Foundation, ICU, libdbus, libsystemd and their libraries to map, and no symbol look-ups or
@@ -213,7 +225,7 @@ let package = Package(
 )
 
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings + metadataAccessSettings
 }
 
 /// The executables linked fully static (`courier`, and the apps linked by `nativeToolLinking`; see
