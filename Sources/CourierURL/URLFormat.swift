@@ -53,7 +53,8 @@ public struct URLFormat: Sendable, Hashable {
     /// - Throws: ``URLFormatViolation`` naming the first component that does not fit and why.
     public func decode(_ uri: URIReference) throws(URLFormatViolation) -> DecodedURL {
         if !schemes.isEmpty {
-            let names = schemes.map(\.name).joined(separator: ", ")
+            // Spelled only for a refusal: every URL an app decodes passes here.
+            var names: String { schemes.map(\.name).joined(separator: ", ") }
             guard let scheme = uri.scheme else {
                 throw URLFormatViolation(
                     component: .scheme, offset: nil, reason: "the URL has no scheme", advice: "start it with \(names):")

@@ -15,7 +15,7 @@ struct ListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let id = ProcessInfo.processInfo.environment["COURIER_BUNDLE_ID"] ?? TodoListCommand.bundleID
-        let documents = Application.defaultContainer(bundleID: id).appendingPathComponent("Documents", isDirectory: true)
+        let documents = Application.defaultDocuments(bundleID: id)
         let store = TodoStore(documents: documents)
         if json {
             let data = FileManager.default.contents(atPath: store.fileURL.path) ?? Data("[]\n".utf8)

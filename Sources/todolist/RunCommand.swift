@@ -25,7 +25,7 @@ struct RunCommand: AsyncParsableCommand {
         // A closed stdout (bus activation, a detached broker) must not kill the app mid-request.
         signal(SIGPIPE, SIG_IGN)
         let id = bundleID ?? getenv("COURIER_BUNDLE_ID").map { String(cString: $0) } ?? TodoListCommand.bundleID
-        let documents = Application.defaultContainer(bundleID: id).appendingPathComponent("Documents", isDirectory: true)
+        let documents = Application.defaultDocuments(bundleID: id)
         let delegate = TodoAppDelegate(store: TodoStore(documents: documents))
         do {
             try await Application(bundleID: id, version: TodoListCommand.version, delegate: delegate).run()

@@ -40,7 +40,7 @@ struct ShareCommand: AsyncParsableCommand {
 
     func run() async throws {
         let id = ProcessInfo.processInfo.environment["COURIER_BUNDLE_ID"] ?? TodoListCommand.bundleID
-        let store = TodoStore(documents: Application.defaultContainer(bundleID: id).appendingPathComponent("Documents", isDirectory: true))
+        let store = TodoStore(documents: Application.defaultDocuments(bundleID: id))
         var item = ShareItem.source(TaskList(store: store))
         if let task {
             let items = try await store.items()
