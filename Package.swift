@@ -1,10 +1,22 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Every Swift target gets the same strictness: Swift 6 language mode (strict concurrency).
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+/// How every Swift target reaches the metadata of a concrete generic type (`[UInt32: PendingCall]`,
+/// `UnsafeContinuation<DBusMessage, any Error>`): through an accessor that hands the runtime the
+/// conformances the type needs (`UInt32: Hashable`), not through its mangled name, which the runtime
+/// decodes and checks by searching every protocol-conformance record of the executable for each
+/// first (type, protocol) pair — about half of an app's start-up until `CheckIn` and of its first
+/// URL (docs/PERFORMANCE.md, "Cold open"). An unsafe flag, which is why the manifest's tools
+/// version is 6.2: from that version SwiftPM accepts a dependency's unsafe flags, so an app still
+/// depends on Courier by version (`from: "…"`), not only by path, branch or revision.
+let metadataAccessSettings: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
 ]
 
 /// How a Courier app is linked to start like a native tool (docs/PERFORMANCE.md, "Cold open"):
@@ -16,7 +28,7 @@ let strictSettings: [SwiftSetting] = [
 /// Foundation, whose objects name only libFoundation for the linker: the static archives it needs
 /// besides are named here. lld links (gold warns at every link that the static Foundation refers
 /// to glibc's `mktemp`). The todolist example and courier-bench's start-up app use it; so can any
-/// app (SwiftPM accepts `unsafeFlags` in a root package only: the app's own).
+/// app, in its own manifest: these are the executable's link flags.
 let nativeToolLinking: [LinkerSetting] = [
     .unsafeFlags(["-static-executable", "-use-ld=lld"] + StaticExecutable.wrapFlags),
     .linkedLibrary("FoundationEssentials"), .linkedLibrary("FoundationInternationalization"), .linkedLibrary("CoreFoundation"),
@@ -199,7 +211,7 @@ let package = Package(
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierNames"]),
         .testTarget(name: "CourierProtocolTests", dependencies: ["CourierProtocol", "DBus", "CourierNames", "BusTestSupport"]),
         .testTarget(name: "CourierManifestTests", dependencies: ["CourierManifest", "CourierTypes", "CourierNames", "BusTestSupport"]),
-        .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL", "URIParserOracle"]),
+        .testTarget(name: "TodoListKitTests", dependencies: ["TodoListKit", "CourierURL", "CourierManifest", "URIParserOracle"]),
         .testTarget(name: "CourierInboxTests", dependencies: ["CourierInbox", "CInbox", "Courier", "CourierProcess"]),
         .testTarget(name: "CourierDesktopTests", dependencies: ["CourierDesktop", "CourierNames", "BusTestSupport"]),
         .testTarget(name: "CourierBrokerTests", dependencies: ["CourierBroker", "CourierURL", "CourierManifest", "CourierInbox", "CourierNames", "CourierProcess"]),
@@ -213,7 +225,7 @@ let package = Package(
 )
 
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings + metadataAccessSettings
 }
 
 /// The executables linked fully static (`courier`, and the apps linked by `nativeToolLinking`; see

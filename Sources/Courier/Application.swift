@@ -31,7 +31,7 @@ public final class Application: Sendable {
     /// The broker client on this app's connection (openURL / canOpenURL to other apps).
     public var broker: BrokerClient { BrokerClient(connection: connection) }
     /// `containerURL/Documents`.
-    public var documentsURL: URL { containerURL.appendingPathComponent("Documents", isDirectory: true) }
+    public var documentsURL: URL { containerURL.appendingPathComponent(CourierLayout.documentsInContainer, isDirectory: true) }
     /// The app's version, written into each preserved state (`RestorableStateCoder.bundleVersion`)
     /// so a later version can refuse an archive it cannot read.
     public let version: String
@@ -102,10 +102,19 @@ public final class Application: Sendable {
 
     /// `COURIER_CONTAINER` when set, else where the broker makes it (`CourierLayout.appContainer`).
     public static func defaultContainer(bundleID: String, environment: [String: String] = CourierLayout.currentEnvironment()) -> URL {
+        URL(fileURLWithPath: containerPath(bundleID: bundleID, environment: environment), isDirectory: true)
+    }
+
+    /// `Documents` in ``defaultContainer(bundleID:environment:)``: where the app keeps its files,
+    /// before an `Application` exists (for its store, say); ``documentsURL`` once it does.
+    public static func defaultDocuments(bundleID: String, environment: [String: String] = CourierLayout.currentEnvironment()) -> URL {
+        URL(fileURLWithPath: containerPath(bundleID: bundleID, environment: environment) + "/" + CourierLayout.documentsInContainer, isDirectory: true)
+    }
+
+    private static func containerPath(bundleID: String, environment: [String: String]) -> String {
         let layout = CourierLayout(environment: environment)
-        let path = BundleIdentifier(validating: bundleID).map(layout.appContainer(for:))
+        return BundleIdentifier(validating: bundleID).map(layout.appContainer(for:))
             ?? layout.givenContainer ?? layout.containersRoot + "/" + bundleID
-        return URL(fileURLWithPath: path, isDirectory: true)
     }
 
     /// The launch options `CheckIn` returned (empty before `start`).

@@ -96,10 +96,17 @@ public struct BundleIdentifier: Hashable, Comparable, Sendable, Codable, CustomS
     public static let reservedNamespaces = ["org.freedesktop", "org.courier"]
 
     /// The reserved namespace `elements` fall in (compared without case: `Org.Courier.Broker` only
-    /// differs from the broker's name in case), or nil.
+    /// differs from the broker's name in case), or nil. `elements` are ASCII (checked before), so
+    /// lowering ASCII letters is the whole case folding; bytes, not `lowercased().joined(separator:)`,
+    /// whose unspecialized generic code looks its associated types up at run time — a search of
+    /// every protocol-conformance record on an app's start-up (docs/PERFORMANCE.md, "Cold open").
     private static func reservedNamespace(of elements: [ArraySlice<UInt8>]) -> String? {
-        let head = elements.prefix(2).map { String(decoding: $0, as: UTF8.self).lowercased() }.joined(separator: ".")
-        return reservedNamespaces.first { $0 == head }
+        var head: [UInt8] = []
+        for element in elements.prefix(2) {
+            if !head.isEmpty { head.append(UInt8(ascii: ".")) }
+            for byte in element { head.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+        }
+        return reservedNamespaces.first { $0.utf8.elementsEqual(head) }
     }
 
     private static func isElementByte(_ b: UInt8) -> Bool {

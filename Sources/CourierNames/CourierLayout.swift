@@ -129,8 +129,11 @@ public struct CourierLayout: Sendable, Hashable {
     /// when it launched it, else ``container(for:)`` — where the broker creates it and drops files.
     public func appContainer(for app: BundleIdentifier) -> String { givenContainer ?? container(for: app) }
 
+    /// The folder of an app's container where it keeps its files (`Documents`), the Inbox inside it.
+    public static let documentsInContainer = "Documents"
+
     /// The folders from a container to its Inbox: `Documents`, `Inbox`.
-    public static let inboxInContainer = ["Documents", "Inbox"]
+    public static let inboxInContainer = [documentsInContainer, "Inbox"]
 
     /// The folders below the containers root, in order: `<bundle-id>`, `Documents`, `Inbox`.
     public static func inboxComponents(for app: BundleIdentifier) -> [String] { [app.rawValue] + inboxInContainer }
@@ -154,7 +157,7 @@ public struct CourierLayout: Sendable, Hashable {
 
     /// The variables of the process environment among `names` that are set (`getenv`, no Foundation).
     public static func processEnvironment(_ names: [String]) -> [String: String] {
-        var result: [String: String] = [:]
+        var result = [String: String](minimumCapacity: names.count)
         for name in names {
             if let value = getenv(name) { result[name] = String(cString: value) }
         }

@@ -2,9 +2,9 @@
 /// required or forbidden, how they are decoded, their patterns and types.
 ///
 /// The same description works in Swift (``init(schemes:components:queryItems:allowsOtherQueryItems:dnsHost:)``)
-/// and as data in the app's manifest (``init(propertyList:)``, key `CourierURLFormat`, see
-/// docs/url-format.md), so the broker can refuse a malformed URL before launching the app, and the
-/// app decodes the same URL into typed values with ``decode(_:)``.
+/// and as data in the app's manifest (key `CourierURLFormat`, read by CourierManifest's
+/// `URLFormat(propertyList:)`; see docs/url-format.md), so the broker can refuse a malformed URL
+/// before launching the app, and the app decodes the same URL into typed values with ``decode(_:)``.
 ///
 /// Components the format does not mention are not checked (beyond RFC 3986).
 public struct URLFormat: Sendable, Hashable {
@@ -53,7 +53,8 @@ public struct URLFormat: Sendable, Hashable {
     /// - Throws: ``URLFormatViolation`` naming the first component that does not fit and why.
     public func decode(_ uri: URIReference) throws(URLFormatViolation) -> DecodedURL {
         if !schemes.isEmpty {
-            let names = schemes.map(\.name).joined(separator: ", ")
+            // Spelled only for a refusal: every URL an app decodes passes here.
+            var names: String { schemes.map(\.name).joined(separator: ", ") }
             guard let scheme = uri.scheme else {
                 throw URLFormatViolation(
                     component: .scheme, offset: nil, reason: "the URL has no scheme", advice: "start it with \(names):")

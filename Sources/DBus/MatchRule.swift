@@ -26,16 +26,19 @@ public struct MatchRule: Sendable, Hashable {
     }
 
     /// The rule text for `org.freedesktop.DBus.AddMatch`.
+    /// Written by appending, not as parts `joined(separator:)`: an app sends its first rule on the
+    /// way to `CheckIn`, and the first `joined` of a process looks up the array's associated types at
+    /// run time — a search of every protocol-conformance record (docs/PERFORMANCE.md, "Cold open").
     public var ruleString: String {
-        func quote(_ s: String) -> String { "'" + s.replacingApostrophes() + "'" }
-        var parts = ["type='signal'"]
-        if let sender { parts.append("sender=\(quote(sender.rawValue))") }
-        if let path { parts.append("path=\(quote(path.rawValue))") }
-        if let pathNamespace { parts.append("path_namespace=\(quote(pathNamespace.rawValue))") }
-        if let interface { parts.append("interface=\(quote(interface.rawValue))") }
-        if let member { parts.append("member=\(quote(member.rawValue))") }
-        for (i, v) in arguments.sorted(by: { $0.key < $1.key }) { parts.append("arg\(i)=\(quote(v))") }
-        return parts.joined(separator: ",")
+        var rule = "type='signal'"
+        func add(_ key: String, _ value: String) { rule += "," + key + "='" + value.replacingApostrophes() + "'" }
+        if let sender { add("sender", sender.rawValue) }
+        if let path { add("path", path.rawValue) }
+        if let pathNamespace { add("path_namespace", pathNamespace.rawValue) }
+        if let interface { add("interface", interface.rawValue) }
+        if let member { add("member", member.rawValue) }
+        for (i, v) in arguments.sorted(by: { $0.key < $1.key }) { add("arg" + String(i), v) }
+        return rule
     }
 
     /// Whether the signal `m` satisfies this rule.

@@ -7,10 +7,9 @@ import FoundationEssentials
 actor TodoStore {
     let fileURL: URL
 
-    /// The store in the container of the app `bundleID` (`Application.defaultContainer`).
+    /// The store in the Documents of the app `bundleID` (`Application.defaultDocuments`).
     init(bundleID: String) {
-        let documents = Application.defaultContainer(bundleID: bundleID).appendingPathComponent("Documents", isDirectory: true)
-        fileURL = documents.appendingPathComponent("todolist.json")
+        fileURL = Application.defaultDocuments(bundleID: bundleID).appendingPathComponent("todolist.json")
     }
 
     /// The stored items (none when the file does not exist yet).

@@ -56,6 +56,24 @@ struct LibraryBoundaryTests {
         #expect(testable.isEmpty, "\(testable.joined(separator: "\n"))")
     }
 
+    /// An import of the whole swift-corelibs `Foundation` (not `FoundationEssentials`).
+    static func importsWholeFoundation(_ line: Substring) -> Bool {
+        line.range(of: #"^(@_exported\s+)?((public|package|internal)\s+)?import\s+Foundation\s*$"#, options: .regularExpression) != nil
+    }
+
+    /// What an app links to run and to check its URLs imports `FoundationEssentials` only: one import
+    /// of `Foundation` would link it, CoreFoundation and ICU's Foundation layer into every app, and
+    /// their thousands of protocol-conformance records are searched at each first conformance
+    /// look-up of the app's start-up (docs/PERFORMANCE.md, "Cold open").
+    @Test func theAppsLibrariesImportFoundationEssentialsOnly() throws {
+        for folder in ["Sources/Courier", "Sources/DBus", "Sources/CourierProtocol", "Sources/CourierNames", "Sources/CourierURL"] {
+            let sources = try Self.files(under: folder)
+            #expect(!sources.isEmpty, "\(folder) was not found under \(Self.repository.path)")
+            let imports = sources.flatMap { Self.offending($0.text, in: $0.path, Self.importsWholeFoundation) }
+            #expect(imports.isEmpty, "the whole Foundation imported by a library apps link:\n\(imports.joined(separator: "\n"))")
+        }
+    }
+
     /// The searches find what they look for.
     @Test func theSearchesRecogniseADoor() {
         #expect(Self.declaresPackage("package let connection: DBusConnection"))
@@ -69,5 +87,9 @@ struct LibraryBoundaryTests {
         #expect(!Self.importsBindingPublicly("import DBus"))
         #expect(!Self.importsBindingPublicly("public import DBusExtras"))
         #expect(Self.offending("// package let x\nlet y", in: "f", Self.declaresPackage).isEmpty)
+        #expect(Self.importsWholeFoundation("import Foundation"))
+        #expect(Self.importsWholeFoundation("public import Foundation"))
+        #expect(!Self.importsWholeFoundation("import FoundationEssentials"))
+        #expect(!Self.importsWholeFoundation("public import FoundationEssentials"))
     }
 }

@@ -1,3 +1,4 @@
+import CourierManifest
 import CourierURL
 import Foundation
 import Testing

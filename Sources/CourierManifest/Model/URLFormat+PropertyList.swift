@@ -1,7 +1,11 @@
+public import CourierURL
 import Foundation
 
 /// The property-list form of ``URLFormat`` (docs/url-format.md), as read from an app's manifest
-/// under the key `CourierURLFormat`.
+/// under the key `CourierURLFormat`. Here, beside the manifest, not in CourierURL: it names
+/// Foundation's `NSNumber`, and an app that links CourierURL to check its URLs would otherwise link
+/// the whole swift-corelibs Foundation — thousands more protocol-conformance records, which every
+/// first conformance look-up of its start-up searches (docs/PERFORMANCE.md, "Cold open").
 ///
 /// Strict on purpose: an unknown key is an error, because a misspelled `Presence` silently
 /// ignored would let malformed URLs through to the app.
