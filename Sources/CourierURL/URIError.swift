@@ -59,8 +59,9 @@ public struct URIError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { withAdvice(message, advice) }
 }
 
-/// `problem; advice`, or `problem` alone when there is no advice: how the module's errors read.
-func withAdvice(_ problem: String, _ advice: String) -> String {
+/// `problem; advice`, or `problem` alone when there is no advice: how the URL errors read (the
+/// parser's and the URL format's).
+package func withAdvice(_ problem: String, _ advice: String) -> String {
     advice.isEmpty ? problem : "\(problem); \(advice)"
 }
 

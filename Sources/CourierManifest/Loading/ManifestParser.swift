@@ -1,6 +1,6 @@
 public import CourierTypes
 import CourierNames
-public import CourierURL
+import CourierURL
 
 /// Turns a decoded property list into a ``Manifest`` plus diagnostics. Pure: no file system.
 ///

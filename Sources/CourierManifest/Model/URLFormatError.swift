@@ -1,3 +1,5 @@
+import CourierURL
+
 /// Why a property-list URL format (the manifest's `CourierURLFormat`) cannot be used: the key
 /// path inside the format, what is wrong, and what to do.
 ///
