@@ -1,4 +1,6 @@
 import BusTestSupport
+@testable import CourierNearby
+import Crypto
 import Foundation
 import Testing
 
@@ -56,6 +58,24 @@ import Testing
         #expect(fixture.contents(of: fixture.staging).isEmpty, "\(fixture.contents(of: fixture.staging))")
         #expect(receiver.errors.contains("public.png"), "\(receiver.errors)")
     }
+    /// A body of several MiB, not a multiple of the 1 MiB buffers the server gathers body parts
+    /// into (`RequestBodyGatherer`), sent with a Content-Length and chunked, each with its SHA-256
+    /// announced: each lands whole, byte for byte.
+    @Test func bodiesOfSeveralMiBArriveByteForByteWithALengthOrChunked() async throws {
+        let receiver = try await BadInputTests.Receiver()
+        defer { receiver.tearDown() }
+        let text = Data((0..<110_000).map { "line \($0): the quick brown fox jumps over the lazy dog\n" }.joined().utf8)
+        #expect(text.count > 5 << 20 && text.count % (1 << 20) != 0)
+        for (name, extra) in [("sized.txt", [String]()), ("chunked.txt", ["-H", "Transfer-Encoding: chunked"])] {
+            let hash = SHA256.hash(data: text).hex
+            let (session, token) = try await receiver.session(name: name, size: text.count, sha256: hash)
+            let answer = try await receiver.upload(session, token: token, data: text, extra: extra)
+            #expect(answer.status == 200, "\(name): \(answer)")
+            let placed = receiver.fixture.inbox().appendingPathComponent(name)
+            #expect(FileManager.default.contents(atPath: placed.path) == text, "\(name) differs from what was sent")
+        }
+    }
+
     /// An app slow to answer its open (`courier-test-app lifecycle --hold-while`: it answers once
     /// the test removes a file). The upload answers once the file is durably in the Inbox while the
     /// app still holds its open; the app then gets the file, and the broker's log says what it
