@@ -5,11 +5,11 @@ import NIOHTTP1
 /// on when full (and what is left at the request's end). A decrypted body part is a slice of
 /// NIOSSL's read buffer: while a part waits for the task that writes it to disk, NIOSSL's next
 /// read finds its buffer shared and copies the whole buffer into a fresh one (copy on write, with
-/// a page fault for every page of the new memory) — a fifth of the receiver's time in a 1 GiB
-/// upload (`perf record` during `courier-bench nearby`). Copied here once, the part is released at
-/// once and NIOSSL reuses its buffer; the copy is the one the staging file's write needs anyway
-/// (whole buffers written at once), and the task writing to disk is woken once per `size` bytes
-/// instead of once per read.
+/// a page fault for every page of the new memory): a fifth of the receiver's CPU time in the
+/// 1 GiB upload of `courier-bench nearby`. Copied here once, the part is released at once and
+/// NIOSSL reuses its buffer; this copy replaces the one the staging file's writes made (whole
+/// buffers written at once), and the task writing to disk is woken once per ``size`` bytes instead
+/// of once per read.
 final class RequestBodyGatherer: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
