@@ -63,14 +63,8 @@ public final class LinkShareServer: Sendable {
         var port = options.port
         do {
             for address in options.addresses {
-                let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                    .bind(host: address, port: port) { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try ConnectionSlots.configure(channel, tls: context, idle: idle, handshake: handshake, head: head, streaming: .init())
-                        }
-                    }
+                let channel = try await ConnectionSlots.bind(host: address, port: port, tls: context, idle: idle, handshake: handshake, head: head,
+                                                             streaming: .init())
                 channels.append(channel)
                 port = channel.channel.localAddress?.port ?? port
             }

@@ -59,13 +59,12 @@ public final class NearbyServer: Sendable {
         slots = ConnectionSlots(maximum: options.maximumConnections, perAddress: options.maximumConnectionsPerAddress)
     }
 
-    /// How many request parts (decrypted body chunks, each a slice that keeps its read buffer
-    /// alive) may wait between the event loop and the task writing them to disk before the socket
-    /// stops being read. NIO's default (10 high, 2 low) makes a thread hand-off every few parts;
-    /// on a loaded machine each costs a scheduler wake-up, and a 1 GiB upload ran at a sixth of
-    /// nginx's speed with the receiver idle. 256 parts held up to 131 MiB (RSS growth);
-    /// 48 keeps the growth under the 32 MiB target at nginx's speed (`courier-bench nearby`).
-    static let streaming = Connection.Configuration(backPressureStrategy: .init(lowWatermark: 16, highWatermark: 48))
+    /// How many request parts (body parts of up to 1 MiB, ``RequestBodyGatherer``) may wait between
+    /// the event loop and the task writing them to disk before the socket stops being read: enough
+    /// that the writer never waits on the event loop's hand-off (each a scheduler wake-up on a
+    /// loaded machine), few enough that the receiver's RSS grows by well under the 32 MiB target in
+    /// a 1 GiB upload (`courier-bench nearby`).
+    static let streaming = Connection.Configuration(backPressureStrategy: .init(lowWatermark: 4, highWatermark: 12))
 
     /// The port bound (useful with port 0).
     public var port: Int { channel.channel.localAddress?.port ?? options.port }
@@ -76,14 +75,8 @@ public final class NearbyServer: Sendable {
         let context = try identity.serverTLSContext()
         let idle = options.idleTimeout
         let (handshake, head) = (options.handshakeTimeout, options.headTimeout)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .bind(host: options.host, port: options.port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try ConnectionSlots.configure(channel, tls: context, idle: idle, handshake: handshake, head: head, streaming: Self.streaming)
-                }
-            }
+        let channel = try await ConnectionSlots.bind(host: options.host, port: options.port, tls: context, idle: idle, handshake: handshake, head: head,
+                                                     streaming: Self.streaming)
         return NearbyServer(channel: channel, device: device, receiver: receiver, options: options, logger: logger, onRegister: onRegister)
     }
 

@@ -23,8 +23,6 @@ final class StagedUpload {
     let expectedSize: Int64
     private(set) var received: Int64 = 0
     private var hasher: SHA256?
-    private var pending: [UInt8] = []
-    private static let flushThreshold = 1 << 20
     /// The file is written back to the disk in chunks of this size while the body arrives, so
     /// that the `fsync` of the delivery has only the last chunk left (as a drop's copy does).
     private static let writebackChunk: Int64 = 32 << 20
@@ -40,7 +38,6 @@ final class StagedUpload {
         self.expectedSize = expectedSize
         self.hasher = hashing ? SHA256() : nil
         self.writeback = WritebackPipeline(descriptor: descriptor)
-        pending.reserveCapacity(Self.flushThreshold)
     }
 
     /// Reserves the file's blocks up front (`fallocate`): one extent instead of one allocation per
@@ -80,20 +77,20 @@ final class StagedUpload {
 
     deinit { discard() }
 
-    /// Appends body bytes; a body longer than announced is refused at the first byte too many.
+    /// Appends body bytes, written at once (the server hands them over gathered in 1 MiB buffers,
+    /// ``RequestBodyGatherer``: no copy here); a body longer than announced is refused at the first
+    /// byte too many.
     func append(_ bytes: UnsafeRawBufferPointer) throws(NearbyError) {
         guard received + Int64(bytes.count) <= expectedSize else {
             throw .invalid("the upload is longer than the \(expectedSize) bytes announced in prepare-upload; nothing was kept")
         }
         received += Int64(bytes.count)
         hasher?.update(bufferPointer: bytes)
-        pending.append(contentsOf: bytes)
-        if pending.count >= Self.flushThreshold { try flush() }
+        try write(bytes)
     }
 
-    /// Writes what is buffered, then checks the size and the hash against what was announced.
+    /// Checks the size and the hash against what was announced.
     func complete(sha256 expected: String?) throws(NearbyError) {
-        try flush()
         guard received == expectedSize else {
             throw .invalid("the upload ended after \(received) of the \(expectedSize) bytes announced in prepare-upload; nothing was kept")
         }
@@ -105,10 +102,10 @@ final class StagedUpload {
         }
     }
 
-    private func flush() throws(NearbyError) {
+    private func write(_ bytes: UnsafeRawBufferPointer) throws(NearbyError) {
         var offset = 0
-        while offset < pending.count {
-            let written = pending.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 let reason = errno == ENOSPC ? "the disk is full" : String(cString: strerror(errno))
@@ -116,8 +113,7 @@ final class StagedUpload {
             }
             offset += written
         }
-        written += Int64(pending.count)
-        pending.removeAll(keepingCapacity: true)
+        written += Int64(bytes.count)
         if written - writebackStart >= Self.writebackChunk {
             writeback.written(from: writebackStart, to: written)
             writebackStart = written

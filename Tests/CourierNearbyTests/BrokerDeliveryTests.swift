@@ -1,4 +1,6 @@
 import BusTestSupport
+@testable import CourierNearby
+import Crypto
 import Foundation
 import Testing
 
@@ -56,15 +58,36 @@ import Testing
         #expect(fixture.contents(of: fixture.staging).isEmpty, "\(fixture.contents(of: fixture.staging))")
         #expect(receiver.errors.contains("public.png"), "\(receiver.errors)")
     }
+    /// A body of several MiB, not a multiple of the 1 MiB buffers the server gathers body parts
+    /// into (`RequestBodyGatherer`), sent with a Content-Length and chunked, each with its SHA-256
+    /// announced: each lands whole, byte for byte.
+    @Test func bodiesOfSeveralMiBArriveByteForByteWithALengthOrChunked() async throws {
+        let receiver = try await BadInputTests.Receiver()
+        defer { receiver.tearDown() }
+        let text = Data((0..<110_000).map { "line \($0): the quick brown fox jumps over the lazy dog\n" }.joined().utf8)
+        #expect(text.count > 5 << 20 && text.count % (1 << 20) != 0)
+        for (name, extra) in [("sized.txt", [String]()), ("chunked.txt", ["-H", "Transfer-Encoding: chunked"])] {
+            let hash = SHA256.hash(data: text).hex
+            let (session, token) = try await receiver.session(name: name, size: text.count, sha256: hash)
+            let answer = try await receiver.upload(session, token: token, data: text, extra: extra)
+            #expect(answer.status == 200, "\(name): \(answer)")
+            let placed = receiver.fixture.inbox().appendingPathComponent(name)
+            #expect(FileManager.default.contents(atPath: placed.path) == text, "\(name) differs from what was sent")
+        }
+    }
+
     /// An app slow to answer its open (`courier-test-app lifecycle --hold-while`: it answers once
     /// the test removes a file). The upload answers once the file is durably in the Inbox while the
     /// app still holds its open; the app then gets the file, and the broker's log says what it
     /// answered. An upload that waited for the app would wait until the broker's own deadline for
     /// the app (25 s) passed: past this test's bound for the upload (20 s), and the broker would
     /// have given up on the app before it answered.
-    @Test func theUploadAnswersOnceTheFileIsInTheInboxNotWhenTheSlowAppAnswers() async throws {
-        let slow = "com.acme.slow"
-        let receiver = try await BadInputTests.Receiver(to: slow, brokerLogLevel: "info") { root in
+    static let slow = "com.acme.slow"
+
+    /// A receiver for ``slow``, an app that holds every open until the test removes `hold` in the
+    /// fixture's root (`courier-test-app lifecycle --hold-while`).
+    static func receiverForTheSlowApp() async throws -> BadInputTests.Receiver {
+        try await BadInputTests.Receiver(to: slow, brokerLogLevel: "info") { root in
             let hold = root.appendingPathComponent("hold")
             try Data().write(to: hold)
             let plist: [String: Any] = [
@@ -75,6 +98,11 @@ import Testing
             try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
                 .write(to: root.appendingPathComponent("manifests/\(slow).plist"))
         }
+    }
+
+    @Test func theUploadAnswersOnceTheFileIsInTheInboxNotWhenTheSlowAppAnswers() async throws {
+        let slow = Self.slow
+        let receiver = try await Self.receiverForTheSlowApp()
         defer { receiver.tearDown() }
         let fixture = receiver.fixture
         let data = Data("answered before the app\n".utf8)
@@ -98,5 +126,43 @@ import Testing
         #expect(fixture.courierd.errors.contains(logged), "the broker's log says what the app answered: \(fixture.courierd.errors)")
         #expect(recorded().contains("open \(url)"), "\(recorded())")
         #expect(receiver.process.errors.contains("\"slow.txt\" → \(placed.path)"), "\(receiver.process.errors)")
+    }
+
+    /// More files in one session than the broker lets one caller have unanswered at once (64), to
+    /// an app that holds every open: `courier nearby send` of 100 files hears success, and each
+    /// file is in the Inbox once, whole, while the app has answered none. Once the app is let go it
+    /// gets every file.
+    @Test func aHundredFilesInOneSessionToASlowAppAreAllDeliveredAndTheSenderHearsSuccess() async throws {
+        let slow = Self.slow
+        let receiver = try await Self.receiverForTheSlowApp()
+        defer { receiver.tearDown() }
+        let fixture = receiver.fixture
+        let count = 100
+        var sent: [String: Data] = [:]
+        var paths: [String] = []
+        for index in 0..<count {
+            let name = String(format: "note-%03d.txt", index)
+            let data = Data("note \(index) for the slow app\n".utf8)
+            sent[name] = data
+            paths.append(try fixture.file(name, data))
+        }
+        let send = try await fixture.nearby(["send"] + paths + ["--to-device", "127.0.0.1:\(receiver.port)", "--pin", BadInputTests.pin, "--json"])
+        #expect(send.status == 0, "the sender hears success for every file: \(send.output.suffix(600)) \(send.errors.suffix(600))\n\(receiver.process.errors.suffix(1200))\n\(fixture.courierd.errors.suffix(1200))")
+
+        let inbox = fixture.inbox(slow)
+        let landed = fixture.contents(of: inbox)
+        #expect(landed.sorted() == sent.keys.sorted(), "each file once, under its own name: \(landed.count) files: \(landed.sorted().prefix(8))…")
+        for (name, data) in sent {
+            #expect(FileManager.default.contents(atPath: inbox.appendingPathComponent(name).path) == data, "\(name)")
+        }
+        #expect(fixture.contents(of: fixture.staging).isEmpty, "\(fixture.contents(of: fixture.staging))")
+        #expect(!fixture.courierd.errors.contains("opened \(inbox.path)"), "the app was still holding its opens: \(fixture.courierd.errors.suffix(800))")
+
+        // Let the app go: it answers every open (the broker logs each answer).
+        try FileManager.default.removeItem(at: fixture.root.appendingPathComponent("hold"))
+        func answered() -> Int { fixture.courierd.errors.components(separatedBy: "\(slow) opened \(inbox.path)/").count - 1 }
+        for _ in 0..<3000 where answered() < count { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(answered() == count, "the app answered \(answered()) of \(count) opens: \(fixture.courierd.errors.suffix(1200))")
+        #expect(receiver.process.exitStatus == nil, "\(receiver.process.errors)")
     }
 }

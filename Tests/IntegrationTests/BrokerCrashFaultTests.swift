@@ -32,10 +32,10 @@ struct BrokerCrashFaultTests {
             try configure(BrokerFixture.ManifestWriter(folder: manifests))
         }
 
-        /// Starts courierd and waits (bounded) until it owns org.courier.Broker.
-        func start(_ client: BrokerToolClient) async throws {
+        /// Starts courierd (with `extra` arguments) and waits (bounded) until it owns org.courier.Broker.
+        func start(_ client: BrokerToolClient, extra: [String] = []) async throws {
             // The shared Spawner, not Foundation.Process: killing and reaping must not depend on a run loop.
-            let argv = [Products.path("courierd"), "--manifests", manifests.path, "--log-level", "warning", "--launch-timeout", "20"]
+            let argv = [Products.path("courierd"), "--manifests", manifests.path, "--log-level", "warning", "--launch-timeout", "20"] + extra
             courierd = try Spawner.start(path: argv[0], arguments: argv, environment: environment, standardError: .file(log, append: true))
             for _ in 0..<400 {
                 if await client.brokerIsRunning() { break }

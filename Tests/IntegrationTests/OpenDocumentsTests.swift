@@ -31,7 +31,7 @@ struct OpenDocumentsTests {
 
         /// `fixtures`: legacy manifests to register (file names in Tests/Fixtures/legacy-manifests).
         init(fixtures: [String] = ["net.sourceforge.skim-app.skim.plist", "org.xeeapp.xee.plist", "com.barebones.textwrangler.plist"],
-             desktopEntries: Bool = false, configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
+             desktopEntries: Bool = false, courierd extra: [String] = [], configure: (BrokerFixture.ManifestWriter) throws -> Void = { _ in }) async throws {
             daemon = try BrokerCrashFaultTests.Daemon(desktopEntries: desktopEntries) { writer in
                 for name in fixtures { try OpenDocumentsTests.install(name, in: writer.folder) }
                 try configure(writer)
@@ -45,7 +45,7 @@ struct OpenDocumentsTests {
             try Data(OpenDocumentsTests.pdf.utf8).write(to: files.appendingPathComponent("paper.pdf"))
             try Data(OpenDocumentsTests.png).write(to: files.appendingPathComponent("photo.txt"))   // a name that lies
             try Data([0, 1, 2, 3, 0xFE, 0xFF, 0x7F, 0x00]).write(to: files.appendingPathComponent("blob.bin"))
-            try await daemon.start(client)
+            try await daemon.start(client, extra: extra)
         }
 
         func path(_ name: String) -> String { files.appendingPathComponent(name).path }
@@ -265,11 +265,12 @@ struct OpenDocumentsTests {
         #expect(setup.inbox(Self.wrangler).isEmpty)
     }
 
-    /// A caller that does not wait (`wait=false`) still holds one of its flood-limit slots per drop
-    /// until the app answers: drops to an app that never checks in cannot pile up past the limit
-    /// (64 per sender), and the ones beyond it are refused at once with nothing written.
+    /// A caller that does not wait (`wait=false`) holds one of its slots for unanswered drops per
+    /// drop until the app answers: drops to an app that never checks in cannot pile up past that
+    /// limit (64 per request it may have in flight: here courierd allows one), and the ones beyond
+    /// it are refused at once with nothing written.
     @Test func dropsNobodyWaitsForStillCountAgainstTheCallersLimit() async throws {
-        let setup = try await Setup(fixtures: []) { writer in
+        let setup = try await Setup(fixtures: [], courierd: ["--max-requests-per-sender", "1"]) { writer in
             // An app that starts and never checks in: every delivery waits for the launch timeout (20 s).
             let sleeper: [String: Any] = [
                 "CFBundleIdentifier": "com.acme.sleeper", "CFBundleName": "Sleeper",

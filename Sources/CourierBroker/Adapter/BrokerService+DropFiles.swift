@@ -89,8 +89,10 @@ extension BrokerService {
 
     /// Decodes what `DropFiles` and `OpenFiles` share, under one of the caller's flood-limit slots,
     /// and closes the received descriptors afterwards whatever happens. The slot is given back when
-    /// the call is answered — or, for a drop that does not wait (`wait=false`), once the apps have
-    /// answered, so that drops nobody waits for cannot pile up past the caller's limit.
+    /// the call is answered. A drop that does not wait (`wait=false`) also holds one of the caller's
+    /// slots for unanswered drops (`SenderQuota.unansweredDropsPerCall`) until its apps have answered,
+    /// so that drops nobody waits for cannot pile up without bound, while an app slow to answer
+    /// does not hold up the caller's next calls.
     private func withDropRequest(
         _ call: MethodCall, method: String,
         _ body: (FileDropService, FileDropService.Request, RequestOptions) async throws -> [DBusValue]
@@ -100,12 +102,7 @@ extension BrokerService {
         defer { descriptors.forEach { $0.close() } }
         let ticket: SenderQuota.Ticket
         do throws(CourierError) { ticket = try takeSenderSlot(call, method: method) } catch { throw error.dbusError }
-        let given = Mutex(false)
-        let giveBackOnce: @Sendable () -> Void = { [self] in
-            if given.withLock({ done in defer { done = true }; return !done }) { giveBack(ticket) }
-        }
-        var handedOver = false
-        defer { if !handedOver { giveBackOnce() } }
+        defer { giveBack(ticket) }
         let bundleID: String
         var names: [String]
         let options: RequestOptions
@@ -145,7 +142,20 @@ extension BrokerService {
         var request = FileDropService.Request(files: files, bundleID: bundleID, sourceApplication: source, caller: sender,
                                               options: options.caller)
         request.waitsForAnswers = options.wait != false
+        var handedOver = false
+        var releaseUnanswered: (@Sendable () -> Void)?
+        defer { if !handedOver { releaseUnanswered?() } }
         if !request.waitsForAnswers {
+            let unanswered: SenderQuota.Ticket
+            do throws(CourierError) { unanswered = try takeSenderSlot(call, method: method, unanswered: true) } catch {
+                let limit = unansweredDrops.withLock { $0.limit }
+                throw CourierError(.limitsExceeded, "\(method) refused: \(sender) already has \(limit) drops without wait whose apps have not answered (\(SenderQuota.unansweredDropsPerCall) per request of courierd --max-requests-per-sender); wait for the apps to answer before dropping more").dbusError
+            }
+            let given = Mutex(false)
+            let giveBackOnce: @Sendable () -> Void = { [self] in
+                if given.withLock({ done in defer { done = true }; return !done }) { giveBack(unanswered, unanswered: true) }
+            }
+            releaseUnanswered = giveBackOnce
             let logger = logger, caller = request.caller
             request.whenAnswered = { answers in
                 for answer in answers {
@@ -156,7 +166,7 @@ extension BrokerService {
             }
         }
         let reply = try await body(service, request, options)
-        // Not waiting, the files were handed to the apps: the slot goes back with their answers.
+        // Not waiting, the files were handed to the apps: the unanswered slot goes back with their answers.
         if !request.waitsForAnswers, !options.dryRun { handedOver = true }
         return reply
     }

@@ -1,6 +1,7 @@
 import CourierNames
 import DBus
 import CourierProtocol
+import Synchronization
 
 /// The per-caller flood limit (`SenderQuota`) applied to the methods a client may call in bulk.
 ///
@@ -18,9 +19,11 @@ extension BrokerService {
     }
 
     /// One of `call`'s sender's slots, to `giveBack` when the call is answered; or `LimitsExceeded`.
-    func takeSenderSlot(_ call: MethodCall, method: String) throws(CourierError) -> SenderQuota.Ticket {
+    /// `unanswered`: a slot among the drops that did not wait (`unansweredDrops`), not the calls in flight.
+    func takeSenderSlot(_ call: MethodCall, method: String, unanswered: Bool = false) throws(CourierError) -> SenderQuota.Ticket {
         let sender = call.sender?.rawValue ?? ""
-        return try senderQuota.withLock { quota throws(CourierError) -> SenderQuota.Ticket in
+        let logger = logger
+        func admit(_ quota: inout SenderQuota) throws(CourierError) -> SenderQuota.Ticket {
             do throws(CourierError) {
                 return try quota.admit(sender, method: method)
             } catch {
@@ -28,10 +31,12 @@ extension BrokerService {
                 throw error
             }
         }
+        if unanswered { return try unansweredDrops.withLock { quota throws(CourierError) in try admit(&quota) } }
+        return try senderQuota.withLock { quota throws(CourierError) in try admit(&quota) }
     }
 
-    func giveBack(_ ticket: SenderQuota.Ticket) {
-        senderQuota.withLock { $0.release(ticket) }
+    func giveBack(_ ticket: SenderQuota.Ticket, unanswered: Bool = false) {
+        if unanswered { unansweredDrops.withLock { $0.release(ticket) } } else { senderQuota.withLock { $0.release(ticket) } }
     }
 
     /// What the flood limit currently tracks (for tests and diagnostics): callers with requests in

@@ -44,6 +44,8 @@ public final class BrokerService: Sendable {
     let links: AppLinks?
     /// Requests in flight per caller (`--max-requests-per-sender`): BrokerService+SenderQuota.swift.
     let senderQuota: Mutex<SenderQuota>
+    /// Drops that did not wait whose apps have not answered yet, per caller (`SenderQuota.unansweredDropsPerCall`).
+    let unansweredDrops: Mutex<SenderQuota>
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// The last registry changes, each with who made it (BrokerService+Registry.swift).
     let changeLog = Mutex<[String]>([])
@@ -62,7 +64,8 @@ public final class BrokerService: Sendable {
     ///   - busAddress: given to launched apps as `DBUS_SESSION_BUS_ADDRESS`.
     ///   - launcher: defaults to a `ProcessLauncher` with the current environment.
     ///   - startedBy: how this broker was started, for `GetStatus` ("bus activation", "command line", …).
-    ///   - maxRequestsPerSender: requests one caller may have in flight before `LimitsExceeded`.
+    ///   - maxRequestsPerSender: requests one caller may have in flight before `LimitsExceeded`
+    ///     (and `SenderQuota.unansweredDropsPerCall` times as many drops without wait unanswered).
     ///   - deliveryTimeout: how long an app may take over a request before it is `NotResponding`.
     ///   - launchImages: when and where launch images are shown (`LaunchImagePresenter`); nil: never.
     public init(
@@ -82,6 +85,7 @@ public final class BrokerService: Sendable {
         launchImages: LaunchImageSettings? = nil
     ) {
         self.senderQuota = Mutex(SenderQuota(limit: maxRequestsPerSender))
+        self.unansweredDrops = Mutex(SenderQuota(limit: maxRequestsPerSender * SenderQuota.unansweredDropsPerCall))
         self.registryObserver = registryObserver
         self.connection = connection
         self.catalog = catalog
@@ -141,6 +145,7 @@ public final class BrokerService: Sendable {
                 if change.name.isUnique {
                     callerPIDs.withLock { $0.vanished(old.rawValue) }
                     senderQuota.withLock { $0.forget(old.rawValue) }
+                    unansweredDrops.withLock { $0.forget(old.rawValue) }
                     receivers.uniqueNameVanished(old.rawValue)
                     links?.uniqueNameVanished(old.rawValue)
                     stagedFiles.withLock { if !$0.isEmpty { $0.forget(old.rawValue) } }

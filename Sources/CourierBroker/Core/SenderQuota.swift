@@ -18,6 +18,14 @@ public struct SenderQuota: Sendable {
     /// well-behaved pipelining client keeps in flight (Courier's own clients wait for each answer).
     public static let defaultLimit = 64
 
+    /// Drops that do not wait (`wait` false) whose apps have not answered yet, per caller, for each
+    /// call it may have in flight (4096 with the default limit: sixteen nearby sessions of the
+    /// Inbox's 256 files). Counted apart from the calls in flight, so that an app slow to answer
+    /// does not stop a caller's next drops (the nearby receiver drops each file of a session on its
+    /// own, and its sender hears success once each file is in the Inbox), while a caller that never
+    /// waits still cannot pile up opens without bound.
+    public static let unansweredDropsPerCall = 64
+
     /// One admitted request: hand it back to `release` when the request is answered.
     public struct Ticket: Sendable, Hashable {
         public let sender: String
