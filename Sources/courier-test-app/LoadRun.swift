@@ -142,8 +142,7 @@ enum LoadRun {
                 guard ContinuousClock.now < deadline else { throw LoadError("the broker still lists \(running ?? []) as running") }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            try await settle()
-            report.after = try ProcessFootprint(pid: pid)
+            report.after = try await footprint(of: pid, backTo: report.baseline)
 
             // 4. Records, launches, exit.
             var deliveries: [Int: [Substring]] = [:]
@@ -250,6 +249,19 @@ enum LoadRun {
 
         /// Lets the broker finish reacting to clients and apps leaving the bus before measuring.
         func settle() async throws { try await Task.sleep(for: .seconds(1)) }
+
+        /// courierd's (`pid`) footprint once its threads and descriptors are back to `baseline`'s, or after
+        /// 10 s: a direct link an app never confirmed keeps a broker thread for up to 5 s after the
+        /// app is gone, so a thread or descriptor that is still there after that is a leak.
+        func footprint(of pid: Int32, backTo baseline: ProcessFootprint?) async throws -> ProcessFootprint {
+            let settled = ContinuousClock.now + .seconds(10)
+            while true {
+                let now = try ProcessFootprint(pid: pid)
+                guard let baseline, ContinuousClock.now < settled else { return now }
+                if now.threads <= baseline.threads && now.fds <= baseline.fds { return now }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
 
         func container(of app: Int) -> URL { containers.appendingPathComponent(LoadPlan.bundleID(app), isDirectory: true) }
 
