@@ -15,7 +15,7 @@ extension TodoAppDelegate {
         return parsed.path
     }
 
-    /// Adds one task per non-empty line of the dropped text file.
+    /// Adds one task per non-empty line of the dropped text file, all in one write of the store.
     func importTasks(fromDroppedFile path: String, sourceApplication: String) async -> OpenURLResult {
         guard let data = FileManager.default.contents(atPath: path) else {
             printLine("todolist: cannot read the dropped file \(path)")
@@ -29,16 +29,15 @@ extension TodoAppDelegate {
                 return String(line[start..<end])
             }
             .filter { !$0.isEmpty }
-        var count = 0
-        for line in lines {
-            do {
-                count = try await store.append(TodoItem(task: line, due: "", source: sourceApplication)).count
-                printLine("todolist: added \(line) (from \(URL(fileURLWithPath: path).lastPathComponent))")
-            } catch {
-                printLine("todolist: cannot store \(line): \(error)")
-                return false
-            }
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let count: Int
+        do {
+            count = try await store.append(contentsOf: lines.map { TodoItem(task: $0, due: "", source: sourceApplication) }).count
+        } catch {
+            printLine("todolist: cannot store the \(lines.count) tasks of \(name): \(error)")
+            return false
         }
+        printLine("todolist: added \(lines.count) task\(lines.count == 1 ? "" : "s") from \(name)")
         return OpenURLResult(handled: true, reply: ["added": .uint32(UInt32(lines.count)), "count": .uint32(UInt32(count))])
     }
 }
