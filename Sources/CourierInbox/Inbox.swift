@@ -250,7 +250,8 @@ public struct Inbox: Sendable {
 
     /// Makes the names in the Inbox of `bundleIdentifier` durable: `fsync` of the folder, reached
     /// as `drop` reaches it (no link followed). For a file linked into place whose drop's answer
-    /// was lost (the link is there; its name must survive a crash before anyone hears success).
+    /// never reached the caller (the link is there; its name must survive a crash before anyone
+    /// hears success).
     /// - Throws: `InboxError` (`ioFailure`) when the Inbox cannot be reached or synchronised; the
     ///   files in it stay.
     public func synchronizeInbox(of bundleIdentifier: String) throws(InboxError) {

@@ -27,8 +27,7 @@ final class StagedUpload {
     /// that the `fsync` of the delivery has only the last chunk left (as a drop's copy does).
     private static let writebackChunk: Int64 = 32 << 20
     private var writeback: WritebackPipeline
-    /// Bytes written to the file, and where the range not yet handed to write-back starts.
-    private var written: Int64 = 0
+    /// Where the range of the file not yet handed to write-back starts.
     private var writebackStart: Int64 = 0
 
     private init(descriptor: Int32, path: String, named: Bool, expectedSize: Int64, hashing: Bool) {
@@ -102,6 +101,7 @@ final class StagedUpload {
         }
     }
 
+    /// Writes `bytes`, which `received` already counts, at the end of the file.
     private func write(_ bytes: UnsafeRawBufferPointer) throws(NearbyError) {
         var offset = 0
         while offset < bytes.count {
@@ -113,10 +113,9 @@ final class StagedUpload {
             }
             offset += written
         }
-        written += Int64(bytes.count)
-        if written - writebackStart >= Self.writebackChunk {
-            writeback.written(from: writebackStart, to: written)
-            writebackStart = written
+        if received - writebackStart >= Self.writebackChunk {
+            writeback.written(from: writebackStart, to: received)
+            writebackStart = received
         }
     }
 
