@@ -10,13 +10,6 @@ public struct DropLimits: Sendable, Equatable {
     /// Free space that must remain on the Inbox's file system after the copy.
     public var reservedFreeBytes: Int64
 
-    public init(maximumFileCount: Int, maximumFileBytes: Int64, maximumDropBytes: Int64, reservedFreeBytes: Int64) {
-        self.maximumFileCount = maximumFileCount
-        self.maximumFileBytes = maximumFileBytes
-        self.maximumDropBytes = maximumDropBytes
-        self.reservedFreeBytes = reservedFreeBytes
-    }
-
     /// 256 files, 8 GiB per file, 16 GiB per drop, 64 MiB kept free.
     public static let standard = DropLimits(
         maximumFileCount: 256,

@@ -217,7 +217,11 @@ struct DropFilesTests {
     /// the bus and their own exit statuses in `courier drop`, and messages saying what to do.
     @Test func noSpaceLimitsAndAnUnsafeContainerHaveTheirOwnNamesAndExitStatuses() async throws {
         // Files up to 8 bytes pass the limits; the reserve no disk can keep makes every drop NoSpace.
-        let limits = DropLimits(maximumFileCount: 4, maximumFileBytes: 8, maximumDropBytes: 8, reservedFreeBytes: Int64.max / 4)
+        var limits = DropLimits.standard
+        limits.maximumFileCount = 4
+        limits.maximumFileBytes = 8
+        limits.maximumDropBytes = 8
+        limits.reservedFreeBytes = Int64.max / 4
         let fixture = try await BrokerFixture(inboxLimits: limits) { try $0.todolist() }
         defer { fixture.tearDown() }
         let courier = Products.path("courier")
