@@ -53,9 +53,18 @@ enum JSONValue: Encodable, Equatable {
     static func object(_ dictionary: [String: DBusValue]) -> [String: JSONValue] { dictionary.mapValues(JSONValue.init) }
 
     /// A broker's `a{sv}` (its option keys are kebab-case, `bundle-id`) as a JSON object in the
-    /// CLI's one key style, snake_case (`bundle_id`: docs/cli.md).
+    /// CLI's one key style, snake_case (`bundle_id`: docs/cli.md); so are the rows of an `aa{sv}`
+    /// inside it (`ListProcesses`'s `ends`).
     static func fields(_ dictionary: [String: DBusValue]) -> [String: JSONValue] {
-        Dictionary(uniqueKeysWithValues: dictionary.map { ($0.key.replacingOccurrences(of: "-", with: "_"), JSONValue($0.value)) })
+        Dictionary(uniqueKeysWithValues: dictionary.map { key, value in
+            let json: JSONValue
+            if case .array(.dictionary(key: .string, value: .variant), let rows) = value.unwrapped {
+                json = .array(rows.map { .object(fields($0.vardictValue ?? [:])) })
+            } else {
+                json = JSONValue(value)
+            }
+            return (key.replacingOccurrences(of: "-", with: "_"), json)
+        })
     }
 
     func encode(to encoder: any Encoder) throws {

@@ -20,85 +20,58 @@ struct PsCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON (one object per app; with BUNDLE_ID, still an array).")
     var json = false
 
-    /// One app, as printed.
-    struct Row: Codable {
-        var bundleID: String
-        var state: String
-        var pid: UInt32?
-        var startedBy: String?
-        var uptimeMilliseconds: UInt64?
-        var idleMilliseconds: UInt64?
-        var handled: UInt64
-        var queued: UInt32
-        var residentBytes: UInt64?
-        var consecutiveFailures: UInt32
-        /// `link` (the app's direct link) or `bus`: where its URLs travel, and so whether
-        /// dbus-monitor sees them.
-        var delivery: String?
-        /// The app let the broker's delivery deadline pass without answering (hung).
-        var notResponding: Bool?
-        var keepAlive: Bool?
-        var runAtLoad: Bool?
-        var disabled: Bool?
-        /// A keep-alive app the broker gave up relaunching.
-        var failed: Bool?
-        /// How its last instances ended, oldest first.
-        var ends: [End]?
+    /// One app: the broker's `ListProcesses` row (`CourierKey`: `bundle-id`, `state`, `pid`, `ends`…,
+    /// docs/dbus-api.md), read through its keys. `--json` prints it in the CLI's snake_case
+    /// (`JSONValue.fields`) without `in-flight`: `queued` already counts the request in flight.
+    struct Row: Encodable {
+        var fields: [String: DBusValue]
 
-        enum CodingKeys: String, CodingKey {
-            case bundleID = "bundle_id", state, pid, startedBy = "started_by", uptimeMilliseconds = "uptime_ms"
-            case idleMilliseconds = "idle_ms", handled, queued, residentBytes = "rss_bytes", consecutiveFailures = "failures", delivery
-            case notResponding = "not_responding", keepAlive = "keep_alive", runAtLoad = "run_at_load", disabled, failed, ends
+        subscript<Value>(key: OptionKey<Value>) -> Value? {
+            get { fields[key] }
+            set { fields[key] = newValue }
         }
 
-        /// One end (`CourierKey.ends`).
-        struct End: Codable {
-            var pid: UInt32?
-            var endedAtMilliseconds: UInt64?
-            var lifetimeMilliseconds: UInt64?
-            var exitCode: Int32?
-            var signal: Int32?
-            var reason: String
-            var requestedBy: String?
-            var forced: Bool?
-            var unanswered: String?
-            var queued: UInt32?
+        var bundleID: String { self[CourierKey.bundleID] ?? "?" }
+
+        /// How its last instances ended, oldest first.
+        var ends: [End] { (self[CourierKey.ends] ?? []).map(End.init) }
+
+        /// The STATE column: the state, `not-responding` while hung, `failed` for a keep-alive app
+        /// given up; `(disabled)` after it.
+        var shownState: String {
+            let base = self[CourierKey.notResponding] == true ? "not-responding" : self[CourierKey.failed] == true ? "failed" : self[CourierKey.state] ?? "?"
+            return self[CourierKey.disabled] == true ? "\(base) (disabled)" : base
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var printed = fields
+            printed[CourierKey.inFlight] = nil
+            try JSONValue.fields(printed).encode(to: encoder)
+        }
+
+        /// One end (`CourierKey.ends`): `pid`, `ended-at-ms`, `reason`, `log`….
+        struct End {
+            var fields: [String: DBusValue]
+
             /// The last lines it printed.
-            var log: [String]?
-
-            enum CodingKeys: String, CodingKey {
-                case pid, endedAtMilliseconds = "ended_at_ms", lifetimeMilliseconds = "lifetime_ms", exitCode = "exit_code", signal, reason
-                case requestedBy = "requested_by", forced, unanswered, queued, log
-            }
-
-            init(_ row: [String: DBusValue]) {
-                pid = row[CourierKey.pid]
-                endedAtMilliseconds = row[CourierKey.endedAtMS]
-                lifetimeMilliseconds = row[CourierKey.lifetimeMS]
-                exitCode = row[CourierKey.exitCode]
-                signal = row[CourierKey.signal]
-                reason = row[CourierKey.reason] ?? "?"
-                requestedBy = row[CourierKey.requestedBy]
-                forced = row[CourierKey.forced]
-                unanswered = row[CourierKey.unanswered]
-                queued = row[CourierKey.queued]
-                log = row[CourierKey.log]
-            }
+            var log: [String] { fields[CourierKey.log] ?? [] }
 
             /// One line: when, pid, how, after how long, who asked, what was left unanswered.
             var line: String {
                 var parts: [String] = []
-                if let endedAtMilliseconds {
+                if let endedAtMilliseconds = fields[CourierKey.endedAtMS] {
                     let date = Date(timeIntervalSince1970: Double(endedAtMilliseconds) / 1000)
                     parts.append(End.timeFormat.string(from: date))
                 }
-                if let pid { parts.append("pid \(pid)") }
-                var how = reason
-                if let lifetimeMilliseconds { how += " after \(PsCommand.duration(lifetimeMilliseconds))" }
+                if let pid = fields[CourierKey.pid] { parts.append("pid \(pid)") }
+                var how = fields[CourierKey.reason] ?? "?"
+                if let lifetimeMilliseconds = fields[CourierKey.lifetimeMS] { how += " after \(PsCommand.duration(lifetimeMilliseconds))" }
                 parts.append(how)
-                if let requestedBy { parts.append(forced == true ? "(\(requestedBy): SIGKILL, no notice)" : "(\(requestedBy))") }
-                if let unanswered { parts.append("while handling \(unanswered)") }
-                if let queued, queued > 0 { parts.append("\(queued) waiting") }
+                if let requestedBy = fields[CourierKey.requestedBy] {
+                    parts.append(fields[CourierKey.forced] == true ? "(\(requestedBy): SIGKILL, no notice)" : "(\(requestedBy))")
+                }
+                if let unanswered = fields[CourierKey.unanswered] { parts.append("while handling \(unanswered)") }
+                if let queued = fields[CourierKey.queued], queued > 0 { parts.append("\(queued) waiting") }
                 return parts.joined(separator: " ")
             }
 
@@ -108,63 +81,37 @@ struct PsCommand: AsyncParsableCommand {
                 return formatter
             }()
         }
-
-        init(_ row: [String: DBusValue]) {
-            bundleID = row[CourierKey.bundleID] ?? "?"
-            state = row[CourierKey.state] ?? "?"
-            pid = row[CourierKey.pid]
-            startedBy = row[CourierKey.startedBy]
-            uptimeMilliseconds = row[CourierKey.uptimeMS]
-            idleMilliseconds = row[CourierKey.idleMS]
-            handled = row[CourierKey.handled] ?? 0
-            queued = row[CourierKey.queued] ?? 0
-            residentBytes = row[CourierKey.rssBytes]
-            consecutiveFailures = row[CourierKey.failures] ?? 0
-            delivery = row[CourierKey.delivery]
-            notResponding = row[CourierKey.notResponding]
-            keepAlive = row[CourierKey.keepAlive]
-            runAtLoad = row[CourierKey.runAtLoad]
-            disabled = row[CourierKey.disabled]
-            failed = row[CourierKey.failed]
-            ends = row[CourierKey.ends].map { $0.map(End.init) }
-        }
-
-        /// The STATE column: the state, `not-responding` while hung, `failed` for a keep-alive app
-        /// given up; `(disabled)` after it.
-        var shownState: String {
-            let base = notResponding == true ? "not-responding" : failed == true ? "failed" : state
-            return disabled == true ? "\(base) (disabled)" : base
-        }
     }
 
     func run() async throws {
         try await BrokerConnection.withRunningBroker("ps", notRunning: {
             FileHandle.standardError.write(Data("courier ps: no broker is running on this bus (courier open starts one)\n".utf8))
         }) { client in
-            var rows = try await client.processes().map(Row.init)
+            var rows = try await client.processes().map(Row.init(fields:))
             if let bundleID {
                 rows = rows.filter { $0.bundleID == bundleID }
                 if rows.isEmpty {
                     guard let app = try await client.listApplications().first(where: { $0[CourierKey.bundleID] == bundleID }) else {
                         throw CourierError(.noHandler, "no app \(bundleID) is registered; `courier status` lists the registered apps")
                     }
-                    var row = Row([CourierKey.bundleID.name: .string(bundleID), CourierKey.state.name: .string("not-running")])
-                    row.disabled = app[CourierKey.disabled]
+                    var row = Row(fields: [String: DBusValue](
+                        CourierKey.bundleID(bundleID), CourierKey.state("not-running"),
+                        CourierKey.handled(0), CourierKey.queued(0), CourierKey.failures(0)
+                    ))
+                    row[CourierKey.disabled] = app[CourierKey.disabled]
                     rows = [row]
                 }
             }
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                FileHandle.standardOutput.write(try encoder.encode(rows) + Data("\n".utf8))
+                JSONOutput.print(rows)
                 return
             }
             var lines = [["BUNDLE-ID", "STATE", "PID", "STARTED-BY", "UPTIME", "HANDLED", "QUEUED", "RSS", "DELIVERY"]]
             for row in rows {
                 lines.append([
-                    row.bundleID, row.shownState, row.pid.map(String.init) ?? "-", row.startedBy ?? "-",
-                    row.uptimeMilliseconds.map(Self.duration) ?? "-", String(row.handled), String(row.queued),
-                    row.residentBytes.map(Self.size) ?? "-", row.delivery ?? "-",
+                    row.bundleID, row.shownState, row[CourierKey.pid].map(String.init) ?? "-", row[CourierKey.startedBy] ?? "-",
+                    row[CourierKey.uptimeMS].map(Self.duration) ?? "-", String(row[CourierKey.handled] ?? 0), String(row[CourierKey.queued] ?? 0),
+                    row[CourierKey.rssBytes].map(Self.size) ?? "-", row[CourierKey.delivery] ?? "-",
                 ])
             }
             let widths = (0..<lines[0].count).map { column in lines.map { $0[column].count }.max() ?? 0 }

@@ -58,7 +58,7 @@ struct StatusCommand: AsyncParsableCommand {
             guard let app = try await client.listApplications().first(where: { $0[CourierKey.bundleID] == bundleID }) else {
                 throw CourierError(.noHandler, "no app \(bundleID) is registered; `courier status` lists the registered apps")
             }
-            let process = try await client.processes().first { $0[CourierKey.bundleID] == bundleID }.map(PsCommand.Row.init)
+            let process = try await client.processes().first { $0[CourierKey.bundleID] == bundleID }.map(PsCommand.Row.init(fields:))
             let log = Self.logTail(bundleID, lines: lines)
             if json {
                 JSONOutput.print(AppStatusOutcome(application: JSONValue.fields(app), process: process, log: log))
@@ -67,24 +67,25 @@ struct StatusCommand: AsyncParsableCommand {
             let name = app[CourierKey.name].map { " - \($0)" } ?? ""
             print("\(bundleID)\(name)")
             var traits: [String] = []
-            if process?.keepAlive == true { traits.append("keep-alive") }
-            if process?.runAtLoad == true { traits.append("run-at-load") }
+            if process?[CourierKey.keepAlive] == true { traits.append("keep-alive") }
+            if process?[CourierKey.runAtLoad] == true { traits.append("run-at-load") }
             if app[CourierKey.disabled] == true { traits.append("disabled: nothing is routed to it (courier enable)") }
             print("  manifest: \(app[CourierKey.path] ?? "-")\(traits.isEmpty ? "" : " (\(traits.joined(separator: ", ")))")")
             if let process {
                 var active = process.shownState
-                if let pid = process.pid { active += " (pid \(pid))" }
-                if let uptime = process.uptimeMilliseconds { active += " for \(PsCommand.duration(uptime))" }
-                if let startedBy = process.startedBy { active += ", started by \(startedBy)" }
-                active += "; handled \(process.handled), queued \(process.queued)"
-                if process.consecutiveFailures > 0 { active += ", \(process.consecutiveFailures) failures in a row" }
+                if let pid = process[CourierKey.pid] { active += " (pid \(pid))" }
+                if let uptime = process[CourierKey.uptimeMS] { active += " for \(PsCommand.duration(uptime))" }
+                if let startedBy = process[CourierKey.startedBy] { active += ", started by \(startedBy)" }
+                active += "; handled \(process[CourierKey.handled] ?? 0), queued \(process[CourierKey.queued] ?? 0)"
+                let failures = process[CourierKey.failures] ?? 0
+                if failures > 0 { active += ", \(failures) failures in a row" }
                 print("  state: \(active)")
-                if process.failed == true { print("  keep-alive gave up: it failed \(process.consecutiveFailures) times in a row; `courier launch \(bundleID)` tries again") }
-                let ends = process.ends ?? []
+                if process[CourierKey.failed] == true { print("  keep-alive gave up: it failed \(failures) times in a row; `courier launch \(bundleID)` tries again") }
+                let ends = process.ends
                 print(ends.isEmpty ? "  ends: none since the broker started" : "  ends (oldest first):")
                 for end in ends {
                     print("    \(end.line)")
-                    for line in end.log ?? [] { print("      | \(line)") }
+                    for line in end.log { print("      | \(line)") }
                 }
             } else {
                 print("  state: not-running (the broker has not run it since it started)")
