@@ -8,21 +8,22 @@ import Synchronization
 import Glibc
 #endif
 
-/// How many connections a server of nearby serves at once: at most `maximum` in all and
-/// `perAddress` from one address (one /64 for IPv6), so that one host cannot take every slot.
+/// How many connections a server of nearby serves at once: at most `maximumConnections` of its
+/// limits in all and `maximumConnectionsPerAddress` from one address (one /64 for IPv6), so that one
+/// host cannot take every slot; and the sockets it listens on, whose connections have the limits'
+/// deadlines.
 final class ConnectionSlots: Sendable {
-    let maximum: Int
-    let perAddress: Int
+    let limits: ConnectionLimits
     private let open = Mutex<(total: Int, byAddress: [String: Int])>((0, [:]))
 
-    init(maximum: Int, perAddress: Int) {
-        self.maximum = maximum
-        self.perAddress = perAddress
+    init(_ limits: ConnectionLimits) {
+        self.limits = limits
     }
 
     /// Takes a slot for `address`, or says why there is none. Give the key back with `release`.
     func admit(_ address: String) -> (key: String?, refusal: String?) {
         let key = Self.addressKey(address)
+        let (maximum, perAddress) = (limits.maximumConnections, limits.maximumConnectionsPerAddress)
         return open.withLock { open in
             guard open.byAddress[key, default: 0] < perAddress else { return (nil, "\(perAddress) are open from that address") }
             guard open.total < maximum else { return (nil, "\(maximum) are open") }
@@ -80,17 +81,18 @@ final class ConnectionSlots: Sendable {
 
     /// Binds `host`:`port` for a server of nearby: the address reused at once after a restart,
     /// answers sent without delay (`TCP_NODELAY`), socket reads of up to ``maximumRead``, and
-    /// each connection set up by ``configure(_:tls:idle:handshake:head:streaming:)``.
-    static func bind(host: String, port: Int, tls context: NIOSSLContext, idle: TimeAmount, handshake: TimeAmount, head: TimeAmount,
-                     streaming: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>.Configuration) async throws
+    /// each connection set up by ``configure(_:tls:limits:streaming:)``.
+    func bind(host: String, port: Int, tls context: NIOSSLContext,
+              streaming: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>.Configuration) async throws
         -> NIOAsyncChannel<(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, ConnectionFacts), Never> {
-        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let limits = limits
+        return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 64 << 10, maximum: maximumRead))
+            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 64 << 10, maximum: Self.maximumRead))
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try configure(channel, tls: context, idle: idle, handshake: handshake, head: head, streaming: streaming)
+                    try Self.configure(channel, tls: context, limits: limits, streaming: streaming)
                 }
             }
     }
@@ -100,18 +102,18 @@ final class ConnectionSlots: Sendable {
     /// deadlines of the TLS handshake and each request head (``ConnectionDeadlines``), request
     /// bodies gathered into large buffers (``RequestBodyGatherer``). Any client certificate is
     /// accepted: what it proves is its fingerprint, read after the handshake.
-    static func configure(_ channel: any Channel, tls context: NIOSSLContext, idle: TimeAmount, handshake: TimeAmount, head: TimeAmount,
+    static func configure(_ channel: any Channel, tls context: NIOSSLContext, limits: ConnectionLimits,
                           streaming: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>.Configuration) throws
         -> (NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, ConnectionFacts) {
         let sync = channel.pipeline.syncOperations
-        try sync.addHandler(IdleStateHandler(readTimeout: idle))
+        try sync.addHandler(IdleStateHandler(readTimeout: limits.idleTimeout))
         try sync.addHandler(IdleConnectionCloser())
         let facts = ConnectionFacts(address: channel.remoteAddress?.ipAddress ?? "")
         try sync.addHandler(ProtocolSniffer(facts: facts) {
             NIOSSLServerHandler(context: context) { _, promise in promise.succeed(.certificateVerified) }
         })
         try sync.configureHTTPServerPipeline(withErrorHandling: true)
-        try sync.addHandler(ConnectionDeadlines(handshake: handshake, head: head))
+        try sync.addHandler(ConnectionDeadlines(handshake: limits.handshakeTimeout, head: limits.headTimeout))
         try sync.addHandler(RequestBodyGatherer())
         return (try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: streaming), facts)
     }

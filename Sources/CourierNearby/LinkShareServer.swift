@@ -1,6 +1,6 @@
 import Foundation
 public import Logging
-public import NIOCore
+import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
@@ -8,8 +8,8 @@ import NIOSSL
 /// The network side of a ``LinkShare``: swift-nio HTTP/1.1 over swift-nio-ssl with this device's
 /// certificate, on each address given (never on addresses not asked for), serving the page
 /// (``LinkSharePage``), `GET info`, `POST prepare-download` and `GET download` (protocol v2,
-/// sections 5 and 6.1), and nothing else. Connections have the receiver's limits (idle timeout,
-/// handshake and head deadlines, at most 64 in all and 8 from one address).
+/// sections 5 and 6.1), and nothing else. Connections have the receiver's limits (``ConnectionLimits``:
+/// idle timeout, handshake and head deadlines, at most 64 in all and 8 from one address).
 ///
 /// HTTPS by default: the PIN and the files are private on the network, though a browser warns
 /// about the self-signed certificate (docs/share.md). With `plainHTTP` (opt-in) requests without
@@ -23,11 +23,7 @@ public final class LinkShareServer: Sendable {
         public var addresses: [String] = []
         public var port = NearbyProtocol.defaultPort
         public var plainHTTP = false
-        public var idleTimeout: TimeAmount = .seconds(60)
-        public var handshakeTimeout: TimeAmount = .seconds(5)
-        public var headTimeout: TimeAmount = .seconds(10)
-        public var maximumConnections = 64
-        public var maximumConnectionsPerAddress = 8
+        public var limits = ConnectionLimits()
 
         public init() {}
     }
@@ -44,13 +40,14 @@ public final class LinkShareServer: Sendable {
     /// The port bound (useful with port 0: every address gets the same).
     public let port: Int
 
-    private init(channels: [NIOAsyncChannel<(Connection, ConnectionFacts), Never>], port: Int, share: LinkShare, options: Options, logger: Logger) {
+    private init(channels: [NIOAsyncChannel<(Connection, ConnectionFacts), Never>], slots: ConnectionSlots, port: Int, share: LinkShare, options: Options,
+                 logger: Logger) {
         self.channels = channels
+        self.slots = slots
         self.port = port
         self.share = share
         self.options = options
         self.logger = logger
-        slots = ConnectionSlots(maximum: options.maximumConnections, perAddress: options.maximumConnectionsPerAddress)
     }
 
     /// Binds every address (all on one port: the first one's, when port 0 is asked for). When one
@@ -58,13 +55,12 @@ public final class LinkShareServer: Sendable {
     public static func bind(share: LinkShare, identity: NearbyIdentity, options: Options, logger: Logger) async throws -> LinkShareServer {
         guard !options.addresses.isEmpty else { throw NearbyError.invalid("no address to serve on") }
         let context = try identity.serverTLSContext()
-        let (idle, handshake, head) = (options.idleTimeout, options.handshakeTimeout, options.headTimeout)
+        let slots = ConnectionSlots(options.limits)
         var channels: [NIOAsyncChannel<(Connection, ConnectionFacts), Never>] = []
         var port = options.port
         do {
             for address in options.addresses {
-                let channel = try await ConnectionSlots.bind(host: address, port: port, tls: context, idle: idle, handshake: handshake, head: head,
-                                                             streaming: .init())
+                let channel = try await slots.bind(host: address, port: port, tls: context, streaming: .init())
                 channels.append(channel)
                 port = channel.channel.localAddress?.port ?? port
             }
@@ -73,7 +69,7 @@ public final class LinkShareServer: Sendable {
             throw error
         }
         share.served(on: port)
-        return LinkShareServer(channels: channels, port: port, share: share, options: options, logger: logger)
+        return LinkShareServer(channels: channels, slots: slots, port: port, share: share, options: options, logger: logger)
     }
 
     /// The default address to serve on: the IPv4 address of the interface that holds the default

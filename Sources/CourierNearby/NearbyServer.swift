@@ -8,10 +8,9 @@ import NIOSSL
 /// The HTTPS side of a receiver: swift-nio's HTTP/1.1 codec over swift-nio-ssl, with this device's
 /// certificate, routing the protocol's routes (v2, and v1's beside them) to ``NearbyReceiver``. Bodies are streamed (an upload
 /// goes from the socket to its staging file in 1 MiB writes, with NIO's back-pressure: nothing is
-/// held whole in memory); JSON bodies are read up to 4 MiB. A connection silent for the idle
-/// timeout is closed; the TLS handshake and each request head have shorter deadlines of their own
-/// (``ConnectionDeadlines``); at most `maximumConnections` are served at once and
-/// `maximumConnectionsPerAddress` from one address (one /64 for IPv6), more are closed at accept.
+/// held whole in memory); JSON bodies are read up to 4 MiB. Connections have the limits of
+/// ``ConnectionLimits``: idle timeout, handshake and head deadlines, at most 64 in all and 8 from
+/// one address.
 ///
 /// TLS asks the client for a certificate without requiring one: a v2.2 peer that sends its own
 /// (mutual TLS) has its fingerprint proven; any other peer's fingerprint is only what it declares.
@@ -21,14 +20,7 @@ public final class NearbyServer: Sendable {
     public struct Options: Sendable {
         public var host = "0.0.0.0"
         public var port = NearbyProtocol.defaultPort
-        public var idleTimeout: TimeAmount = .seconds(60)
-        /// The TLS handshake must be done, and each request head in, within these (half-open
-        /// connections would otherwise hold a slot for the whole idle timeout).
-        public var handshakeTimeout: TimeAmount = .seconds(5)
-        public var headTimeout: TimeAmount = .seconds(10)
-        public var maximumConnections = 64
-        /// From one IPv4 address, or one IPv6 /64 (what one LAN host can take for itself).
-        public var maximumConnectionsPerAddress = 8
+        public var limits = ConnectionLimits()
         public var maximumJSONBytes = 4 << 20
         /// Plain-HTTP mode (opt-in, `receive --plain-http`): requests without TLS are served too,
         /// for peers that speak only HTTP. A client that starts TLS still gets it.
@@ -48,15 +40,15 @@ public final class NearbyServer: Sendable {
     let onRegister: @Sendable (NearbyDevice, String) -> Void
     private let slots: ConnectionSlots
 
-    init(channel: NIOAsyncChannel<(Connection, ConnectionFacts), Never>, device: NearbyDevice, receiver: NearbyReceiver?, options: Options, logger: Logger,
-         onRegister: @escaping @Sendable (NearbyDevice, String) -> Void) {
+    init(channel: NIOAsyncChannel<(Connection, ConnectionFacts), Never>, slots: ConnectionSlots, device: NearbyDevice, receiver: NearbyReceiver?,
+         options: Options, logger: Logger, onRegister: @escaping @Sendable (NearbyDevice, String) -> Void) {
         self.channel = channel
+        self.slots = slots
         self.device = device
         self.receiver = receiver
         self.options = options
         self.logger = logger
         self.onRegister = onRegister
-        slots = ConnectionSlots(maximum: options.maximumConnections, perAddress: options.maximumConnectionsPerAddress)
     }
 
     /// How many request parts (body parts of up to 1 MiB, ``RequestBodyGatherer``) may wait between
@@ -72,12 +64,9 @@ public final class NearbyServer: Sendable {
     /// Binds the port; `serve()` then answers.
     public static func bind(device: NearbyDevice, receiver: NearbyReceiver?, identity: NearbyIdentity, options: Options, logger: Logger,
                             onRegister: @escaping @Sendable (NearbyDevice, String) -> Void = { _, _ in }) async throws -> NearbyServer {
-        let context = try identity.serverTLSContext()
-        let idle = options.idleTimeout
-        let (handshake, head) = (options.handshakeTimeout, options.headTimeout)
-        let channel = try await ConnectionSlots.bind(host: options.host, port: options.port, tls: context, idle: idle, handshake: handshake, head: head,
-                                                     streaming: Self.streaming)
-        return NearbyServer(channel: channel, device: device, receiver: receiver, options: options, logger: logger, onRegister: onRegister)
+        let slots = ConnectionSlots(options.limits)
+        let channel = try await slots.bind(host: options.host, port: options.port, tls: try identity.serverTLSContext(), streaming: Self.streaming)
+        return NearbyServer(channel: channel, slots: slots, device: device, receiver: receiver, options: options, logger: logger, onRegister: onRegister)
     }
 
     /// Serves until the task is cancelled or the channel closes.

@@ -104,7 +104,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         var options = NearbyServer.Options()
         options.host = bind
         options.port = port
-        options.idleTimeout = .seconds(Int64(idleTimeout))
+        options.limits.idleTimeout = .seconds(Int64(idleTimeout))
         options.plainHTTP = plainHttp
         let server: NearbyServer
         do {
