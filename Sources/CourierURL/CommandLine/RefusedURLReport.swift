@@ -6,28 +6,16 @@ public struct RefusedURLReport: Sendable, Equatable, CustomStringConvertible {
     /// The exit status for a refused URL: `EX_DATAERR` from sysexits.h.
     public static let exitStatus: Int32 = 65
 
-    public var program: String
-    public var headline: String
-    public var reason: String
-    public var input: String
-    /// The byte offset of the problem in `input`, when known.
-    public var offset: Int?
-
-    public init(program: String, headline: String, reason: String, input: String, offset: Int?) {
-        self.program = program
-        self.headline = headline
-        self.reason = reason
-        self.input = input
-        self.offset = offset
-    }
-
     /// The text to print on standard error, newline-terminated.
-    public var description: String {
+    public let description: String
+
+    /// `offset` is the byte offset of the problem in `input`, when known.
+    public init(program: String, headline: String, reason: String, input: String, offset: Int?) {
         var text = "\(program): \(headline): \(reason)\n"
         let bytes = Array(input.utf8)
         if let offset, bytes.count <= 160, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             text += "  \(input)\n  \(String(repeating: " ", count: min(max(offset, 0), bytes.count)))^\n"
         }
-        return text
+        description = text
     }
 }
