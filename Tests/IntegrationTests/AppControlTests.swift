@@ -161,6 +161,7 @@ struct AppControlTests {
         // Registered, never run: a not-running row.
         let never = try await fixture.run(Self.courier, ["ps", "com.acme.idle", "--json"])
         #expect((try Self.json(never.output) as? [[String: Any]])?.first?["state"] as? String == "not-running")
+        #expect(never.output == #"[{"bundle_id":"com.acme.idle","failures":0,"handled":0,"queued":0,"state":"not-running"}]"# + "\n")
         let unknown = try await fixture.run(Self.courier, ["ps", "com.acme.nothing"])
         #expect(unknown.status == 3)
         let unknownStatus = try await fixture.run(Self.courier, ["status", "com.acme.nothing"])
