@@ -27,7 +27,7 @@ public final class StreamingWriter {
     /// Memory address, file offset and length of a direct write are multiples of this: the
     /// largest logical block size of a Linux block device (Linux asks the block size; 4096 is a
     /// multiple of every smaller one).
-    static let alignment = 4096
+    public static let alignment = 4096
     /// Buffered: write-back is started per this many bytes (``WritebackPipeline``).
     private static let writebackChunk: Int64 = 32 << 20
 
@@ -55,9 +55,19 @@ public final class StreamingWriter {
         buffer?.deallocate()
     }
 
-    /// Appends `bytes` (copied into the buffer when direct, written at once when buffered).
+    /// Appends `bytes`. Direct, a piece at an aligned address and of an aligned length, with
+    /// nothing buffered before it, goes from the caller's memory to the disk (the nearby
+    /// receiver's 1 MiB body buffers are allocated so, ``alignedStart(of:)``); any other piece is
+    /// copied into the buffer, written when full. Buffered, it is written at once.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
-        guard let buffer else { return try writeBuffered(bytes) }
+        guard let buffer else {
+            count += Int64(bytes.count)
+            return try writeOut(bytes)
+        }
+        if count == written, Self.isAligned(bytes) {
+            count += Int64(bytes.count)
+            return try writeOut(bytes)
+        }
         var rest = bytes
         while !rest.isEmpty {
             let filled = Int(count - written)
@@ -80,28 +90,49 @@ public final class StreamingWriter {
         buffer = nil
     }
 
+    /// How many bytes from `address` to the next multiple of ``alignment``: where a buffer whose
+    /// bytes are to go to the disk directly starts its contents.
+    public static func alignedStart(of address: UnsafeRawPointer) -> Int {
+        (alignment - Int(bitPattern: address) % alignment) % alignment
+    }
+
+    private static func isAligned(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let address = bytes.baseAddress else { return false }
+        return alignedStart(of: address) == 0 && bytes.count % alignment == 0
+    }
+
     /// Writes the first `length` bytes of the buffer (directly: a multiple of ``alignment``) and
-    /// moves what follows them to its start. A file system that refuses the direct write
-    /// (`EINVAL`: an alignment it does not take) gets it, and the rest of the stream, buffered.
+    /// moves what follows them to its start.
     private func flush(upTo length: Int) throws(Failure) {
         guard length > 0, let buffer else { return }
-        let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
-        if isDirect {
-            do {
-                try Sys.writeAll(descriptor, chunk, at: written)
-                written += Int64(length)
-            } catch where error == .invalid {
-                try leaveDirect()
-                try writeBuffered(chunk, counted: true)
-            } catch {
-                throw Failure(error)
-            }
-        } else {
-            try writeBuffered(chunk, counted: true)
-        }
+        try writeOut(UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
         let filled = Int(count - written)
         if filled > 0 {
             UnsafeMutableRawBufferPointer(rebasing: buffer[0..<filled]).copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[length..<(length + filled)]))
+        }
+    }
+
+    /// Writes `bytes` at `written`: directly while the writer is direct, else through the page
+    /// cache with its write-back started per ``writebackChunk``. A file system that refuses a
+    /// direct write (`EINVAL`: an alignment it does not take) gets it, and the rest of the
+    /// stream, buffered.
+    private func writeOut(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
+        if isDirect {
+            do {
+                try Sys.writeAll(descriptor, bytes, at: written)
+                written += Int64(bytes.count)
+                return
+            } catch where error == .invalid {
+                try leaveDirect()
+            } catch {
+                throw Failure(error)
+            }
+        }
+        do { try Sys.writeAll(descriptor, bytes, at: written) } catch { throw Failure(error) }
+        written += Int64(bytes.count)
+        if written - writebackStart >= Self.writebackChunk {
+            writeback.written(from: writebackStart, to: written)
+            writebackStart = written
         }
     }
 
@@ -110,18 +141,6 @@ public final class StreamingWriter {
         guard isDirect else { return }
         do { try Sys.setDirectIO(descriptor, false) } catch { throw Failure(error) }
         isDirect = false
-    }
-
-    /// Writes `bytes` through the page cache at the end of what is written; `counted` when
-    /// `count` already includes them (bytes the direct buffer held).
-    private func writeBuffered(_ bytes: UnsafeRawBufferPointer, counted: Bool = false) throws(Failure) {
-        do { try Sys.writeAll(descriptor, bytes, at: written) } catch { throw Failure(error) }
-        written += Int64(bytes.count)
-        if !counted { count += Int64(bytes.count) }
-        if written - writebackStart >= Self.writebackChunk {
-            writeback.written(from: writebackStart, to: written)
-            writebackStart = written
-        }
     }
 
     /// A write that failed: its `errno` and what it means.
