@@ -42,6 +42,12 @@ int cinbox_get_status_flags(int fd) {
     return fcntl(fd, F_GETFL);
 }
 
+int cinbox_set_direct_io(int fd, int on) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0) return -1;
+    return fcntl(fd, F_SETFL, on ? (flags | O_DIRECT) : (flags & ~O_DIRECT));
+}
+
 int cinbox_file_system_type(int fd, int64_t *type) {
     struct statfs status;
     if (fstatfs(fd, &status) != 0) return -1;

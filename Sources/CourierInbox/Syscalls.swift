@@ -165,6 +165,12 @@ enum Sys {
         _ = try retrying { cinbox_clone_file(destination, source) }
     }
 
+    /// `fcntl(F_SETFL)` setting or clearing `O_DIRECT` on the open file description (shared by
+    /// every descriptor of it, including one passed to another process).
+    static func setDirectIO(_ fd: Int32, _ on: Bool) throws(Errno) {
+        _ = try retrying { cinbox_set_direct_io(fd, on ? 1 : 0) }
+    }
+
     /// `fallocate(2)`, mode 0: reserves the blocks of `[offset, offset + length)`.
     static func allocate(_ fd: Int32, offset: Int64, length: Int64) throws(Errno) {
         _ = try retrying { cinbox_allocate(fd, offset, length) }

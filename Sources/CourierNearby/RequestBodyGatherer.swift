@@ -1,3 +1,4 @@
+import CourierInbox
 import NIOCore
 import NIOHTTP1
 
@@ -9,7 +10,8 @@ import NIOHTTP1
 /// 1 GiB upload of `courier-bench nearby`. Copied here once, the part is released at once and
 /// NIOSSL reuses its buffer; this copy replaces the one the staging file's writes made (whole
 /// buffers written at once), and the task writing to disk is woken once per ``size`` bytes instead
-/// of once per read.
+/// of once per read. Each buffer's bytes start at an address `StreamingWriter` can hand to the
+/// disk directly (4 KiB-aligned), so a full buffer goes from here to the disk with no other copy.
 final class RequestBodyGatherer: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -32,13 +34,22 @@ final class RequestBodyGatherer: ChannelInboundHandler {
         while part.readableBytes > 0 {
             if gathered == nil {
                 let capacity = min(Self.size, max(remaining ?? Self.size, part.readableBytes))
-                gathered = context.channel.allocator.buffer(capacity: capacity)
+                gathered = Self.alignedBuffer(capacity: capacity, allocator: context.channel.allocator)
             }
             var slice = part.readSlice(length: min(part.readableBytes, Self.size - gathered!.readableBytes))!
             remaining = remaining.map { $0 - slice.readableBytes }
             gathered!.writeBuffer(&slice)
             if gathered!.readableBytes == Self.size { passGathered(context) }
         }
+    }
+
+    /// An empty buffer for `capacity` bytes whose first byte is at a 4 KiB-aligned address.
+    static func alignedBuffer(capacity: Int, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: capacity + StreamingWriter.alignment)
+        let padding = buffer.withUnsafeMutableWritableBytes { StreamingWriter.alignedStart(of: $0.baseAddress!) }
+        buffer.moveWriterIndex(forwardBy: padding)
+        buffer.moveReaderIndex(forwardBy: padding)
+        return buffer
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -3,8 +3,9 @@ import Crypto
 import Foundation
 
 /// One upload on its way in, streamed — never held in memory — while its bytes are counted and,
-/// when the sender announced a `sha256`, hashed; its blocks reserved up front and written back to
-/// the disk as it arrives (`WritebackPipeline`), so that making it durable at the end is quick. Where it goes:
+/// when the sender announced a `sha256`, hashed; its blocks reserved up front and written to the
+/// disk as it arrives (`StreamingWriter`: directly where the file system allows), so that making
+/// it durable at the end is quick. Where it goes:
 ///
 /// - an unnamed file (`O_TMPFILE`) in the target app's Inbox (``init(unnamedIn:bundleID:expectedSize:hashing:)``):
 ///   the broker's `DropFiles` links it into place after its checks, so each byte is written once;
@@ -21,14 +22,10 @@ final class StagedUpload {
     private let named: Bool
     let descriptor: Int32
     let expectedSize: Int64
-    private(set) var received: Int64 = 0
     private var hasher: SHA256?
-    /// The file is written back to the disk in chunks of this size while the body arrives, so
-    /// that the `fsync` of the delivery has only the last chunk left (as a drop's copy does).
-    private static let writebackChunk: Int64 = 32 << 20
-    private var writeback: WritebackPipeline
-    /// Where the range of the file not yet handed to write-back starts.
-    private var writebackStart: Int64 = 0
+    private let writer: StreamingWriter
+    /// The body bytes received so far.
+    var received: Int64 { writer.count }
 
     private init(descriptor: Int32, path: String, named: Bool, expectedSize: Int64, hashing: Bool) {
         self.path = path
@@ -36,7 +33,7 @@ final class StagedUpload {
         self.descriptor = descriptor
         self.expectedSize = expectedSize
         self.hasher = hashing ? SHA256() : nil
-        self.writeback = WritebackPipeline(descriptor: descriptor)
+        self.writer = StreamingWriter(descriptor: descriptor)
     }
 
     /// Reserves the file's blocks up front (`fallocate`): one extent instead of one allocation per
@@ -76,23 +73,23 @@ final class StagedUpload {
 
     deinit { discard() }
 
-    /// Appends body bytes, written at once (the server hands them over gathered in 1 MiB buffers,
-    /// ``RequestBodyGatherer``: no copy here); a body longer than announced is refused at the first
-    /// byte too many.
+    /// Appends body bytes (the server hands them over gathered in 1 MiB buffers,
+    /// ``RequestBodyGatherer``); a body longer than announced is refused at the first byte too many.
     func append(_ bytes: UnsafeRawBufferPointer) throws(NearbyError) {
         guard received + Int64(bytes.count) <= expectedSize else {
             throw .invalid("the upload is longer than the \(expectedSize) bytes announced in prepare-upload; nothing was kept")
         }
-        received += Int64(bytes.count)
         hasher?.update(bufferPointer: bytes)
-        try write(bytes)
+        do { try writer.write(bytes) } catch { throw writeFailure(error) }
     }
 
-    /// Checks the size and the hash against what was announced.
+    /// Checks the size and the hash against what was announced, and writes what the writer still
+    /// holds: the file then has every byte (durable after the delivery's `fsync`).
     func complete(sha256 expected: String?) throws(NearbyError) {
         guard received == expectedSize else {
             throw .invalid("the upload ended after \(received) of the \(expectedSize) bytes announced in prepare-upload; nothing was kept")
         }
+        do { try writer.finish() } catch { throw writeFailure(error) }
         if let expected, let hasher {
             let actual = hasher.finalize().hex
             guard actual == expected.lowercased() else {
@@ -101,22 +98,8 @@ final class StagedUpload {
         }
     }
 
-    /// Writes `bytes`, which `received` already counts, at the end of the file.
-    private func write(_ bytes: UnsafeRawBufferPointer) throws(NearbyError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                let reason = errno == ENOSPC ? "the disk is full" : String(cString: strerror(errno))
-                throw NearbyError(500, "cannot write the upload to \(path): \(reason); nothing was kept")
-            }
-            offset += written
-        }
-        if received - writebackStart >= Self.writebackChunk {
-            writeback.written(from: writebackStart, to: received)
-            writebackStart = received
-        }
+    private func writeFailure(_ failure: StreamingWriter.Failure) -> NearbyError {
+        NearbyError(500, "cannot write the upload to \(path): \(failure.reason); nothing was kept")
     }
 
     private var discarded = false

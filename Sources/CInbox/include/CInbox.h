@@ -32,6 +32,10 @@ int cinbox_open_tmpfile(int dirfd, unsigned int mode);
 /// fcntl(fd, F_GETFL) (variadic in C).
 int cinbox_get_status_flags(int fd);
 
+/// Sets (`on` nonzero) or clears O_DIRECT on the open file description of `fd` (fcntl F_SETFL);
+/// -1 and errno (EINVAL where the file system cannot write directly).
+int cinbox_set_direct_io(int fd, int on);
+
 /// fstatfs(fd)'s f_type (the file system's magic number) into `type`; -1 and errno on failure
 /// (<sys/vfs.h>, which Swift's Glibc module does not import).
 int cinbox_file_system_type(int fd, int64_t *type);
