@@ -6,12 +6,13 @@ import Glibc
 /// is complete (an upload the sender hears success for only when it is on the disk), at as little
 /// CPU cost as the file system allows:
 ///
-/// - **Direct** where the file system takes `O_DIRECT`: the bytes are gathered into one aligned
-///   buffer of ``chunkSize``, reused, and each full buffer goes from it to the disk. No copy into
-///   the page cache, no page-cache page to allocate for every 4 KiB, no write-back of those pages
-///   later. In a virtual machine whose free memory the host reclaims, allocating fresh page-cache
-///   pages is what a buffered write mostly costs: writing 1 GiB took 1.0–5.5 s of CPU buffered
-///   against 0.11 s direct on the machine `courier-bench nearby` runs on (docs/PERFORMANCE.md).
+/// - **Direct** where the file system takes `O_DIRECT`: a piece at a 4 KiB-aligned address and of
+///   a multiple of 4 KiB goes from the caller's memory to the disk; other pieces are gathered in
+///   one aligned buffer of ``chunkSize``, written when full. No copy into the page cache, no
+///   page-cache page to allocate for every 4 KiB, no write-back of those pages later. In a virtual
+///   machine whose free memory the host reclaims, allocating fresh page-cache pages is what a
+///   buffered write mostly costs: writing 1 GiB took 1.0–5.5 s of CPU buffered against 0.11 s
+///   direct on the machine `courier-bench nearby` runs on (docs/PERFORMANCE.md).
 /// - **Buffered** elsewhere (tmpfs before Linux 6.6, FUSE, a file system that refuses an aligned
 ///   write): each write goes to the page cache at once, and its write-back is started as the file
 ///   grows (``WritebackPipeline``), so the final `fsync` has little left.
@@ -22,8 +23,9 @@ import Glibc
 /// descriptor of it: whoever gets the descriptor next (the broker, checking and linking the file)
 /// reads it as any file.
 public final class StreamingWriter {
-    /// The size of each direct write, and of the one buffer this writer holds.
-    public static let chunkSize = 4 << 20
+    /// The size of the one buffer this writer holds (allocated only when a piece cannot go to
+    /// the disk from where it is), and so of each direct write from it.
+    public static let chunkSize = 1 << 20
     /// Memory address, file offset and length of a direct write are multiples of this: the
     /// largest logical block size of a Linux block device (Linux asks the block size; 4096 is a
     /// multiple of every smaller one).
@@ -37,7 +39,7 @@ public final class StreamingWriter {
     /// The bytes handed over so far (`written` of them are in the file).
     public private(set) var count: Int64 = 0
     private var written: Int64 = 0
-    /// Direct: the aligned buffer; `count - written` bytes of it are filled.
+    /// Direct: the aligned buffer, once a piece needed it; `count - written` bytes of it are filled.
     private var buffer: UnsafeMutableRawBufferPointer?
     private var writeback: WritebackPipeline
     private var writebackStart: Int64 = 0
@@ -48,7 +50,6 @@ public final class StreamingWriter {
         self.descriptor = descriptor
         writeback = WritebackPipeline(descriptor: descriptor)
         isDirect = direct && (try? Sys.setDirectIO(descriptor, true)) != nil
-        if isDirect { buffer = .allocate(byteCount: Self.chunkSize, alignment: Self.alignment) }
     }
 
     deinit {
@@ -60,14 +61,12 @@ public final class StreamingWriter {
     /// receiver's 1 MiB body buffers are allocated so, ``alignedStart(of:)``); any other piece is
     /// copied into the buffer, written when full. Buffered, it is written at once.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
-        guard let buffer else {
+        if count == written, !isDirect || Self.isAligned(bytes) {
             count += Int64(bytes.count)
             return try writeOut(bytes)
         }
-        if count == written, Self.isAligned(bytes) {
-            count += Int64(bytes.count)
-            return try writeOut(bytes)
-        }
+        let buffer = self.buffer ?? .allocate(byteCount: Self.chunkSize, alignment: Self.alignment)
+        self.buffer = buffer
         var rest = bytes
         while !rest.isEmpty {
             let filled = Int(count - written)
@@ -82,7 +81,6 @@ public final class StreamingWriter {
     /// Writes what is still buffered, and leaves the file description without `O_DIRECT`. The
     /// file then holds every byte handed over; call once, after the last ``write(_:)``.
     public func finish() throws(Failure) {
-        guard buffer != nil else { return }
         try flush(upTo: Int(count - written) & ~(Self.alignment - 1))
         try leaveDirect()
         try flush(upTo: Int(count - written))
