@@ -34,7 +34,8 @@ struct BrokerRestartTests {
         // The app checked in again with the new broker and attached a new direct link to it (the
         // old one went with the old broker).
         #expect(fixture.service.directlyLinked.isEmpty)
-        #expect(await eventually { restarted.directlyLinked.count == 1 })
+        // When it does not, the app's own output says why ("no direct link: …").
+        #expect(await eventually { restarted.directlyLinked.count == 1 }, "\(fixture.launcher.logTail(bundleID: "com.acme.todolist", lines: 20))")
 
         // A second instance started by hand: one line naming the holder's pid, status 1.
         var environment = fixture.environment
@@ -85,7 +86,8 @@ struct BrokerRestartTests {
         #expect(launcher.count == 0)
         #expect(fixture.todoItems().compactMap { $0["task"] } == ["Before", "After the restart"])
         // Its check-in with the new broker was accepted: it attached a direct link.
-        #expect(await eventually { restarted.directlyLinked.count == 1 })
+        // When it does not, the app's own output says why ("no direct link: …").
+        #expect(await eventually { restarted.directlyLinked.count == 1 }, "\(fixture.launcher.logTail(bundleID: "com.acme.todolist", lines: 20))")
 
         // Another process that takes the name once the app has gone is refused.
         kill(appPID, SIGKILL)
