@@ -26,9 +26,9 @@ public final class StreamingWriter {
     /// The size of the one buffer this writer holds (allocated only when a piece cannot go to
     /// the disk from where it is), and so of each direct write from it.
     public static let chunkSize = 1 << 20
-    /// Memory address, file offset and length of a direct write are multiples of this: the
-    /// largest logical block size of a Linux block device (Linux asks the block size; 4096 is a
-    /// multiple of every smaller one).
+    /// Memory address, file offset and length of a direct write are multiples of this. Linux
+    /// asks for multiples of the device's logical block size, 512 or 4096 bytes on the disks it
+    /// runs on: 4096 is a multiple of both.
     public static let alignment = 4096
     /// Buffered: write-back is started per this many bytes (``WritebackPipeline``).
     private static let writebackChunk: Int64 = 32 << 20
