@@ -8,9 +8,8 @@ import NIOHTTP1
 /// read finds its buffer shared and copies the whole buffer into a fresh one (copy on write, with
 /// a page fault for every page of the new memory): a fifth of the receiver's CPU time in the
 /// 1 GiB upload of `courier-bench nearby`. Copied here once, the part is released at once and
-/// NIOSSL reuses its buffer; this copy replaces the one the staging file's writes made (whole
-/// buffers written at once), and the task writing to disk is woken once per ``size`` bytes instead
-/// of once per read. Each buffer's bytes start at an address `StreamingWriter` can hand to the
+/// NIOSSL reuses its buffer; it is the receiver's one copy of a body on its way to the disk, and
+/// the task writing to disk is woken once per ``size`` bytes instead of once per read. Each buffer's bytes start at an address `StreamingWriter` can hand to the
 /// disk directly (4 KiB-aligned), so a full buffer goes from here to the disk with no other copy.
 final class RequestBodyGatherer: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart

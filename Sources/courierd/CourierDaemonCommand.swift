@@ -38,7 +38,7 @@ struct CourierDaemonCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds an app has to check in after launch, unless its manifest says otherwise.")
     var launchTimeout: Double = 10
 
-    @Option(name: .long, help: "Requests (OpenURL, DropFiles, CanOpenURL, HandlersForURL) one client connection may have in flight; beyond it they are refused with org.courier.Error.LimitsExceeded. Drops that do not wait for the app (wait false) may have 64 times as many unanswered.")
+    @Option(name: .long, help: "Requests (OpenURL, DropFiles, CanOpenURL, HandlersForURL) one client connection may have in flight; beyond it they are refused with org.courier.Error.LimitsExceeded. Drops that do not wait for the app (wait false) may have \(SenderQuota.unansweredDropsPerCall) times as many unanswered.")
     var maxRequestsPerSender: Int = SenderQuota.defaultLimit
 
     @OptionGroup var termination: TerminationOptions

@@ -39,7 +39,7 @@ import Glibc
         // An unaligned read of 3 bytes at offset 1 through the same descriptor: refused (EINVAL)
         // while O_DIRECT is on.
         var three = [UInt8](repeating: 0, count: 3)
-        let read = three.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + 0, 3, 1) }
+        let read = three.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 3, 1) }
         let stored = try Data(contentsOf: URL(fileURLWithPath: path))
         return (Array(stored) == source, stayedDirect, read == min(3, max(0, size - 1)))
     }
