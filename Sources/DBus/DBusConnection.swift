@@ -72,15 +72,20 @@ public final class DBusConnection: Sendable, IOLoopClient {
     }
 
     /// A peer that connected to a `DBusServer` (libdbus's reference is the caller's; this takes
-    /// its own).
+    /// its own). Nothing is read, not even the peer's authentication, until `startReading()`.
     convenience init(accepted c: OpaquePointer) {
         dbus_connection_ref(c)
         dbus_connection_set_exit_on_disconnect(c, 0)
-        self.init(opened: c)
+        self.init(opened: c, reading: false)
     }
 
-    /// Takes over `c` (one reference) and starts its I/O thread.
-    private init(opened c: OpaquePointer) {
+    /// Starts the I/O thread of a connection made with `init(accepted:)`. Once only.
+    func startReading() {
+        loop.start(client: self)
+    }
+
+    /// Takes over `c` (one reference) and, if `reading`, starts its I/O thread.
+    private init(opened c: OpaquePointer, reading: Bool = true) {
         // The connection's own reference, besides the I/O loop's (dropped when the loop stops):
         // a message sent from another thread while or after the connection closes — a signal
         // emitted as an app exits during teardown — then meets a closed connection, which drops
@@ -89,7 +94,7 @@ public final class DBusConnection: Sendable, IOLoopClient {
         self.uniqueName = dbus_bus_get_unique_name(c).map { BusName(unchecked: String(cString: $0)) }
         self.loop = IOLoop(connection: c)
         dbus_connection_set_change_sigpipe(1)  // a closed socket must give EPIPE, not kill the process
-        loop.start(client: self)
+        if reading { loop.start(client: self) }
     }
 
     /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`).

@@ -22,8 +22,10 @@ public final class DBusServer: Sendable {
     /// - Parameters:
     ///   - admits: decides from the peer's kernel credentials whether it may connect (on the
     ///     server's thread as it is accepted, then on its connection's as it authenticates).
-    ///   - accepted: receives each admitted connection (on the server's thread, before the peer has
-    ///     authenticated; its messages arrive only after that).
+    ///   - accepted: receives each admitted connection on the server's thread, before anything of
+    ///     it is read (the peer's authentication included): what it exports there answers the
+    ///     peer's first call, however soon the peer makes it. The connection starts reading when
+    ///     `accepted` returns.
     public init(
         listeningAt address: String,
         admits: @escaping @Sendable (Credentials) -> Bool,
@@ -136,7 +138,9 @@ private final class ServerLoop: @unchecked Sendable {
         }, decision, { data in
             if let data { Unmanaged<PeerFilter>.fromOpaque(data).release() }
         })
-        accepted(DBusConnection(accepted: connection))
+        let peer = DBusConnection(accepted: connection)
+        accepted(peer)
+        peer.startReading()
     }
 
     private func run() {

@@ -47,6 +47,17 @@ import Glibc
         #expect(!client.isConnected)
     }
 
+    /// The peer calls as soon as it has authenticated, while the server's handler is still
+    /// setting the connection up: the call waits for what the handler exports, and is answered.
+    @Test func aPeersFirstCallReachesWhatTheHandlerExportsHoweverLongItTakes() async throws {
+        let served = try ServedPeers(settling: .milliseconds(300)) { _ in true }
+        defer { served.close() }
+        let client = try DBusConnection(address: served.server.address, registerOnBus: false)
+        defer { client.close() }
+        let answer = try await client.call(nil, path: Self.path, interface: Self.interface, method: "Hello", [.string("early")], timeout: .seconds(10))
+        #expect(answer == [.string("hello, early")])
+    }
+
     /// dbus-python connects as a peer: let in when its pid is admitted, refused when not.
     @Test func pythonsDBusModuleIsAdmittedOnlyByItsPid() async throws {
         let script = PythonPeers.path("peer_client.py")
@@ -69,7 +80,8 @@ import Glibc
 }
 
 /// A server in a fresh 0700 folder serving `Hello(s) → s` on every accepted peer; `admits`
-/// decides who gets in, and every peer asked about and admitted is recorded.
+/// decides who gets in, and every peer asked about and admitted is recorded. `settling`: how long
+/// the handler takes before it exports (blocking the server's thread, as slow set-up would).
 final class ServedPeers: Sendable {
     final class Record: Sendable {
         let accepted = Mutex<[DBusConnection]>([])
@@ -81,7 +93,7 @@ final class ServedPeers: Sendable {
     let server: DBusServer
     let record = Record()
 
-    init(admits: @escaping @Sendable (Credentials) -> Bool) throws {
+    init(settling: Duration = .zero, admits: @escaping @Sendable (Credentials) -> Bool) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("dbus-server-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let record = self.record
@@ -91,6 +103,7 @@ final class ServedPeers: Sendable {
             if yes { record.admitted.withLock { $0.append(peer) } }
             return yes
         }) { connection in
+            if settling > .zero { usleep(UInt32(settling / .microseconds(1))) }
             _ = try? connection.export([DBusInterface(DBusServerTests.interface, methods: [
                 DBusMethod("Hello", arguments: "s", results: "s") { call in [.string("hello, \(call.arguments[0].stringValue ?? "")")] },
             ])], at: DBusServerTests.path)
