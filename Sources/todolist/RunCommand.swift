@@ -30,7 +30,7 @@ struct RunCommand: AsyncParsableCommand {
             try await Application(bundleID: id, version: TodoListCommand.version, delegate: delegate).run()
             return true
         } catch {
-            writeOut(Array("todolist: \(error.message)\n".utf8), to: STDERR_FILENO)
+            printLine("todolist: \(error.message)", to: STDERR_FILENO)
             return false
         }
     }
