@@ -51,10 +51,10 @@ public struct ShareSheet: Sendable {
             switch item.listed {
             case .file(let path):
                 files.append(try Self.openFile(path))
-                rows.append(.structure([.string("file"), .string(Paths.lastComponent(of: path)), .string("")]))
-            case .url(let url): rows.append(.structure([.string("url"), .string(url), .string("")]))
-            case .text: rows.append(.structure([.string("text"), .string(""), .string("")]))
-            case .data(_, let type, let name): rows.append(.structure([.string("data"), .string(name), .string(type)]))
+                rows.append(.structure([.string(ShareItemKind.file.rawValue), .string(Paths.lastComponent(of: path)), .string("")]))
+            case .url(let url): rows.append(.structure([.string(ShareItemKind.url.rawValue), .string(url), .string("")]))
+            case .text: rows.append(.structure([.string(ShareItemKind.text.rawValue), .string(""), .string("")]))
+            case .data(_, let type, let name): rows.append(.structure([.string(ShareItemKind.data.rawValue), .string(name), .string(type)]))
             case .source: throw CourierError(.invalidArguments, "a share item source's placeholder is itself a source; give a file, URL, text or data placeholder")
             }
         }
