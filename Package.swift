@@ -127,6 +127,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The share sheet's options on a command line (`--activity`, `--folder`, `--exclude`), for
+        // every command that shares: `courier share` and the todolist example's `share`.
+        .target(
+            name: "CourierShareOptions",
+            dependencies: ["Courier", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         // The `courier` command (the product's name; the folder is not `Sources/courier`, which a
         // case-insensitive file system takes for `Sources/Courier`): answers `courier open URL…` itself (one blocking libdbus call: no Foundation, no
         // ArgumentParser, no Swift concurrency) and execs `courier-tool` for everything else; linked
@@ -146,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "courier-tool",
             dependencies: [
-                "Courier", "CourierURL", "CourierIRI", "CourierManifest", "CourierNames", "CourierProtocol", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierTools",
+                "Courier", "CourierURL", "CourierIRI", "CourierManifest", "CourierNames", "CourierProtocol", "DBus", "CourierDesktop", "CourierInbox", "CourierProcess", "CourierTools", "CourierShareOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -178,7 +184,7 @@ let package = Package(
         .executableTarget(
             name: "todolist",
             dependencies: [
-                "Courier", "CourierURL", "TodoListKit", "CourierStaticExecutable",
+                "Courier", "CourierShareOptions", "CourierURL", "TodoListKit", "CourierStaticExecutable",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: nativeToolLinking

@@ -31,7 +31,7 @@ public struct NotificationShareChooser: ShareChooser {
     var looksForPortal = false
 
     /// The kinds the notification offers without a folder dialog.
-    public static let offeredKinds: Set<String> = ["open-in", "app", "copy", "nearby"]
+    public static let offeredKinds: Set<String> = Set([ShareActivityKind.openIn, .app, .copy, .nearby].map(\.rawValue))
 
     /// The chooser on the notification server running on the bus `broker` is on, when one runs
     /// and shows actions; otherwise the reason none can ask (`NobodyToAsk`).

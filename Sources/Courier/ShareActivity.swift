@@ -1,3 +1,5 @@
+import CourierProtocol
+
 /// An activity the broker offers for a set of items (`Broker1.ShareActivities`, docs/share.md).
 public struct ShareActivity: Sendable, Hashable, Codable {
     /// `open-in:<bundle-id>`, `app:<bundle-id>/<name>`, `copy`, `save-to`, `nearby` or `link`.
@@ -20,9 +22,9 @@ public struct ShareActivity: Sendable, Hashable, Codable {
     }
 
     /// The kind (and id) of "Save to…", the activity that needs a folder.
-    public static let saveTo = "save-to"
+    public static let saveTo = ShareActivityKind.saveTo.rawValue
     /// The activity kinds (`kind`), the values `excluding` takes besides ids.
-    public static let kinds = ["open-in", "app", "copy", saveTo, "nearby", "link"]
+    public static let kinds = ShareActivityKind.allCases.map(\.rawValue)
 }
 
 /// What the person chose in a sheet: an activity, with the folder for "Save to…" and the device

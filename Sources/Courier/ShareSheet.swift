@@ -51,10 +51,10 @@ public struct ShareSheet: Sendable {
             switch item.listed {
             case .file(let path):
                 files.append(try Self.openFile(path))
-                rows.append(.structure([.string("file"), .string(Paths.lastComponent(of: path)), .string("")]))
-            case .url(let url): rows.append(.structure([.string("url"), .string(url), .string("")]))
-            case .text: rows.append(.structure([.string("text"), .string(""), .string("")]))
-            case .data(_, let type, let name): rows.append(.structure([.string("data"), .string(name), .string(type)]))
+                rows.append(.structure([.string(ShareItemKind.file.rawValue), .string(Paths.lastComponent(of: path)), .string("")]))
+            case .url(let url): rows.append(.structure([.string(ShareItemKind.url.rawValue), .string(url), .string("")]))
+            case .text: rows.append(.structure([.string(ShareItemKind.text.rawValue), .string(""), .string("")]))
+            case .data(_, let type, let name): rows.append(.structure([.string(ShareItemKind.data.rawValue), .string(name), .string(type)]))
             case .source: throw CourierError(.invalidArguments, "a share item source's placeholder is itself a source; give a file, URL, text or data placeholder")
             }
         }
@@ -117,13 +117,13 @@ public struct ShareSheet: Sendable {
         for case .file(let path) in resolved where access(path, F_OK) != 0 {
             throw CourierError(.invalidFile, "\(CleanText.escaped(path)) was removed before the choice was made; nothing was shared")
         }
-        switch activity.kind {
-        case "open-in", "app":
+        switch ShareActivityKind(rawValue: activity.kind) {
+        case .openIn?, .app?:
             guard let bundleID = activity.bundleID else { throw CourierError(.invalidArguments, "the activity \(activity.id) names no app") }
             return try await deliver(resolved, to: bundleID, activity: activity)
-        case "copy":
+        case .copy?:
             return try await copy(resolved, activity: activity)
-        case ShareActivity.saveTo:
+        case .saveTo?:
             var folder = choice.folder
             if folder?.isEmpty ?? true, let folders = await PortalFolderChooser.onDesktop(broker.connection) {
                 folder = try await folders.chooseFolder(for: items.map(\.label))
@@ -132,11 +132,11 @@ public struct ShareSheet: Sendable {
                 throw CourierError(.invalidArguments, "“Save to…” needs a folder (courier share --activity save-to --folder DIR), and no desktop portal runs to ask for one")
             }
             return try save(resolved, to: folder, activity: activity)
-        case "nearby":
+        case .nearby?:
             return try await sendNearby(resolved, device: choice.device, activity: activity)
-        case "link":
+        case .link?:
             return try await shareViaLink(resolved, activity: activity)
-        default:
+        case nil:
             throw CourierError(.invalidArguments, "the activity kind '\(CleanText.escaped(activity.kind))' is not one this library performs; update Courier")
         }
     }

@@ -1,4 +1,5 @@
 import CourierNames
+import CourierProtocol
 import DBus
 #if canImport(Glibc)
 import Glibc
@@ -29,10 +30,10 @@ public struct TerminalShareChooser: ShareChooser {
             }
         }
         guard let activity = chosen else { throw Self.dismissed }
-        switch activity.kind {
-        case ShareActivity.saveTo:
+        switch ShareActivityKind(rawValue: activity.kind) {
+        case .saveTo?:
             return ShareChoice(activity: activity, folder: try await Self.ask("Folder to save into (Enter to cancel): "))
-        case "nearby":
+        case .nearby?:
             let device = try await Self.ask("Device (alias, fingerprint or IP; Enter to cancel): ")
             return ShareChoice(activity: activity, device: device)
         default:

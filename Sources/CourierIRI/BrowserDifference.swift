@@ -25,27 +25,33 @@ public struct BrowserDifference: Sendable, Hashable {
         }
     }
 
-    /// The row's name (for a refusal, also the error code when the check itself refuses).
+    /// The row's name: for a URL refused with an error code of its own, that code's raw value
+    /// (`refused(_:example:)`).
     public let name: String
     public let outcome: Outcome
     /// A URL that shows it.
     public let example: String
 
+    /// A row named after the error code that refuses its URL.
+    static func refused(_ code: URIError.Code, example: String) -> BrowserDifference {
+        BrowserDifference(name: code.rawValue, outcome: .refused(code), example: example)
+    }
+
     public static let all: [BrowserDifference] = [
-        BrowserDifference(name: "no-authority", outcome: .refused(.browserNoAuthority), example: "http:evil.com@good.com"),
-        BrowserDifference(name: "empty-host", outcome: .refused(.browserEmptyHost), example: "http:///example.com/"),
-        BrowserDifference(name: "numeric-host", outcome: .refused(.browserNumericHost), example: "http://0x7f.1/"),
-        BrowserDifference(name: "escaped-host", outcome: .refused(.browserEscapedHost), example: "http://ex%61mple.com/"),
-        BrowserDifference(name: "ipvfuture-host", outcome: .refused(.browserFutureIPLiteral), example: "http://[v1.x]/"),
-        BrowserDifference(name: "invalid-a-label", outcome: .refused(.browserInvalidALabel), example: "http://xn--a.com/"),
-        BrowserDifference(name: "escaped-dot-segment", outcome: .refused(.browserEscapedDotSegment), example: "http://example.com/a/%2e%2e/b"),
+        .refused(.browserNoAuthority, example: "http:evil.com@good.com"),
+        .refused(.browserEmptyHost, example: "http:///example.com/"),
+        .refused(.browserNumericHost, example: "http://0x7f.1/"),
+        .refused(.browserEscapedHost, example: "http://ex%61mple.com/"),
+        .refused(.browserFutureIPLiteral, example: "http://[v1.x]/"),
+        .refused(.browserInvalidALabel, example: "http://xn--a.com/"),
+        .refused(.browserEscapedDotSegment, example: "http://example.com/a/%2e%2e/b"),
         BrowserDifference(name: "dot-segment", outcome: .rewritten("http://example.com/b"), example: "http://example.com/a/../b"),
         BrowserDifference(name: "backslash", outcome: .refused(.disallowedCharacter), example: "http://example.com\\@evil.com/"),
         BrowserDifference(name: "tab-or-newline", outcome: .refused(.disallowedCharacter), example: "http://exa\tmple.com/"),
         BrowserDifference(name: "space", outcome: .refused(.disallowedCharacter), example: "http://example.com/a b"),
         BrowserDifference(name: "second-at", outcome: .refused(.disallowedCharacter), example: "http://a@b@example.com/"),
-        BrowserDifference(name: "unclean-character", outcome: .refused(.uncleanCharacter), example: "http://example.com/a\u{202E}b"),
-        BrowserDifference(name: "not-iri-character", outcome: .refused(.notIRICharacter), example: "http://example.com/\u{FFFF}"),
+        .refused(.uncleanCharacter, example: "http://example.com/a\u{202E}b"),
+        .refused(.notIRICharacter, example: "http://example.com/\u{FFFF}"),
         BrowserDifference(name: "uppercase-host", outcome: .same, example: "http://EXAMPLE.com/"),
         BrowserDifference(name: "default-port", outcome: .same, example: "http://example.com:80/"),
         BrowserDifference(name: "query-apostrophe", outcome: .same, example: "http://example.com/?a'b"),

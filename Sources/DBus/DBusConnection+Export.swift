@@ -33,24 +33,16 @@ extension DBusConnection {
     static let properties = InterfaceName(unchecked: "org.freedesktop.DBus.Properties")
     static let peer = InterfaceName(unchecked: "org.freedesktop.DBus.Peer")
 
-    /// `org.freedesktop.DBus.Peer` on every path, as libdbus's own dispatcher would answer it.
-    private func handlePeer(_ m: DBusMessage) {
-        switch (m.member?.rawValue, m.signature.rawValue) {
-        case ("Ping", ""):
-            try? sendValidatedReply(to: m, [])
-        case ("GetMachineId", ""):
-            var err = CDBus.DBusError()
-            dbus_error_init(&err)
-            defer { dbus_error_free(&err) }
-            guard let id = dbus_try_get_local_machine_id(&err) else {
-                return sendError(to: m, .failed("cannot read the machine id: \(err.message.map { String(cString: $0) } ?? "unknown error")"))
-            }
-            let text = String(cString: id)
-            dbus_free(id)
-            try? sendReply(to: m, [.string(text)])
-        default:
-            sendError(to: m, .unknownMethod("no method \(m.member?.rawValue ?? "") with signature '\(m.signature)' on org.freedesktop.DBus.Peer"))
+    /// The machine id `org.freedesktop.DBus.Peer.GetMachineId` answers, as libdbus reads it.
+    static func localMachineID() throws(DBusError) -> String {
+        var err = CDBus.DBusError()
+        dbus_error_init(&err)
+        defer { dbus_error_free(&err) }
+        guard let id = dbus_try_get_local_machine_id(&err) else {
+            throw .failed("cannot read the machine id: \(err.message.map { String(cString: $0) } ?? "unknown error")")
         }
+        defer { dbus_free(id) }
+        return String(cString: id)
     }
 
     /// Routes a method call (I/O thread): standard interfaces, then the exported ones. `raw` is
@@ -58,7 +50,7 @@ extension DBusConnection {
     func handleMethodCall(_ m: DBusMessage, raw: OpaquePointer) {
         guard let path = m.path, let member = m.member else { return }
         let interfaces = state.withLock { $0.interfaces(at: path) }
-        if handleStandard(m, path: path, member: member, interfaces: interfaces) { return }
+        if handleStandard(m, path: path, member: member, interfaces: interfaces, raw: raw) { return }
         guard let interfaces else {
             return sendError(to: m, .unknownObject("no object at path \(path)"))
         }
@@ -80,6 +72,11 @@ extension DBusConnection {
                 to: m,
                 .unknownMethod("no method \(member) on interface \(m.interface?.rawValue ?? "(any)") at \(path)"))
         }
+        invoke(method, m, member: member, raw: raw)
+    }
+
+    /// Checks the call's arguments against `method`'s signature and runs its handler (I/O thread).
+    private func invoke(_ method: DBusMethod, _ m: DBusMessage, member: MemberName, raw: OpaquePointer) {
         guard m.signature == method.arguments else {
             return sendError(
                 to: m,
@@ -137,33 +134,42 @@ extension DBusConnection {
         } catch { sendError(to: call.message, Self.dbusError(error)) }
     }
 
-    /// `org.freedesktop.DBus.Introspectable`, `.Peer` and `.Properties`; false when `m` is for
-    /// none of them (then it is routed to the exported interfaces).
-    private func handleStandard(_ m: DBusMessage, path: ObjectPath, member: MemberName, interfaces: [DBusInterface]?) -> Bool {
-        if m.interface == Self.introspectable || (m.interface == nil && member.rawValue == "Introspect") {
-            let children = state.withLock { Self.children(of: path, in: $0.objects.keys) }
-            if member.rawValue == "Introspect", interfaces != nil || !children.isEmpty {
-                guard m.signature.rawValue.isEmpty else {
-                    sendError(to: m, .invalidArgs("Introspect takes no arguments, got signature '\(m.signature)'"))
-                    return true
-                }
-                try? sendReply(to: m, [.string(Introspection.xml(interfaces ?? [], children: children))])
-                return true
-            }
-        }
+    /// `org.freedesktop.DBus.Introspectable`, `.Peer` and `.Properties` (`StandardInterfaces`);
+    /// false when `m` is for none of them (then it is routed to the exported interfaces). Peer
+    /// answers on every path, as libdbus's own dispatcher would; Introspectable where there is an
+    /// object or a child; Properties where there is an object.
+    private func handleStandard(
+        _ m: DBusMessage, path: ObjectPath, member: MemberName, interfaces: [DBusInterface]?, raw: OpaquePointer
+    ) -> Bool {
+        let standard: DBusInterface
         if m.interface == Self.peer {
-            handlePeer(m)
-            return true
-        }
-        if m.interface == Self.properties {
-            guard let interfaces else {
+            standard = StandardInterfaces.peer
+        } else if m.interface == Self.properties {
+            guard interfaces != nil else {
                 sendError(to: m, .unknownObject("no object at path \(path)"))
                 return true
             }
-            handleProperties(m, interfaces)
+            standard = StandardInterfaces.properties
+        } else if m.interface == Self.introspectable || (m.interface == nil && member.rawValue == "Introspect") {
+            guard member.rawValue == "Introspect",
+                interfaces != nil || !state.withLock({ Self.children(of: path, in: $0.objects.keys) }).isEmpty
+            else { return false }
+            standard = StandardInterfaces.introspectable
+        } else {
+            return false
+        }
+        guard let method = standard.methods.first(where: { $0.name == member }) else {
+            sendError(to: m, .unknownMethod("no method \(member) on \(standard.name)"))
             return true
         }
-        return false
+        invoke(method, m, member: member, raw: raw)
+        return true
+    }
+
+    /// What `Introspect` answers at `path`: the interfaces served there and its children.
+    func introspectionXML(at path: ObjectPath) -> String {
+        let (interfaces, children) = state.withLock { st in (st.interfaces(at: path), Self.children(of: path, in: st.objects.keys)) }
+        return Introspection.xml(interfaces ?? [], children: children)
     }
 
     /// The names of the direct children of `path` among exported paths.
@@ -174,71 +180,6 @@ extension DBusConnection {
             if let first = p.rawValue.dropFirst(prefix.count).split(separator: "/").first { names.insert(String(first)) }
         }
         return names.sorted()
-    }
-
-    private func handleProperties(_ m: DBusMessage, _ interfaces: [DBusInterface]) {
-        func lookup(_ iface: String, _ name: String) -> Result<DBusProperty, DBusError> {
-            guard let i = interfaces.first(where: { $0.name.rawValue == iface }) else {
-                return .failure(.unknownInterface("object \(m.path ?? .root) has no interface \(iface)"))
-            }
-            guard let p = i.properties.first(where: { $0.name.rawValue == name }) else {
-                return .failure(.unknownProperty("interface \(iface) has no property \(name)"))
-            }
-            return .success(p)
-        }
-        let args = m.body
-        switch (m.member?.rawValue, m.signature.rawValue) {
-        case ("Get", "ss"):
-            switch lookup(args[0].stringValue ?? "", args[1].stringValue ?? "") {
-            case .failure(let e): sendError(to: m, e)
-            case .success(let p):
-                Task(executorPreference: loop) {
-                    do {
-                        let v = try await p.get()
-                        guard v.type == p.type else { throw DBusError.failed("property \(p.name) produced type '\(v.type)' instead of '\(p.type)'") }
-                        try self.sendReply(to: m, [.variant(v)])
-                    } catch { self.sendError(to: m, Self.dbusError(error)) }
-                }
-            }
-        case ("Set", "ssv"):
-            let ifaceName = args[0].stringValue ?? ""
-            switch lookup(ifaceName, args[1].stringValue ?? "") {
-            case .failure(let e): sendError(to: m, e)
-            case .success(let p):
-                guard let set = p.set else {
-                    return sendError(to: m, .propertyReadOnly("property \(p.name) of \(ifaceName) is read-only"))
-                }
-                let value = args[2].unwrapped
-                guard case .variant(let inner) = args[2], inner.type == p.type else {
-                    return sendError(to: m, .invalidArgs("property \(p.name) has type '\(p.type)', got '\(value.type)'"))
-                }
-                Task(executorPreference: loop) {
-                    do {
-                        try await set(inner)
-                        try self.sendReply(to: m, [])
-                        if p.emitsChanged, let path = m.path, let iface = try? InterfaceName(ifaceName) {
-                            try? self.emitPropertiesChanged(path: path, interface: iface, changed: [p.name.rawValue: inner])
-                        }
-                    } catch { self.sendError(to: m, Self.dbusError(error)) }
-                }
-            }
-        case ("GetAll", "s"):
-            let ifaceName = args[0].stringValue ?? ""
-            guard let i = interfaces.first(where: { $0.name.rawValue == ifaceName }) else {
-                return sendError(to: m, .unknownInterface("object \(m.path ?? .root) has no interface \(ifaceName)"))
-            }
-            Task(executorPreference: loop) {
-                do {
-                    var all: [String: DBusValue] = [:]
-                    for p in i.properties { all[p.name.rawValue] = try await p.get() }
-                    try self.sendReply(to: m, [.vardict(all)])
-                } catch { self.sendError(to: m, Self.dbusError(error)) }
-            }
-        case ("Get", _), ("Set", _), ("GetAll", _):
-            sendError(to: m, .invalidArgs("wrong signature '\(m.signature)' for Properties.\(m.member?.rawValue ?? "")"))
-        default:
-            sendError(to: m, .unknownMethod("no method \(m.member?.rawValue ?? "") on org.freedesktop.DBus.Properties"))
-        }
     }
 
     static func dbusError(_ error: any Error) -> DBusError {

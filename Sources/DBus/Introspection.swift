@@ -1,47 +1,9 @@
 /// Generates `org.freedesktop.DBus.Introspectable` XML from the same `DBusInterface` values that
-/// drive dispatch.
+/// drive dispatch, the standard interfaces' (`StandardInterfaces`) first.
 enum Introspection {
     static let header = """
         <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
-
-        """
-
-    // The standard interfaces as their specification writes them (Properties' Get and Set differ in
-    // one direction).
-    static let standard = """
-          <interface name="org.freedesktop.DBus.Peer">
-            <method name="Ping"/>
-            <method name="GetMachineId">
-              <arg type="s" name="machine_uuid" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Introspectable">
-            <method name="Introspect">
-              <arg type="s" name="xml_data" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Properties">
-            <method name="Get">
-              <arg type="s" name="interface_name" direction="in"/>
-              <arg type="s" name="property_name" direction="in"/>
-              <arg type="v" name="value" direction="out"/>
-            </method>
-            <method name="GetAll">
-              <arg type="s" name="interface_name" direction="in"/>
-              <arg type="a{sv}" name="properties" direction="out"/>
-            </method>
-            <method name="Set">
-              <arg type="s" name="interface_name" direction="in"/>
-              <arg type="s" name="property_name" direction="in"/>
-              <arg type="v" name="value" direction="in"/>
-            </method>
-            <signal name="PropertiesChanged">
-              <arg type="s" name="interface_name"/>
-              <arg type="a{sv}" name="changed_properties"/>
-              <arg type="as" name="invalidated_properties"/>
-            </signal>
-          </interface>
 
         """
 
@@ -58,8 +20,7 @@ enum Introspection {
 
     static func xml(_ interfaces: [DBusInterface], children: [String]) -> String {
         var out = header + "<node>\n"
-        if !interfaces.isEmpty { out += standard }
-        for i in interfaces {
+        for i in (interfaces.isEmpty ? [] : StandardInterfaces.all) + interfaces {
             out += "  <interface name=\"\(i.name)\">\n"
             for m in i.methods {
                 let body = args(m.arguments, m.argumentNames, direction: "in", indent: "      ")

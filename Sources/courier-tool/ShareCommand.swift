@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierShareOptions
 import CourierManifest
 import CourierNames
 import Foundation
@@ -18,7 +19,7 @@ struct ShareCommand: AsyncParsableCommand {
             nearby device (courier nearby send) and Share via link (courier nearby serve: a page \
             a browser opens, behind a PIN). On a terminal the activities are listed and you \
             choose; elsewhere use --list to see them and --activity ID to run one. --exclude KIND \
-            (open-in, app, copy, save-to, nearby, link) or an activity id leaves activities out.
+            (\(ShareActivity.kinds.joined(separator: ", "))) or an activity id leaves activities out.
             """ + "\n\n" + CourierExitCode.shareHelp
     )
 
@@ -28,17 +29,10 @@ struct ShareCommand: AsyncParsableCommand {
     @Option(name: .customLong("text"), help: "Text to share (repeatable; after the files and URLs).")
     var texts: [String] = []
 
-    @Option(name: .customLong("exclude"), help: "An activity kind (open-in, app, copy, save-to, nearby, link) or id not to offer (repeatable).")
-    var excluded: [String] = []
-
     @Flag(name: .long, help: "List the activities that fit, without choosing.")
     var list = false
 
-    @Option(name: .long, help: "Run this activity (an id from --list) without asking.")
-    var activity: String?
-
-    @Option(name: .long, help: "The folder for Save to… (with --activity save-to; without it, the desktop portal's folder dialog asks, where a portal runs).")
-    var folder: String?
+    @OptionGroup var sharing: ShareSheetOptions
 
     @Option(name: .customLong("to-device"), help: "The device for a nearby send: ALIAS, FINGERPRINT or IP[:PORT].")
     var device: String?
@@ -48,7 +42,7 @@ struct ShareCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !items.isEmpty || !texts.isEmpty else { throw ValidationError("nothing to share: give FILEs, URLs or --text TEXT") }
-        guard !(list && activity != nil) else { throw ValidationError("--list and --activity do not go together: list first, then run one") }
+        guard !(list && sharing.activity != nil) else { throw ValidationError("--list and --activity do not go together: list first, then run one") }
     }
 
     func run() async throws {
@@ -67,11 +61,11 @@ struct ShareCommand: AsyncParsableCommand {
         do {
             try await BrokerConnection.withBroker { client throws(CourierError) in
                 // The sheet is the app library's, on a connection of its own to the bus the broker is on.
-                let sheet = ShareSheet(items: shared, excluding: excluded, broker: try BrokerClient.session())
+                let sheet = ShareSheet(items: shared, excluding: sharing.excluded, broker: try BrokerClient.session())
                 if list {
                     report(try await sheet.activities())
-                } else if let activity {
-                    report(try await sheet.perform(activityID: activity, folder: folder, device: device))
+                } else if let activity = sharing.activity {
+                    report(try await sheet.perform(activityID: activity, folder: sharing.folder, device: device))
                 } else {
                     report(try await sheet.run(chooser: try await sheet.personalChooser()))
                 }

@@ -13,7 +13,7 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Run the todolist app (the broker launches it like this; it serves until the bus goes away)."
     )
 
-    @Option(name: .long, help: "The bundle id to own (default: COURIER_BUNDLE_ID, else com.acme.todolist).")
+    @Option(name: .long, help: "The bundle id to own (default: COURIER_BUNDLE_ID, else \(TodoListCommand.bundleID)).")
     var bundleID: String?
 
     func run() async throws {
@@ -30,7 +30,7 @@ struct RunCommand: AsyncParsableCommand {
             try await Application(bundleID: id, version: TodoListCommand.version, delegate: delegate).run()
             return true
         } catch {
-            writeOut(Array("todolist: \(error.message)\n".utf8), to: STDERR_FILENO)
+            printLine("todolist: \(error.message)", to: STDERR_FILENO)
             return false
         }
     }

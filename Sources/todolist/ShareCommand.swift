@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierShareOptions
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -17,14 +18,7 @@ struct ShareCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Share only task N (1 is the first of `todolist list`), as text.")
     var task: Int?
 
-    @Option(name: .long, help: "Run this activity without asking (an id `courier share --list` shows).")
-    var activity: String?
-
-    @Option(name: .long, help: "The folder for Save to… (with --activity save-to; without it, the desktop portal's folder dialog asks, where a portal runs).")
-    var folder: String?
-
-    @Option(name: .customLong("exclude"), help: "An activity kind or id not to offer (repeatable).")
-    var excluded: [String] = []
+    @OptionGroup var sharing: ShareSheetOptions
 
     /// The list, rendered only for the activity chosen.
     struct TaskList: ShareItemSource {
@@ -51,11 +45,11 @@ struct ShareCommand: AsyncParsableCommand {
         }
         do {
             let application = try Application(bundleID: id, delegate: Sharer())
-            let chooser: (any ShareChooser)? = activity.map { NamedShareChooser(id: $0, folder: folder) }
-            let outcome = try await application.share([item], excluding: excluded, chooser: chooser)
+            let chooser: (any ShareChooser)? = sharing.activity.map { NamedShareChooser(id: $0, folder: sharing.folder) }
+            let outcome = try await application.share([item], excluding: sharing.excluded, chooser: chooser)
             for place in outcome.delivered { printLine(place) }
         } catch {
-            writeOut(Array("todolist share: \(error.message)\n".utf8), to: STDERR_FILENO)
+            printLine("todolist share: \(error.message)", to: STDERR_FILENO)
             throw ExitCode(CourierExitCode(dropping: error.code).rawValue)
         }
     }

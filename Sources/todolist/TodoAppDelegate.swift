@@ -79,10 +79,10 @@ extension TodoAppDelegate {
     }
 }
 
-/// One line on stdout, written at once (stdout may be a pipe to the broker's log). Errors are
-/// ignored: an app started by bus activation may have a stdout nobody reads.
-func printLine(_ line: String) {
-    writeOut(Array((line + "\n").utf8))
+/// One line on stdout (or `descriptor`), written at once (stdout may be a pipe to the broker's log).
+/// Errors are ignored: an app started by bus activation may have a stdout nobody reads.
+func printLine(_ line: String, to descriptor: Int32 = STDOUT_FILENO) {
+    writeOut(Array((line + "\n").utf8), to: descriptor)
 }
 
 /// `bytes` to `descriptor` (standard output unless said), at once; errors ignored as for `printLine`.

@@ -1,20 +1,9 @@
+public import CourierProtocol
+
 /// One activity a share sheet offers (`ShareActivities`' `a(ssa{sv})`: id, title, details).
 public struct ShareActivity: Sendable, Hashable {
     /// The activity types a caller can exclude (`exclude` option, `courier share --exclude`).
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
-        /// "Open in <app>": an app whose document types (or schemes, for URLs) accept every item.
-        case openIn = "open-in"
-        /// An activity an app declares in `CourierShareActivities`.
-        case app
-        /// "Copy": text and URLs to the clipboard, where the caller's session has a clipboard tool.
-        case copy
-        /// "Save to…": the items as files in a folder.
-        case saveTo = "save-to"
-        /// "Send to a nearby device": `courier nearby send` (LocalSend); files only.
-        case nearby
-        /// "Share via link": `courier nearby serve` (the download API and a page for a browser); files only.
-        case link
-    }
+    public typealias Kind = ShareActivityKind
 
     /// Stable within a registry: `open-in:<bundle-id>`, `app:<bundle-id>/<name>`, `copy`,
     /// `save-to`, `nearby`, `link`. `--activity ID` names one.

@@ -1,18 +1,11 @@
+public import CourierProtocol
+
 /// One item a caller wants to share, as the broker sees it when it lists activities: what kind of
 /// thing it is and its type. A file's type comes from its name and content, as for a drop; the
 /// broker never sees a text item's words or a data item's bytes.
 public struct ShareItem: Sendable, Hashable {
     /// How the item travels (`kind` in `ShareActivities`' `a(sss)`).
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
-        /// An open file (one of the call's `ah`).
-        case file
-        /// A URL: offered to the apps that claim its scheme.
-        case url
-        /// Plain text (delivered as a `.txt` file where it is dropped).
-        case text
-        /// Bytes of a declared type (delivered as a file of that name and type).
-        case data
-    }
+    public typealias Kind = ShareItemKind
 
     public var kind: Kind
     /// The canonical type identifier: identified for a file, `public.url` for a URL,
