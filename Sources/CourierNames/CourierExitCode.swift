@@ -107,32 +107,60 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
         }
     }
 
-    /// The statuses `courier open`, `can-open` and `handlers` exit with, for their `--help`.
-    public static let openHelp = """
-        Exit status: 0 handled; 1 declined by the app; 2 invalid URL; 3 no handler; 4 launch failed; \
-        5 launch timeout; 6 the app failed while handling; 7 not permitted (or the app's bus name is \
-        held by another process); 8 no broker reachable; \
-        9 any other error; 14 delivered but not answered by the caller's deadline (timeout-ms); 15 \
-        withdrawn unsent (that deadline passed while it waited); 16 the app is not responding (hung, \
-        its pid named); 64 usage error. With several URLs, the first failure's status.
-        """
+    /// A status as one command's `--help` names it: the number from this table, the command's
+    /// words for it (empty: the number alone).
+    public typealias Said = (status: CourierExitCode, words: String)
+
+    /// "0 done; 3 no such app; 73 cannot be saved": statuses as a command's `--help` lists them,
+    /// every number taken from this table.
+    public static func list(_ statuses: [Said]) -> String {
+        statuses.map { $0.words.isEmpty ? "\($0.status.rawValue)" : "\($0.status.rawValue) \($0.words)" }.joined(separator: "; ")
+    }
+
+    /// "Exit status: 0 done; 3 no such app." for a command's `--help` (`then`: a sentence after).
+    public static func help(_ statuses: [Said], then: String = "") -> String {
+        "Exit status: \(list(statuses))." + (then.isEmpty ? "" : " " + then)
+    }
+
+    /// The statuses `courier open` and `can-open` exit with.
+    public static let openStatuses: [Said] = [
+        (.handled, "handled"), (.declined, "declined by the app"), (.invalidURL, "invalid URL"),
+        (.noHandler, "no handler"), (.launchFailed, "launch failed"), (.launchTimeout, "launch timeout"),
+        (.appFailed, "the app failed while handling"),
+        (.notPermitted, "not permitted (or the app's bus name is held by another process)"),
+        (.brokerUnavailable, "no broker reachable"), (.otherError, "any other error"),
+        (.unanswered, "delivered but not answered by the caller's deadline (timeout-ms)"),
+        (.withdrawn, "withdrawn unsent (that deadline passed while it waited)"),
+        (.notResponding, "the app is not responding (hung, its pid named)"), (.usage, "usage error"),
+    ]
+
+    /// `openStatuses` for a `--help`.
+    public static let openHelp = help(openStatuses, then: "With several URLs, the first failure's status.")
 
     /// The statuses `courier share` exits with, for its `--help`.
-    public static let shareHelp = """
-        Exit status: 0 shared (or listed); 1 the chosen app declined, or the choice was dismissed; \
-        3 no activity fits every item; 4 launch failed; 5 launch timeout; 6 the app or tool failed; \
-        7 not permitted; 8 no broker reachable; 9 any other error (nobody can be asked: use \
-        --activity); 10 a FILE vanished or is not a regular file; 64 usage error.
-        """
+    public static let shareHelp = help([
+        (.handled, "shared (or listed)"), (.declined, "the chosen app declined, or the choice was dismissed"),
+        (.noHandler, "no activity fits every item"), (.launchFailed, "launch failed"), (.launchTimeout, "launch timeout"),
+        (.appFailed, "the app or tool failed"), (.notPermitted, "not permitted"), (.brokerUnavailable, "no broker reachable"),
+        (.otherError, "any other error (nobody can be asked: use --activity)"),
+        (.invalidFile, "a FILE vanished or is not a regular file"), (.usage, "usage error"),
+    ])
+
+    /// The refusals only a drop meets, as `courier drop` and `courier open FILE` name them.
+    public static let dropRefusals: [Said] = [
+        (.invalidFile, "a FILE is not a readable regular file (folder, pipe, socket, device, deleted)"),
+        (.limitsExceeded, "limits exceeded (too many files, a file or the drop too large)"),
+        (.noSpace, "not enough free space for the drop"),
+        (.unsafeContainer, "the app's container is unsafe (a symbolic link on the way to its Inbox)"),
+        (.cannotOpen, "a FILE cannot be opened"),
+    ]
 
     /// The statuses `courier drop` exits with, for its `--help`.
-    public static let dropHelp = """
-        Exit status: 0 delivered and handled; 1 declined by the app; 3 no app for the type (or no \
-        such app); 4 launch failed; 5 launch timeout; 6 the app failed; 7 not permitted (a type \
-        the app does not declare, or its bus name is held by another process); 8 no broker reachable; 9 any other error; 10 a FILE is not a \
-        readable regular file (folder, pipe, socket, device, deleted); 11 limits exceeded (too \
-        many files, a file or the drop too large); 12 not enough free space for the drop; 13 the \
-        app's container is unsafe (a symbolic link on the way to its Inbox); 66 a FILE cannot be \
-        opened; 64 usage error.
-        """
+    public static let dropHelp = help([
+        (.handled, "delivered and handled"), (.declined, "declined by the app"),
+        (.noHandler, "no app for the type (or no such app)"), (.launchFailed, "launch failed"),
+        (.launchTimeout, "launch timeout"), (.appFailed, "the app failed"),
+        (.notPermitted, "not permitted (a type the app does not declare, or its bus name is held by another process)"),
+        (.brokerUnavailable, "no broker reachable"), (.otherError, "any other error"),
+    ] + dropRefusals + [(.usage, "usage error")])
 }

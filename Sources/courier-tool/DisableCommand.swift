@@ -1,4 +1,5 @@
 import ArgumentParser
+import CourierNames
 
 /// `courier disable BUNDLE_ID` / `courier enable BUNDLE_ID`: take an app out of routing and back
 /// (`launchctl disable`, `systemctl --user disable`'s spirit): its registration stays; its schemes
@@ -9,7 +10,7 @@ struct DisableCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "disable",
         abstract: "Take an app out of routing, keeping its registration: its schemes and types go to the next handler.",
-        discussion: "Saved in $XDG_CONFIG_HOME/courier/defaults.json and applied at once by a running broker; a running instance is not stopped (courier quit). `courier handlers --explain` shows it as disabled. Exit status: 0 done (also when it already was); 3 no such app; 73 cannot be saved."
+        discussion: "Saved in $XDG_CONFIG_HOME/courier/defaults.json and applied at once by a running broker; a running instance is not stopped (courier quit). `courier handlers --explain` shows it as disabled. " + CourierExitCode.help([(.handled, "done (also when it already was)"), (.unknownApp, "no such app"), (.cannotWrite, "cannot be saved")])
     )
 
     @OptionGroup var app: RoutingSwitch

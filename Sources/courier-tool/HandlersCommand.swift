@@ -23,10 +23,12 @@ struct HandlersCommand: AsyncParsableCommand {
             (desktop entries and mimeapps.list, as `gio mime` reads them) follow, marked `(desktop)`; the \
             desktop's default is marked `(desktop, default)`. When a Courier app handles it, that app is \
             chosen; else (none claims it, or the user chose a desktop application with `courier default`) \
-            `courier open` hands it to the desktop, whose default comes first. Exit status: 0 when some \
-            app, Courier's or the desktop's, can handle it; 3 when none can (as `courier open` and \
-            `courier can-open`); 65 when the scheme or type is invalid.
-            """)
+            `courier open` hands it to the desktop, whose default comes first.
+            """ + " " + CourierExitCode.help([
+                (.handled, "when some app, Courier's or the desktop's, can handle it"),
+                (.noHandler, "when none can (as `courier open` and `courier can-open`)"),
+                (.refused, "when the scheme or type is invalid"),
+            ]))
 
     @OptionGroup var manifests: ManifestFolderOptions
 

@@ -12,8 +12,16 @@ struct LaunchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "launch",
         abstract: "Start an app without a URL; waits until it has checked in. An app already running is left as it is.",
-        discussion: "Starts a broker when none runs. Exit status: 0 running (also when it already ran: said so); 3 no such app; 4 launch failed (the message says why; `courier status ID` shows how it ended); 5 it did not check in in time; 7 disabled (courier enable) or not permitted; 9 another error."
+        discussion: "Starts a broker when none runs. " + CourierExitCode.help(Self.statuses)
     )
+
+    /// What `launch` exits with (`restart` too, and more).
+    static let statuses: [CourierExitCode.Said] = [
+        (.handled, "running (also when it already ran: said so)"), (.unknownApp, "no such app"),
+        (.launchFailed, "launch failed (the message says why; `courier status ID` shows how it ended)"),
+        (.launchTimeout, "it did not check in in time"), (.notPermitted, "disabled (courier enable) or not permitted"),
+        (.otherError, "another error"),
+    ]
 
     @OptionGroup var control: LaunchControlOptions
 

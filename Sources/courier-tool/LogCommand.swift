@@ -15,9 +15,11 @@ struct LogCommand: AsyncParsableCommand {
             When journald runs (its socket /run/systemd/journal/stdout exists), reads the journal: \
             `journalctl -t BUNDLE_ID _UID=your uid -o cat`. Else reads $XDG_STATE_HOME/courier/logs/BUNDLE_ID.log \
             (and BUNDLE_ID.log.1, the log before the last rotation, first). An app you start yourself \
-            prints to your terminal instead. Exit status: 0; 3 no such app; 65 the bundle id is invalid; \
-            66 there is no log (Courier never launched the app), or journald runs and journalctl cannot be run.
-            """
+            prints to your terminal instead.
+            """ + " " + CourierExitCode.help([
+                (.handled, ""), (.unknownApp, "no such app"), (.refused, "the bundle id is invalid"),
+                (.cannotOpen, "there is no log (Courier never launched the app), or journald runs and journalctl cannot be run"),
+            ])
     )
 
     @Argument(help: "The app's bundle id (CFBundleIdentifier).", completion: .custom(RegisteredNames.bundleIdentifiers))

@@ -23,8 +23,8 @@ struct OpenCommand: AsyncParsableCommand {
             content; -a picks the app), and the app is told to open it. Without --wait the command returns \
             once the file is in the Inbox and the app has been asked. A file no Courier app handles goes to \
             the desktop's handler unless --no-fallback. Write ./name for a file whose name looks like \
-            scheme:…. \(CourierExitCode.openHelp) For FILEs also the statuses of courier drop: 10 not a readable \
-            regular file, 11 limits exceeded, 12 no space, 13 unsafe container, 66 cannot be opened.
+            scheme:…. \(CourierExitCode.openHelp) For FILEs also the statuses of courier drop: \
+            \(CourierExitCode.list(CourierExitCode.dropRefusals)).
             """
     )
 

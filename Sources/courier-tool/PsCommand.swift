@@ -11,7 +11,7 @@ struct PsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ps",
         abstract: "List the apps the broker knows (or one): state, pid, who started them, uptime, requests handled and queued, memory, and whether their URLs travel a direct link or the bus.",
-        discussion: "States: not-running, launching, active (handling or with requests waiting), idle, terminating; failed (a keep-alive app Courier gave up relaunching). Never starts a broker. Exit status: 0; 3 no such app; 8 no broker."
+        discussion: "States: not-running, launching, active (handling or with requests waiting), idle, terminating; failed (a keep-alive app Courier gave up relaunching). Never starts a broker. " + CourierExitCode.help([(.handled, ""), (.unknownApp, "no such app"), (.brokerUnavailable, "no broker")])
     )
 
     @Argument(help: "Only this app (a registered app the broker has not run yet shows as not-running).", completion: .custom(RegisteredNames.bundleIdentifiers))

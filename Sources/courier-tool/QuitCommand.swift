@@ -11,7 +11,11 @@ struct QuitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quit",
         abstract: "Terminate a running app with notice (it may save its state first); waits until it is gone.",
-        discussion: "Requests for the app that arrive meanwhile wait and are delivered to its next launch. With --force the app gets no notice and saves nothing: SIGKILL at once; `courier status ID` shows the end as forced. Exit status: 0 gone, or not running; 3 no such app; 7 the broker holds no process of it to kill (--force); 8 no broker; 9 another error; 16 not gone within --timeout (the app is stuck)."
+        discussion: "Requests for the app that arrive meanwhile wait and are delivered to its next launch. With --force the app gets no notice and saves nothing: SIGKILL at once; `courier status ID` shows the end as forced. " + CourierExitCode.help([
+            (.handled, "gone, or not running"), (.unknownApp, "no such app"),
+            (.notPermitted, "the broker holds no process of it to kill (--force)"), (.brokerUnavailable, "no broker"),
+            (.otherError, "another error"), (.notResponding, "not gone within --timeout (the app is stuck)"),
+        ])
     )
 
     @Flag(name: .long, help: "Kill the app with SIGKILL at once, without notice (it saves nothing).")

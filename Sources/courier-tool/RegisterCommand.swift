@@ -18,12 +18,14 @@ struct RegisterCommand: AsyncParsableCommand {
             of MANIFEST; the copy, installed as BUNDLE_ID.plist in the first folder the broker of this \
             environment reads ($COURIER_MANIFEST_PATH's first entry when set, else \
             $XDG_DATA_HOME/courier/manifests) so that it survives restarts, records the absolute path, so \
-            the broker runs what you meant whatever its own PATH. When a broker runs, it loads the copy at once, else the next broker picks it up. Exit status: 0 registered; \
-            65 refused (the manifest has errors, or the app would be unusable: no URL scheme and no \
-            document type, or no or a broken launch command; with --strict, any warning); 7 not permitted \
-            (it would take over a running app: quit it first, or confirm with --replace); 66 MANIFEST cannot \
-            be read; 73 the copy cannot be written; 8 the broker is not reachable; 9 any other error.
-            """
+            the broker runs what you meant whatever its own PATH. When a broker runs, it loads the copy at once, else the next broker picks it up.
+            """ + " " + CourierExitCode.help([
+                (.handled, "registered"),
+                (.refused, "refused (the manifest has errors, or the app would be unusable: no URL scheme and no document type, or no or a broken launch command; with --strict, any warning)"),
+                (.notPermitted, "not permitted (it would take over a running app: quit it first, or confirm with --replace)"),
+                (.cannotOpen, "MANIFEST cannot be read"), (.cannotWrite, "the copy cannot be written"),
+                (.brokerUnavailable, "the broker is not reachable"), (.otherError, "any other error"),
+            ])
     )
 
     @Argument(help: "The manifest (an Info.plist with CFBundleIdentifier and CFBundleURLTypes).", completion: .file(extensions: ["plist"]))

@@ -10,7 +10,7 @@ struct RestartCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restart",
         abstract: "Terminate an app with notice (it may save its state), then launch it again; waits until the new instance has checked in.",
-        discussion: "URLs sent to the app meanwhile wait and are delivered to the new instance. An app that is not running is started. Starts a broker when none runs. Exit status: as courier launch; 16 the old instance did not end (stuck)."
+        discussion: "URLs sent to the app meanwhile wait and are delivered to the new instance. An app that is not running is started. Starts a broker when none runs. " + CourierExitCode.help(LaunchCommand.statuses + [(.notResponding, "the old instance did not end (stuck)")])
     )
 
     @OptionGroup var control: LaunchControlOptions

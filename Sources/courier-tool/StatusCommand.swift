@@ -13,7 +13,7 @@ struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show the running broker and the state of each registered app, or one app: its state, how its last instances ended, and the end of its log (never starts a broker).",
-        discussion: "Exit status: 0; 3 no such app; 8 no broker."
+        discussion: CourierExitCode.help([(.handled, ""), (.unknownApp, "no such app"), (.brokerUnavailable, "no broker")])
     )
 
     @Argument(help: "One app: its manifest, state, last ends (exit status or signal, when, after how long, what it was handling) and the last lines of its log.",
