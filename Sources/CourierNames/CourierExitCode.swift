@@ -122,8 +122,8 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
         "Exit status: \(list(statuses))." + (then.isEmpty ? "" : " " + then)
     }
 
-    /// The statuses `courier open` and `can-open` exit with.
-    public static let openStatuses: [Said] = [
+    /// The statuses `courier open` and `can-open` exit with, for their `--help`.
+    public static let openHelp = help([
         (.handled, "handled"), (.declined, "declined by the app"), (.invalidURL, "invalid URL"),
         (.noHandler, "no handler"), (.launchFailed, "launch failed"), (.launchTimeout, "launch timeout"),
         (.appFailed, "the app failed while handling"),
@@ -132,10 +132,7 @@ public enum CourierExitCode: Int32, CaseIterable, Sendable {
         (.unanswered, "delivered but not answered by the caller's deadline (timeout-ms)"),
         (.withdrawn, "withdrawn unsent (that deadline passed while it waited)"),
         (.notResponding, "the app is not responding (hung, its pid named)"), (.usage, "usage error"),
-    ]
-
-    /// `openStatuses` for a `--help`.
-    public static let openHelp = help(openStatuses, then: "With several URLs, the first failure's status.")
+    ], then: "With several URLs, the first failure's status.")
 
     /// The statuses `courier share` exits with, for its `--help`.
     public static let shareHelp = help([
